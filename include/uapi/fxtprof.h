@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
+/*
+ * fxtprof.h - the user ABI of /dev/fxtprof, shared verbatim by the kernel
+ * module and every userspace program.
+ *
+ * Everything that crosses the kernel/user boundary is defined here and
+ * nowhere else: ioctl numbers and structures, the mmap layout of the
+ * per-CPU rings, and the records the module writes into them.
+ *
+ * Rules that keep the ABI stable:
+ *  - Only fixed-width types; every record is a multiple of 8 bytes and
+ *    8-byte aligned; the static asserts at the end pin sizes and offsets.
+ *  - ioctl structures start with their own size.  The kernel accepts a
+ *    larger structure from newer userspace if the extra bytes are zero,
+ *    and a smaller one from older userspace (missing fields read as zero),
+ *    exactly like copy_struct_from_user().  The size encoded in the ioctl
+ *    number is that of the first version and is not checked.
+ *  - Records start with struct fxtprof_rec_hdr whose size lets a reader
+ *    skip types it does not know.
+ */
+#ifndef _UAPI_FXTPROF_H
+#define _UAPI_FXTPROF_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define FXTPROF_ABI_VERSION	1
+#define FXTPROF_DEVICE		"/dev/fxtprof"
+
+/* ------------------------------------------------------------------ */
+/* Limits and defaults                                                 */
+/* ------------------------------------------------------------------ */
+
+#define FXTPROF_MIN_FREQ		1
+#define FXTPROF_MAX_FREQ		50000
+#define FXTPROF_DEFAULT_FREQ		1000
+#define FXTPROF_MAX_STACK_DEPTH		127	/* per kind, as perf */
+#define FXTPROF_DEFAULT_STACK_DEPTH	64
+#define FXTPROF_MIN_RING_SIZE		(16u << 10)
+#define FXTPROF_MAX_RING_SIZE		(256u << 20)
+#define FXTPROF_DEFAULT_RING_SIZE	(2u << 20)
+#define FXTPROF_COMM_LEN		16
+#define FXTPROF_MAX_FILENAME		1024	/* exec filenames are truncated */
+
+/* ------------------------------------------------------------------ */
+/* ioctls                                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * FXTPROF_IOC_GET_INFO: static facts plus the current geometry.
+ * In: size.  Out: everything else.
+ */
+struct fxtprof_info {
+	__u32 size;
+	__u32 abi_version;
+	__u32 nr_cpus;		/* ring ids are 0 .. nr_cpus - 1 (nr_cpu_ids) */
+	__u32 nr_online;
+	__u32 page_size;
+	__u32 state;		/* FXTPROF_STATE_* */
+	__u32 min_freq;
+	__u32 max_freq;
+	__u32 default_freq;
+	__u32 max_stack_depth;
+	__u64 min_ring_size;
+	__u64 max_ring_size;
+	__u64 default_ring_size;
+	__u64 ring_size;	/* configured data bytes per CPU, 0 if none */
+	__u64 mmap_stride;	/* mmap offset distance between two CPUs */
+};
+
+#define FXTPROF_STATE_CONFIGURED	(1u << 0)
+#define FXTPROF_STATE_RUNNING		(1u << 1)
+
+/* Feature flags for struct fxtprof_config.flags. */
+#define FXTPROF_CFG_SAMPLE	(1u << 0)	/* per-CPU timer sampling */
+#define FXTPROF_CFG_KSTACK	(1u << 1)	/* kernel call stacks */
+#define FXTPROF_CFG_USTACK	(1u << 2)	/* user call stacks (frame pointers) */
+#define FXTPROF_CFG_SKIP_IDLE	(1u << 3)	/* no samples of the idle task */
+#define FXTPROF_CFG_TASKS	(1u << 4)	/* fork/exec/exit/rename records */
+#define FXTPROF_CFG_SNAPSHOT	(1u << 5)	/* one record per thread at start */
+#define FXTPROF_CFG_ALL		((1u << 6) - 1)
+#define FXTPROF_CFG_DEFAULT	(FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK | \
+				 FXTPROF_CFG_USTACK | FXTPROF_CFG_TASKS | \
+				 FXTPROF_CFG_SNAPSHOT)
+
+/*
+ * FXTPROF_IOC_CONFIGURE: set the session up and allocate its rings.
+ * Zero in freq_hz, ring_size, kstack_depth, ustack_depth or watermark
+ * selects the default.  cpumask_ptr/cpumask_len name a little-endian CPU
+ * bitmap (bit n = CPU n) restricting sampling; a zero length samples
+ * every CPU.  Task records come from every CPU whatever the mask.
+ * Returns -EBUSY while running or while rings of an earlier
+ * configuration are still mapped.
+ */
+struct fxtprof_config {
+	__u32 size;
+	__u32 flags;		/* FXTPROF_CFG_* */
+	__u32 freq_hz;
+	__u16 kstack_depth;
+	__u16 ustack_depth;
+	__u64 ring_size;	/* data bytes per CPU: power of two, >= page */
+	__u64 watermark;	/* wake the reader above this many bytes */
+	__u64 cpumask_ptr;
+	__u32 cpumask_len;	/* bytes */
+	__u32 reserved;		/* must be zero */
+};
+
+/*
+ * FXTPROF_IOC_FLUSH: on every CPU, write any pending LOST record and then a
+ * FLUSH record carrying the returned sequence number, and wake the
+ * reader.  Once the reader has consumed the FLUSH record of this sequence
+ * on every ring, it has everything committed before the ioctl.  A ring
+ * too full to take the marker counts it as lost; the reader sees that in
+ * the statistics.
+ */
+struct fxtprof_flush {
+	__u32 size;
+	__u32 flags;		/* must be zero */
+	__u64 seq;		/* out */
+};
+
+/* FXTPROF_IOC_GET_STATS: counters of one CPU's ring.  In: size, cpu. */
+struct fxtprof_stats {
+	__u32 size;
+	__u32 cpu;
+	__u64 records;		/* records committed, LOST/FLUSH included */
+	__u64 bytes;		/* bytes committed */
+	__u64 samples;		/* sample records committed */
+	__u64 lost_records;	/* records dropped because the ring was full */
+	__u64 lost_bytes;
+	__u64 lost_unreported;	/* of lost_records, not yet in a LOST record */
+	__u64 timer_overruns;	/* sampling periods skipped by a late timer */
+	__u64 handler_ns;	/* total time spent in the sampling handler */
+	__u64 handler_calls;
+	__u64 ustack_faults;	/* user walks stopped by an unreadable frame */
+};
+
+#define FXTPROF_IOC_MAGIC	0xB7
+#define FXTPROF_IOC_GET_INFO	_IOWR(FXTPROF_IOC_MAGIC, 1, struct fxtprof_info)
+#define FXTPROF_IOC_CONFIGURE	_IOW(FXTPROF_IOC_MAGIC, 2, struct fxtprof_config)
+#define FXTPROF_IOC_START	_IO(FXTPROF_IOC_MAGIC, 3)
+#define FXTPROF_IOC_STOP	_IO(FXTPROF_IOC_MAGIC, 4)
+#define FXTPROF_IOC_FLUSH	_IOWR(FXTPROF_IOC_MAGIC, 5, struct fxtprof_flush)
+#define FXTPROF_IOC_GET_STATS	_IOWR(FXTPROF_IOC_MAGIC, 6, struct fxtprof_stats)
+
+/* ------------------------------------------------------------------ */
+/* mmap layout                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Each CPU's ring occupies mmap_stride bytes of the device's offset
+ * space, starting at cpu * mmap_stride:
+ *
+ *   +0            consumer page   struct fxtprof_ring_consumer   RW
+ *   +page         control page    struct fxtprof_ring_ctrl       RO
+ *   +2*page       data            ring_size bytes                RO
+ *   +2*page+size  data again      the same pages mapped twice    RO
+ *
+ * The data pages are mapped twice back to back (as the BPF ring buffer
+ * does), so every record and every pending span is contiguous in memory
+ * even when it wraps.  Only the consumer page may be mapped writable; it
+ * is mapped on its own.  The module never trusts what it reads there
+ * beyond deciding whether a record fits.
+ *
+ * Positions are free-running byte counts; offset = pos & (ring_size - 1).
+ * Pending bytes are [consumer_pos, producer_pos).
+ */
+#define FXTPROF_RING_MAGIC	0x46585450u	/* "PTXF" little endian */
+
+struct fxtprof_ring_consumer {
+	__u64 consumer_pos;	/* written by the reader, release */
+};
+
+struct fxtprof_ring_ctrl {
+	__u32 magic;		/* FXTPROF_RING_MAGIC */
+	__u32 version;		/* FXTPROF_ABI_VERSION */
+	__u32 cpu;
+	__u32 page_size;
+	__u64 data_size;	/* ring_size, a power of two */
+	__u64 data_offset;	/* from the start of the CPU's region */
+	__u64 lost_records;	/* cumulative, see struct fxtprof_stats */
+	__u64 lost_bytes;
+	__u64 reserved[2];
+	/* own cache line: the only field the producer writes per record */
+	__u64 producer_pos __attribute__((aligned(64)));	/* release */
+};
+
+static inline __u64 fxtprof_mmap_offset(__u32 cpu, __u64 mmap_stride)
+{
+	return (__u64)cpu * mmap_stride;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+/* ------------------------------------------------------------------ */
+
+enum fxtprof_rec_type {
+	FXTPROF_REC_SAMPLE	= 1,
+	FXTPROF_REC_FORK	= 2,
+	FXTPROF_REC_EXEC	= 3,
+	FXTPROF_REC_EXIT	= 4,
+	FXTPROF_REC_RENAME	= 5,
+	FXTPROF_REC_SNAPSHOT	= 6,
+	FXTPROF_REC_LOST	= 7,
+	FXTPROF_REC_FLUSH	= 8,
+	FXTPROF_REC_MAX,
+};
+
+#define FXTPROF_REC_ALIGN	8
+
+struct fxtprof_rec_hdr {
+	__u32 size;		/* bytes, this header included, multiple of 8 */
+	__u16 type;		/* enum fxtprof_rec_type */
+	__u16 cpu;		/* CPU whose ring holds the record */
+	__u64 time_ns;		/* CLOCK_BOOTTIME */
+};
+
+enum fxtprof_sample_mode {
+	FXTPROF_MODE_KERNEL	= 1,
+	FXTPROF_MODE_USER	= 2,
+	FXTPROF_MODE_IDLE	= 3,
+};
+
+#define FXTPROF_SAMPLE_KSTACK_TRUNCATED	(1u << 0)	/* depth limit hit */
+#define FXTPROF_SAMPLE_USTACK_TRUNCATED	(1u << 1)
+#define FXTPROF_SAMPLE_USTACK_FAULT	(1u << 2)	/* unreadable frame */
+
+/*
+ * A timer sample.  ips[] holds nr_kernel kernel addresses, leaf (the
+ * interrupted pc) first, then nr_user user addresses, leaf first.
+ */
+struct fxtprof_sample {
+	struct fxtprof_rec_hdr hdr;
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u8 mode;		/* enum fxtprof_sample_mode */
+	__u8 flags;		/* FXTPROF_SAMPLE_* */
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u16 reserved;
+	__u64 ips[];
+};
+
+/*
+ * A new task, from sched_process_fork.  clone_flags is reconstructed from
+ * what parent and child share (CLONE_VM, _FS, _FILES, _SIGHAND, _THREAD,
+ * _VFORK), since the tracepoint does not carry the flags themselves.
+ */
+struct fxtprof_fork {
+	struct fxtprof_rec_hdr hdr;
+	__u32 parent_pid;
+	__u32 parent_tid;
+	__u32 child_pid;
+	__u32 child_tid;
+	__u64 clone_flags;
+	char comm[FXTPROF_COMM_LEN];	/* the child's, NUL padded */
+};
+
+#define FXTPROF_EXEC_FILENAME_TRUNCATED	(1u << 0)
+
+/* A successful exec, from sched_process_exec.  filename is not NUL terminated. */
+struct fxtprof_exec {
+	struct fxtprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u32 old_tid;		/* differs when a non-leader thread exec'd */
+	__u16 filename_len;
+	__u16 flags;		/* FXTPROF_EXEC_* */
+	char comm[FXTPROF_COMM_LEN];	/* the new comm */
+	char filename[];	/* filename_len bytes, zero padded to 8 */
+};
+
+#define FXTPROF_EXIT_GROUP_DEAD	(1u << 0)	/* last thread: process ended */
+
+/* A thread exit, from sched_process_exit.  exit_code is the wait status. */
+struct fxtprof_exit {
+	struct fxtprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__s32 exit_code;
+	__u32 flags;		/* FXTPROF_EXIT_* */
+	char comm[FXTPROF_COMM_LEN];
+};
+
+/* A comm change, from task_rename.  The task need not be current. */
+struct fxtprof_rename {
+	struct fxtprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	char old_comm[FXTPROF_COMM_LEN];
+	char comm[FXTPROF_COMM_LEN];
+};
+
+#define FXTPROF_SNAPSHOT_KTHREAD	(1u << 0)
+
+/* One thread that existed when the session started. */
+struct fxtprof_snapshot {
+	struct fxtprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u32 ppid;		/* tgid of the real parent */
+	__u32 flags;		/* FXTPROF_SNAPSHOT_* */
+	char comm[FXTPROF_COMM_LEN];
+	char process_comm[FXTPROF_COMM_LEN];	/* the group leader's */
+};
+
+/*
+ * Records dropped on this ring because it was full, written at the next
+ * reserve that succeeds (or by FXTPROF_IOC_FLUSH).  The counts are exact:
+ * summed over all LOST records plus lost_unreported they equal the
+ * ring's lost_records and lost_bytes.
+ */
+struct fxtprof_lost {
+	struct fxtprof_rec_hdr hdr;
+	__u64 records;
+	__u64 bytes;
+	__u64 first_ns;		/* time of the first and last dropped record */
+	__u64 last_ns;
+};
+
+/* Written by FXTPROF_IOC_FLUSH on every ring. */
+struct fxtprof_flush_rec {
+	struct fxtprof_rec_hdr hdr;
+	__u64 seq;
+};
+
+/* ------------------------------------------------------------------ */
+/* Layout checks                                                       */
+/* ------------------------------------------------------------------ */
+
+#ifdef __cplusplus
+#define FXTPROF_ASSERT(c, m) static_assert(c, m)
+#else
+#define FXTPROF_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+#define FXTPROF_ASSERT_REC(t, sz) \
+	FXTPROF_ASSERT(sizeof(struct t) == (sz) && sizeof(struct t) % 8 == 0, \
+		       #t " size")
+
+FXTPROF_ASSERT(sizeof(struct fxtprof_info) == 80, "fxtprof_info size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_config) == 48, "fxtprof_config size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_flush) == 16, "fxtprof_flush size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_stats) == 88, "fxtprof_stats size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_ring_consumer) == 8, "consumer size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_ring_ctrl) == 128, "ring_ctrl size");
+FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_ring_ctrl, producer_pos) == 64,
+	       "producer_pos on its own cache line");
+FXTPROF_ASSERT_REC(fxtprof_rec_hdr, 16);
+FXTPROF_ASSERT_REC(fxtprof_sample, 32);
+FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_sample, ips) == 32, "ips");
+FXTPROF_ASSERT_REC(fxtprof_fork, 56);
+FXTPROF_ASSERT_REC(fxtprof_exec, 48);
+FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_exec, filename) == 48, "filename");
+FXTPROF_ASSERT_REC(fxtprof_exit, 48);
+FXTPROF_ASSERT_REC(fxtprof_rename, 56);
+FXTPROF_ASSERT_REC(fxtprof_snapshot, 64);
+FXTPROF_ASSERT_REC(fxtprof_lost, 48);
+FXTPROF_ASSERT_REC(fxtprof_flush_rec, 24);
+
+#undef FXTPROF_ASSERT_REC
+#undef FXTPROF_ASSERT
+
+#endif /* _UAPI_FXTPROF_H */

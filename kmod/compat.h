@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * compat.h - every kernel-version difference fxtprof cares about, in one
+ * place.  The rest of kmod/ is written against the newest API and includes
+ * this file instead of testing LINUX_VERSION_CODE itself.
+ */
+#ifndef _FXTPROF_COMPAT_H
+#define _FXTPROF_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/hrtimer.h>
+#include <linux/mm.h>
+
+/* hrtimer_setup() arrived in 6.13 and hrtimer_init() left in 6.15. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+static inline void fxtprof_hrtimer_setup(struct hrtimer *timer,
+					 enum hrtimer_restart (*fn)(struct hrtimer *),
+					 clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+}
+#else
+#define fxtprof_hrtimer_setup hrtimer_setup
+#endif
+
+/* vm_flags became read-only behind helpers in 6.3. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline void fxtprof_vm_flags_clear(struct vm_area_struct *vma,
+					  unsigned long flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#else
+#define fxtprof_vm_flags_clear vm_flags_clear
+#endif
+
+/*
+ * sched_process_exit gained a group_dead argument in 6.16.  Before that the
+ * probe computes it: do_exit() has already decremented signal->live.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 16, 0)
+#define FXTPROF_EXIT_PROTO	void *data, struct task_struct *p
+#define fxtprof_exit_group_dead(p)	(atomic_read(&(p)->signal->live) == 0)
+#else
+#define FXTPROF_EXIT_PROTO	void *data, struct task_struct *p, bool group_dead
+#define fxtprof_exit_group_dead(p)	(group_dead)
+#endif
+
+#endif /* _FXTPROF_COMPAT_H */

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * main.c - fxtprof.ko: the /dev/fxtprof misc device, its ioctls and mmap.
+ *
+ * One session at a time: a second open() gets -EBUSY and leaves the first
+ * untouched.  The device is root-only (mode 0600).  While it is open, or
+ * any of its rings is mapped, the module cannot be unloaded: the file holds
+ * a module reference and every mapping holds the file.
+ */
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "compat.h"
+#include "fxtprof.h"
+
+static atomic_t fxtprof_busy = ATOMIC_INIT(0);
+
+static int fxtprof_open(struct inode *inode, struct file *file)
+{
+	struct fxtprof_session *sess;
+
+	if (atomic_cmpxchg(&fxtprof_busy, 0, 1))
+		return -EBUSY;
+	sess = fxtprof_session_new();
+	if (!sess) {
+		atomic_set(&fxtprof_busy, 0);
+		return -ENOMEM;
+	}
+	file->private_data = sess;
+	return nonseekable_open(inode, file);
+}
+
+static int fxtprof_release(struct inode *inode, struct file *file)
+{
+	fxtprof_session_destroy(file->private_data);
+	atomic_set(&fxtprof_busy, 0);
+	return 0;
+}
+
+/*
+ * Structures carry their size first.  Older (smaller) and newer (larger,
+ * zero-padded) callers are both accepted, as copy_struct_from_user() does;
+ * anything smaller than the first version or absurdly large is -EINVAL.
+ */
+static int fxtprof_copy_in(void *dst, size_t ksize, void __user *uarg)
+{
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < ksize || usize > PAGE_SIZE)
+		return -EINVAL;
+	ret = copy_struct_from_user(dst, ksize, uarg, usize);
+	return ret == -E2BIG ? -EINVAL : ret;
+}
+
+static int fxtprof_copy_out(void __user *uarg, void *src, size_t ksize)
+{
+	u32 usize;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < ksize || usize > PAGE_SIZE)
+		return -EINVAL;
+	/* Report the size we filled; bytes beyond it are the caller's. */
+	*(u32 *)src = ksize;
+	return copy_to_user(uarg, src, ksize) ? -EFAULT : 0;
+}
+
+static long fxtprof_ioctl_locked(struct fxtprof_session *sess,
+				 unsigned int cmd, void __user *uarg)
+{
+	union {
+		struct fxtprof_info info;
+		struct fxtprof_config config;
+		struct fxtprof_flush flush;
+		struct fxtprof_stats stats;
+	} u;
+	int ret;
+
+	memset(&u, 0, sizeof(u));
+	/* The size encoded in cmd is version 1's; the struct's own size rules. */
+	switch (cmd & ~IOCSIZE_MASK) {
+	case FXTPROF_IOC_GET_INFO & ~IOCSIZE_MASK:
+		fxtprof_session_info(sess, &u.info);
+		return fxtprof_copy_out(uarg, &u.info, sizeof(u.info));
+
+	case FXTPROF_IOC_CONFIGURE & ~IOCSIZE_MASK:
+		ret = fxtprof_copy_in(&u.config, sizeof(u.config), uarg);
+		if (ret)
+			return ret;
+		return fxtprof_session_configure(sess, &u.config);
+
+	case FXTPROF_IOC_START & ~IOCSIZE_MASK:
+		return fxtprof_session_start(sess);
+
+	case FXTPROF_IOC_STOP & ~IOCSIZE_MASK:
+		fxtprof_session_stop(sess);
+		return 0;
+
+	case FXTPROF_IOC_FLUSH & ~IOCSIZE_MASK:
+		ret = fxtprof_copy_in(&u.flush, sizeof(u.flush), uarg);
+		if (ret)
+			return ret;
+		if (u.flush.flags || !sess->configured)
+			return -EINVAL;
+		u.flush.seq = fxtprof_session_flush(sess);
+		return fxtprof_copy_out(uarg, &u.flush, sizeof(u.flush));
+
+	case FXTPROF_IOC_GET_STATS & ~IOCSIZE_MASK:
+		ret = fxtprof_copy_in(&u.stats, sizeof(u.stats), uarg);
+		if (ret)
+			return ret;
+		if (!sess->configured || u.stats.cpu >= nr_cpu_ids ||
+		    !sess->rings[u.stats.cpu])
+			return -EINVAL;
+		fxtprof_ring_stats(sess->rings[u.stats.cpu], &u.stats);
+		return fxtprof_copy_out(uarg, &u.stats, sizeof(u.stats));
+	}
+	return -ENOTTY;
+}
+
+static long fxtprof_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct fxtprof_session *sess = file->private_data;
+	long ret;
+
+	if (_IOC_TYPE(cmd) != FXTPROF_IOC_MAGIC)
+		return -ENOTTY;
+	mutex_lock(&sess->lock);
+	ret = fxtprof_ioctl_locked(sess, cmd, (void __user *)arg);
+	mutex_unlock(&sess->lock);
+	return ret;
+}
+
+static __poll_t fxtprof_poll(struct file *file, poll_table *pt)
+{
+	struct fxtprof_session *sess = file->private_data;
+
+	poll_wait(file, &sess->wq, pt);
+	return fxtprof_session_poll(sess);
+}
+
+static void fxtprof_vm_open(struct vm_area_struct *vma)
+{
+	struct fxtprof_session *sess = vma->vm_private_data;
+
+	atomic_inc(&sess->mapped);
+}
+
+static void fxtprof_vm_close(struct vm_area_struct *vma)
+{
+	struct fxtprof_session *sess = vma->vm_private_data;
+
+	atomic_dec(&sess->mapped);
+}
+
+static const struct vm_operations_struct fxtprof_vm_ops = {
+	.open = fxtprof_vm_open,
+	.close = fxtprof_vm_close,
+};
+
+/*
+ * A mapping lies inside one CPU's region (see the layout in the uapi
+ * header).  Only the consumer page, mapped alone, may be writable; any
+ * other mapping loses VM_MAYWRITE so mprotect() cannot upgrade it.
+ */
+static int fxtprof_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct fxtprof_session *sess = file->private_data;
+	unsigned long stride, cpu, first, npages = vma_pages(vma);
+	int ret = -EINVAL;
+
+	mutex_lock(&sess->lock);
+	if (!sess->configured)
+		goto out_unlock;
+	stride = sess->mmap_stride >> PAGE_SHIFT;
+	cpu = vma->vm_pgoff / stride;
+	first = vma->vm_pgoff % stride;
+	if (cpu >= nr_cpu_ids || !sess->rings[cpu] || first + npages > stride)
+		goto out_unlock;
+
+	if (first == 0 && npages == 1) {
+		/* The consumer page: the reader's to write. */
+	} else if (vma->vm_flags & VM_WRITE) {
+		ret = -EPERM;
+		goto out_unlock;
+	} else {
+		fxtprof_vm_flags_clear(vma, VM_MAYWRITE);
+	}
+
+	ret = remap_vmalloc_range(vma, sess->rings[cpu]->vaddr, first);
+	if (ret)
+		goto out_unlock;
+	vma->vm_ops = &fxtprof_vm_ops;
+	vma->vm_private_data = sess;
+	fxtprof_vm_open(vma);
+
+out_unlock:
+	mutex_unlock(&sess->lock);
+	return ret;
+}
+
+static const struct file_operations fxtprof_fops = {
+	.owner = THIS_MODULE,
+	.open = fxtprof_open,
+	.release = fxtprof_release,
+	.unlocked_ioctl = fxtprof_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.poll = fxtprof_poll,
+	.mmap = fxtprof_mmap,
+	.llseek = no_llseek,
+};
+
+static struct miscdevice fxtprof_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "fxtprof",
+	.fops = &fxtprof_fops,
+	.mode = 0600,
+};
+
+static int __init fxtprof_init(void)
+{
+	int ret;
+
+	ret = fxtprof_tasks_init();
+	if (ret)
+		return ret;
+	ret = fxtprof_sampler_init();
+	if (ret)
+		return ret;
+	ret = misc_register(&fxtprof_misc);
+	if (ret)
+		goto out_sampler_exit;
+	return 0;
+
+out_sampler_exit:
+	fxtprof_sampler_exit();
+	return ret;
+}
+
+/*
+ * No session can exist here (an open file pins the module), so timers are
+ * cancelled and probes unregistered, with tracepoint_synchronize_unregister()
+ * done, by the last session's stop.
+ */
+static void __exit fxtprof_exit(void)
+{
+	misc_deregister(&fxtprof_misc);
+	fxtprof_sampler_exit();
+}
+
+module_init(fxtprof_init);
+module_exit(fxtprof_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("fxtprof developers");
+MODULE_DESCRIPTION("System-wide CPU sampling and task lifecycle into per-CPU rings");

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sampler.c - one pinned hard hrtimer per CPU, as perf's cpu-clock event.
+ *
+ * Timers are started and cancelled by CPU hotplug callbacks of a
+ * multi-instance AP state: those run on the CPU concerned, so a pinned
+ * timer lands on the right CPU, and sampling follows CPUs going offline
+ * and coming back without any code of our own watching them.
+ */
+
+#include <linux/cpuhotplug.h>
+#include <linux/hardirq.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/timekeeping.h>
+#include <asm/irq_regs.h>
+
+#include "compat.h"
+#include "fxtprof.h"
+
+static enum cpuhp_state fxtprof_cpuhp_state;
+
+static void fxtprof_sample(struct fxtprof_session *sess,
+			   struct fxtprof_ring *ring, struct fxtprof_cpu *pc,
+			   struct pt_regs *regs, u64 now)
+{
+	struct task_struct *task = current;
+	struct fxtprof_sample *rec;
+	unsigned int nr_k = 0, nr_u = 0;
+	u8 mode, flags = 0;
+	u32 size;
+
+	if (is_idle_task(task)) {
+		if (sess->flags & FXTPROF_CFG_SKIP_IDLE)
+			return;
+		mode = FXTPROF_MODE_IDLE;
+	} else {
+		mode = user_mode(regs) ? FXTPROF_MODE_USER : FXTPROF_MODE_KERNEL;
+	}
+
+	if ((sess->flags & FXTPROF_CFG_KSTACK) && !user_mode(regs))
+		nr_k = fxtprof_kernel_stack(regs, pc->ips, sess->kstack_depth,
+					    &flags);
+
+	/*
+	 * A user task interrupted in the kernel still has its user registers
+	 * saved at kernel entry; kernel threads (even with a borrowed mm)
+	 * have no user stack.
+	 */
+	if ((sess->flags & FXTPROF_CFG_USTACK) && task->mm &&
+	    !(task->flags & PF_KTHREAD)) {
+		struct pt_regs *uregs = user_mode(regs) ? regs :
+							  task_pt_regs(task);
+
+		nr_u = fxtprof_user_stack(uregs, pc->ips + nr_k,
+					  sess->ustack_depth, &flags);
+		if (flags & FXTPROF_SAMPLE_USTACK_FAULT)
+			WRITE_ONCE(ring->ustack_faults, ring->ustack_faults + 1);
+	}
+
+	size = sizeof(*rec) + (nr_k + nr_u) * sizeof(u64);
+	rec = fxtprof_ring_reserve(ring, size, FXTPROF_REC_SAMPLE, now);
+	if (!rec)
+		return;
+	rec->pid = task->tgid;
+	rec->tid = task->pid;
+	rec->mode = mode;
+	rec->flags = flags;
+	rec->nr_kernel = nr_k;
+	rec->nr_user = nr_u;
+	rec->reserved = 0;
+	memcpy(rec->ips, pc->ips, (nr_k + nr_u) * sizeof(u64));
+	fxtprof_ring_commit(ring, size);
+	WRITE_ONCE(ring->samples, ring->samples + 1);
+}
+
+static enum hrtimer_restart fxtprof_timer_fn(struct hrtimer *timer)
+{
+	struct fxtprof_cpu *pc = container_of(timer, struct fxtprof_cpu, timer);
+	struct fxtprof_session *sess = pc->sess;
+	struct fxtprof_ring *ring = sess->rings[smp_processor_id()];
+	struct pt_regs *regs = get_irq_regs();
+	u64 start = ktime_get_boot_fast_ns();
+	u64 overruns;
+
+	overruns = hrtimer_forward_now(timer, ns_to_ktime(sess->period_ns));
+	if (overruns > 1)
+		WRITE_ONCE(ring->timer_overruns,
+			   ring->timer_overruns + overruns - 1);
+
+	/* No interrupted context to sample, e.g. a timer run from softirq. */
+	if (regs)
+		fxtprof_sample(sess, ring, pc, regs, start);
+
+	WRITE_ONCE(ring->handler_ns,
+		   ring->handler_ns + ktime_get_boot_fast_ns() - start);
+	WRITE_ONCE(ring->handler_calls, ring->handler_calls + 1);
+	return HRTIMER_RESTART;
+}
+
+static int fxtprof_cpu_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct fxtprof_session *sess = hlist_entry(node, struct fxtprof_session,
+						   cpuhp_node);
+	struct fxtprof_cpu *pc = per_cpu_ptr(sess->cpus, cpu);
+
+	if (!cpumask_test_cpu(cpu, sess->sample_mask) || !sess->rings[cpu])
+		return 0;
+	pc->sess = sess;
+	fxtprof_hrtimer_setup(&pc->timer, fxtprof_timer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_start(&pc->timer, ns_to_ktime(sess->period_ns),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	return 0;
+}
+
+static int fxtprof_cpu_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct fxtprof_session *sess = hlist_entry(node, struct fxtprof_session,
+						   cpuhp_node);
+	struct fxtprof_cpu *pc = per_cpu_ptr(sess->cpus, cpu);
+
+	if (pc->sess)
+		hrtimer_cancel(&pc->timer);
+	pc->sess = NULL;
+	return 0;
+}
+
+int fxtprof_sampler_start(struct fxtprof_session *sess)
+{
+	/* Runs fxtprof_cpu_online() on every online CPU, on that CPU. */
+	return cpuhp_state_add_instance(fxtprof_cpuhp_state, &sess->cpuhp_node);
+}
+
+void fxtprof_sampler_stop(struct fxtprof_session *sess)
+{
+	/* Cancels every timer; hrtimer_cancel() waits for a running handler. */
+	cpuhp_state_remove_instance(fxtprof_cpuhp_state, &sess->cpuhp_node);
+}
+
+int fxtprof_sampler_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "fxtprof:online",
+				      fxtprof_cpu_online, fxtprof_cpu_offline);
+	if (ret < 0)
+		return ret;
+	fxtprof_cpuhp_state = ret;
+	return 0;
+}
+
+void fxtprof_sampler_exit(void)
+{
+	cpuhp_remove_multi_state(fxtprof_cpuhp_state);
+}

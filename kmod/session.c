@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * session.c - configuration and state of one open of /dev/fxtprof:
+ * validate a configuration, allocate its rings, start, stop and flush.
+ *
+ * States: new --configure--> configured --start--> running --stop-->
+ * configured.  Every call below runs under sess->lock.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/cpu.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "fxtprof.h"
+
+#define FXTPROF_MAX_CPUMASK_LEN	(BITS_TO_U64(NR_CPUS) * sizeof(u64))
+
+struct fxtprof_session *fxtprof_session_new(void)
+{
+	struct fxtprof_session *sess;
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return NULL;
+	sess->cpus = alloc_percpu(struct fxtprof_cpu);
+	if (!sess->cpus)
+		goto out_free_sess;
+	if (!zalloc_cpumask_var(&sess->sample_mask, GFP_KERNEL))
+		goto out_free_cpus;
+	mutex_init(&sess->lock);
+	init_waitqueue_head(&sess->wq);
+	atomic_set(&sess->mapped, 0);
+	return sess;
+
+out_free_cpus:
+	free_percpu(sess->cpus);
+out_free_sess:
+	kfree(sess);
+	return NULL;
+}
+
+static void fxtprof_free_rings(struct fxtprof_ring **rings)
+{
+	int cpu;
+
+	if (!rings)
+		return;
+	for_each_possible_cpu(cpu)
+		fxtprof_ring_free(rings[cpu]);
+	kfree(rings);
+}
+
+void fxtprof_session_destroy(struct fxtprof_session *sess)
+{
+	fxtprof_session_stop(sess);
+	fxtprof_free_rings(sess->rings);
+	free_cpumask_var(sess->sample_mask);
+	free_percpu(sess->cpus);
+	kfree(sess);
+}
+
+static int fxtprof_read_cpumask(const struct fxtprof_config *cfg,
+				struct cpumask *mask)
+{
+	unsigned int nwords = cfg->cpumask_len / sizeof(u64);
+	unsigned int nbits = nwords * 64;
+	unsigned long *bits;
+	u64 *words;
+	int ret;
+
+	if (!cfg->cpumask_len) {
+		cpumask_copy(mask, cpu_possible_mask);
+		return 0;
+	}
+	if (cfg->cpumask_len % sizeof(u64) ||
+	    cfg->cpumask_len > FXTPROF_MAX_CPUMASK_LEN)
+		return -EINVAL;
+
+	words = memdup_user(u64_to_user_ptr(cfg->cpumask_ptr),
+			    cfg->cpumask_len);
+	if (IS_ERR(words))
+		return PTR_ERR(words);
+	ret = -ENOMEM;
+	bits = bitmap_alloc(nbits, GFP_KERNEL);
+	if (!bits)
+		goto out_free_words;
+	bitmap_from_arr64(bits, words, nbits);
+
+	/* A bit beyond the last possible CPU id is a caller error. */
+	ret = -EINVAL;
+	if (find_next_bit(bits, nbits, nr_cpu_ids) < nbits)
+		goto out_free_bits;
+	cpumask_clear(mask);
+	bitmap_copy(cpumask_bits(mask), bits,
+		    min_t(unsigned int, nbits, nr_cpu_ids));
+	if (cpumask_intersects(mask, cpu_online_mask))
+		ret = 0;
+
+out_free_bits:
+	bitmap_free(bits);
+out_free_words:
+	kfree(words);
+	return ret;
+}
+
+/* Validate everything before touching the session: bad input changes nothing. */
+static int fxtprof_check_config(struct fxtprof_config *c, struct cpumask *mask)
+{
+	if (c->flags & ~FXTPROF_CFG_ALL || c->reserved)
+		return -EINVAL;
+
+	if (!c->freq_hz)
+		c->freq_hz = FXTPROF_DEFAULT_FREQ;
+	if (c->freq_hz < FXTPROF_MIN_FREQ || c->freq_hz > FXTPROF_MAX_FREQ)
+		return -EINVAL;
+
+	if (!c->kstack_depth)
+		c->kstack_depth = FXTPROF_DEFAULT_STACK_DEPTH;
+	if (!c->ustack_depth)
+		c->ustack_depth = FXTPROF_DEFAULT_STACK_DEPTH;
+	if (c->kstack_depth > FXTPROF_MAX_STACK_DEPTH ||
+	    c->ustack_depth > FXTPROF_MAX_STACK_DEPTH)
+		return -EINVAL;
+
+	if (!c->ring_size)
+		c->ring_size = FXTPROF_DEFAULT_RING_SIZE;
+	if (!is_power_of_2(c->ring_size) ||
+	    c->ring_size < max_t(u64, FXTPROF_MIN_RING_SIZE, PAGE_SIZE) ||
+	    c->ring_size > FXTPROF_MAX_RING_SIZE)
+		return -EINVAL;
+
+	if (!c->watermark)
+		c->watermark = c->ring_size / 4;
+	if (c->watermark > c->ring_size)
+		return -EINVAL;
+
+	return fxtprof_read_cpumask(c, mask);
+}
+
+int fxtprof_session_configure(struct fxtprof_session *sess,
+			      const struct fxtprof_config *ucfg)
+{
+	struct fxtprof_config cfg = *ucfg;
+	struct fxtprof_ring **rings;
+	cpumask_var_t mask;
+	int cpu, ret;
+
+	if (sess->running || atomic_read(&sess->mapped))
+		return -EBUSY;
+	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = fxtprof_check_config(&cfg, mask);
+	if (ret)
+		goto out_free_mask;
+
+	/* Every possible CPU gets a ring: task records come from anywhere. */
+	ret = -ENOMEM;
+	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL);
+	if (!rings)
+		goto out_free_mask;
+	for_each_possible_cpu(cpu) {
+		rings[cpu] = fxtprof_ring_alloc(cpu, cfg.ring_size,
+						cfg.watermark, &sess->wq);
+		if (!rings[cpu])
+			goto out_free_rings;
+	}
+
+	fxtprof_free_rings(sess->rings);
+	sess->rings = rings;
+	sess->flags = cfg.flags;
+	sess->freq_hz = cfg.freq_hz;
+	sess->period_ns = div_u64(NSEC_PER_SEC, cfg.freq_hz);
+	sess->kstack_depth = cfg.kstack_depth;
+	sess->ustack_depth = cfg.ustack_depth;
+	sess->ring_size = cfg.ring_size;
+	sess->watermark = cfg.watermark;
+	sess->mmap_stride = 2 * PAGE_SIZE + 2 * cfg.ring_size;
+	cpumask_copy(sess->sample_mask, mask);
+	sess->configured = true;
+	free_cpumask_var(mask);
+	return 0;
+
+out_free_rings:
+	fxtprof_free_rings(rings);
+out_free_mask:
+	free_cpumask_var(mask);
+	return ret;
+}
+
+int fxtprof_session_start(struct fxtprof_session *sess)
+{
+	int ret;
+
+	if (!sess->configured)
+		return -EINVAL;
+	if (sess->running)
+		return -EBUSY;
+
+	if (sess->flags & FXTPROF_CFG_TASKS) {
+		ret = fxtprof_tasks_start(sess);
+		if (ret)
+			return ret;
+	}
+	/* After the probes, so no thread falls between snapshot and fork. */
+	if (sess->flags & FXTPROF_CFG_SNAPSHOT)
+		fxtprof_tasks_snapshot(sess);
+	if (sess->flags & FXTPROF_CFG_SAMPLE) {
+		ret = fxtprof_sampler_start(sess);
+		if (ret)
+			goto out_stop_tasks;
+	}
+	sess->running = true;
+	sess->drain_all = false;
+	return 0;
+
+out_stop_tasks:
+	if (sess->flags & FXTPROF_CFG_TASKS)
+		fxtprof_tasks_stop(sess);
+	return ret;
+}
+
+/* After this returns no producer touches the rings until the next start. */
+void fxtprof_session_stop(struct fxtprof_session *sess)
+{
+	if (!sess->running)
+		return;
+	if (sess->flags & FXTPROF_CFG_SAMPLE)
+		fxtprof_sampler_stop(sess);
+	if (sess->flags & FXTPROF_CFG_TASKS)
+		fxtprof_tasks_stop(sess);
+	sess->running = false;
+	sess->drain_all = true;
+	wake_up_interruptible_poll(&sess->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+static void fxtprof_write_flush(struct fxtprof_ring *ring, u64 seq)
+{
+	const u32 size = sizeof(struct fxtprof_flush_rec);
+	struct fxtprof_flush_rec *rec;
+
+	rec = fxtprof_ring_reserve(ring, size, FXTPROF_REC_FLUSH,
+				   ktime_get_boot_fast_ns());
+	if (!rec)
+		return;
+	rec->seq = seq;
+	fxtprof_ring_commit(ring, size);
+}
+
+struct fxtprof_flush_arg {
+	struct fxtprof_session *sess;
+	u64 seq;
+};
+
+static void fxtprof_flush_on_cpu(void *info)
+{
+	struct fxtprof_flush_arg *arg = info;
+
+	fxtprof_write_flush(arg->sess->rings[smp_processor_id()], arg->seq);
+}
+
+u64 fxtprof_session_flush(struct fxtprof_session *sess)
+{
+	struct fxtprof_flush_arg arg = { .sess = sess, .seq = ++sess->flush_seq };
+	unsigned long irqflags;
+	int cpu;
+
+	/* Online CPUs write their own ring; offline ones cannot race with us. */
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu)) {
+			smp_call_function_single(cpu, fxtprof_flush_on_cpu,
+						 &arg, 1);
+		} else {
+			local_irq_save(irqflags);
+			fxtprof_write_flush(sess->rings[cpu], arg.seq);
+			local_irq_restore(irqflags);
+		}
+	}
+	cpus_read_unlock();
+
+	sess->drain_all = true;
+	wake_up_interruptible_poll(&sess->wq, EPOLLIN | EPOLLRDNORM);
+	return arg.seq;
+}
+
+void fxtprof_session_info(struct fxtprof_session *sess,
+			  struct fxtprof_info *info)
+{
+	info->abi_version = FXTPROF_ABI_VERSION;
+	info->nr_cpus = nr_cpu_ids;
+	info->nr_online = num_online_cpus();
+	info->page_size = PAGE_SIZE;
+	info->state = (sess->configured ? FXTPROF_STATE_CONFIGURED : 0) |
+		      (sess->running ? FXTPROF_STATE_RUNNING : 0);
+	info->min_freq = FXTPROF_MIN_FREQ;
+	info->max_freq = FXTPROF_MAX_FREQ;
+	info->default_freq = FXTPROF_DEFAULT_FREQ;
+	info->max_stack_depth = FXTPROF_MAX_STACK_DEPTH;
+	info->min_ring_size = max_t(u64, FXTPROF_MIN_RING_SIZE, PAGE_SIZE);
+	info->max_ring_size = FXTPROF_MAX_RING_SIZE;
+	info->default_ring_size = FXTPROF_DEFAULT_RING_SIZE;
+	info->ring_size = sess->configured ? sess->ring_size : 0;
+	info->mmap_stride = sess->configured ? sess->mmap_stride : 0;
+}
+
+/*
+ * Readable when a ring holds a watermark's worth, or anything at all after
+ * a stop or flush: the reader then wants every last byte.
+ */
+__poll_t fxtprof_session_poll(struct fxtprof_session *sess)
+{
+	__poll_t mask = 0;
+	int cpu;
+	u64 used;
+
+	mutex_lock(&sess->lock);
+	if (!sess->rings)
+		goto out_unlock;
+	for_each_possible_cpu(cpu) {
+		used = fxtprof_ring_used(sess->rings[cpu]);
+		if (used >= sess->watermark || (used && sess->drain_all)) {
+			mask = EPOLLIN | EPOLLRDNORM;
+			break;
+		}
+	}
+out_unlock:
+	mutex_unlock(&sess->lock);
+	return mask;
+}

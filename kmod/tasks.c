@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tasks.c - task lifecycle records: fork, exec, exit, rename, and a
+ * snapshot of every thread at start.
+ *
+ * None of the sched/task __tracepoint_* symbols is exported, so the
+ * tracepoints are looked up by name with for_each_kernel_tracepoint() and
+ * probed with tracepoint_probe_register(), as lttng-modules does.  The
+ * probe prototypes are still checked at compile time against the
+ * register_trace_<name>() declarations, which typeof() can inspect without
+ * referencing the unexported symbol.
+ */
+
+#include <linux/binfmts.h>
+#include <linux/irqflags.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+#include <trace/events/sched.h>
+#include <trace/events/task.h>
+
+#include "compat.h"
+#include "fxtprof.h"
+
+#define FXTPROF_PROBE_CHECK(tp, fn)					\
+	static_assert(__builtin_types_compatible_p(			\
+		typeof(register_trace_##tp), int (typeof(&fn), void *)), \
+		#fn " does not match tracepoint " #tp)
+
+/* Copy a comm that may change under us into a NUL-padded field. */
+static void fxtprof_copy_comm(char *dst, const char *comm)
+{
+	strscpy_pad(dst, comm, FXTPROF_COMM_LEN);
+}
+
+/*
+ * Probes run with preemption disabled; interrupts are disabled from reserve
+ * to commit so the sampling timer cannot write into the middle of a record.
+ */
+struct fxtprof_task_rec {
+	struct fxtprof_ring *ring;
+	unsigned long irqflags;
+	u32 size;
+};
+
+static void *fxtprof_task_rec_begin(struct fxtprof_session *sess,
+				    struct fxtprof_task_rec *tr, u32 size,
+				    u16 type)
+{
+	local_irq_save(tr->irqflags);
+	tr->ring = sess->rings[smp_processor_id()];
+	tr->size = size;
+	return fxtprof_ring_reserve(tr->ring, size, type,
+				    ktime_get_boot_fast_ns());
+}
+
+static void fxtprof_task_rec_end(struct fxtprof_task_rec *tr, void *rec)
+{
+	if (rec)
+		fxtprof_ring_commit(tr->ring, tr->size);
+	local_irq_restore(tr->irqflags);
+}
+
+/* Clone flags the child's shared resources reveal. */
+static u64 fxtprof_clone_flags(struct task_struct *parent,
+			       struct task_struct *child)
+{
+	u64 flags = 0;
+
+	if (child->mm && child->mm == parent->mm)
+		flags |= CLONE_VM;
+	if (child->fs == parent->fs)
+		flags |= CLONE_FS;
+	if (child->files && child->files == parent->files)
+		flags |= CLONE_FILES;
+	if (child->sighand == parent->sighand)
+		flags |= CLONE_SIGHAND;
+	if (child->signal == parent->signal)
+		flags |= CLONE_THREAD;
+	if (child->vfork_done)
+		flags |= CLONE_VFORK;
+	return flags;
+}
+
+static void fxtprof_probe_fork(void *data, struct task_struct *parent,
+			       struct task_struct *child)
+{
+	const u32 size = sizeof(struct fxtprof_fork);
+	struct fxtprof_session *sess = data;
+	struct fxtprof_task_rec tr;
+	struct fxtprof_fork *rec;
+
+	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_FORK);
+	if (rec) {
+		rec->parent_pid = parent->tgid;
+		rec->parent_tid = parent->pid;
+		rec->child_pid = child->tgid;
+		rec->child_tid = child->pid;
+		rec->clone_flags = fxtprof_clone_flags(parent, child);
+		fxtprof_copy_comm(rec->comm, child->comm);
+	}
+	fxtprof_task_rec_end(&tr, rec);
+}
+FXTPROF_PROBE_CHECK(sched_process_fork, fxtprof_probe_fork);
+
+static void fxtprof_probe_exec(void *data, struct task_struct *p,
+			       pid_t old_pid, struct linux_binprm *bprm)
+{
+	size_t len = strnlen(bprm->filename, FXTPROF_MAX_FILENAME + 1);
+	struct fxtprof_session *sess = data;
+	struct fxtprof_task_rec tr;
+	struct fxtprof_exec *rec;
+	u16 flags = 0;
+	u32 size;
+
+	if (len > FXTPROF_MAX_FILENAME) {
+		len = FXTPROF_MAX_FILENAME;
+		flags |= FXTPROF_EXEC_FILENAME_TRUNCATED;
+	}
+	size = fxtprof_rec_size(sizeof(*rec) + len);
+
+	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_EXEC);
+	if (rec) {
+		rec->pid = p->tgid;
+		rec->tid = p->pid;
+		rec->old_tid = old_pid;
+		rec->filename_len = len;
+		rec->flags = flags;
+		fxtprof_copy_comm(rec->comm, p->comm);
+		memcpy(rec->filename, bprm->filename, len);
+		memset(rec->filename + len, 0, size - sizeof(*rec) - len);
+	}
+	fxtprof_task_rec_end(&tr, rec);
+}
+FXTPROF_PROBE_CHECK(sched_process_exec, fxtprof_probe_exec);
+
+static void fxtprof_probe_exit(FXTPROF_EXIT_PROTO)
+{
+	const u32 size = sizeof(struct fxtprof_exit);
+	struct fxtprof_session *sess = data;
+	struct fxtprof_task_rec tr;
+	struct fxtprof_exit *rec;
+
+	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_EXIT);
+	if (rec) {
+		rec->pid = p->tgid;
+		rec->tid = p->pid;
+		rec->exit_code = p->exit_code;
+		rec->flags = fxtprof_exit_group_dead(p) ?
+			     FXTPROF_EXIT_GROUP_DEAD : 0;
+		fxtprof_copy_comm(rec->comm, p->comm);
+	}
+	fxtprof_task_rec_end(&tr, rec);
+}
+FXTPROF_PROBE_CHECK(sched_process_exit, fxtprof_probe_exit);
+
+/* Called under task_lock(task): must not take it again. */
+static void fxtprof_probe_rename(void *data, struct task_struct *task,
+				 const char *comm)
+{
+	const u32 size = sizeof(struct fxtprof_rename);
+	struct fxtprof_session *sess = data;
+	struct fxtprof_task_rec tr;
+	struct fxtprof_rename *rec;
+
+	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_RENAME);
+	if (rec) {
+		rec->pid = task->tgid;
+		rec->tid = task->pid;
+		fxtprof_copy_comm(rec->old_comm, task->comm);
+		fxtprof_copy_comm(rec->comm, comm);
+	}
+	fxtprof_task_rec_end(&tr, rec);
+}
+FXTPROF_PROBE_CHECK(task_rename, fxtprof_probe_rename);
+
+struct fxtprof_hook {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+};
+
+static struct fxtprof_hook fxtprof_hooks[] = {
+	{ "sched_process_fork", fxtprof_probe_fork },
+	{ "sched_process_exec", fxtprof_probe_exec },
+	{ "sched_process_exit", fxtprof_probe_exit },
+	{ "task_rename", fxtprof_probe_rename },
+};
+
+static void fxtprof_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fxtprof_hooks); i++)
+		if (!strcmp(tp->name, fxtprof_hooks[i].name))
+			fxtprof_hooks[i].tp = tp;
+}
+
+int fxtprof_tasks_init(void)
+{
+	unsigned int i;
+
+	for_each_kernel_tracepoint(fxtprof_find_tracepoint, NULL);
+	for (i = 0; i < ARRAY_SIZE(fxtprof_hooks); i++) {
+		if (!fxtprof_hooks[i].tp) {
+			pr_err("fxtprof: tracepoint %s not found\n",
+			       fxtprof_hooks[i].name);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+static void fxtprof_unregister_hooks(struct fxtprof_session *sess,
+				     unsigned int n)
+{
+	while (n--)
+		WARN_ON_ONCE(tracepoint_probe_unregister(fxtprof_hooks[n].tp,
+							 fxtprof_hooks[n].probe,
+							 sess));
+	/* No probe may still be running, or run later, on this session. */
+	tracepoint_synchronize_unregister();
+}
+
+int fxtprof_tasks_start(struct fxtprof_session *sess)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(fxtprof_hooks); i++) {
+		ret = tracepoint_probe_register(fxtprof_hooks[i].tp,
+						fxtprof_hooks[i].probe, sess);
+		if (ret) {
+			fxtprof_unregister_hooks(sess, i);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void fxtprof_tasks_stop(struct fxtprof_session *sess)
+{
+	fxtprof_unregister_hooks(sess, ARRAY_SIZE(fxtprof_hooks));
+}
+
+/*
+ * One record per existing thread.  Called after the probes are registered,
+ * so a thread created meanwhile has a fork record, a snapshot record or
+ * both; none is missed.
+ */
+void fxtprof_tasks_snapshot(struct fxtprof_session *sess)
+{
+	const u32 size = sizeof(struct fxtprof_snapshot);
+	struct task_struct *g, *t;
+	struct fxtprof_snapshot *rec;
+	struct fxtprof_task_rec tr;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_SNAPSHOT);
+		if (rec) {
+			rec->pid = t->tgid;
+			rec->tid = t->pid;
+			rec->ppid = task_tgid_nr(rcu_dereference(t->real_parent));
+			rec->flags = (t->flags & PF_KTHREAD) ?
+				     FXTPROF_SNAPSHOT_KTHREAD : 0;
+			fxtprof_copy_comm(rec->comm, t->comm);
+			fxtprof_copy_comm(rec->process_comm,
+					  t->group_leader->comm);
+		}
+		fxtprof_task_rec_end(&tr, rec);
+	}
+	rcu_read_unlock();
+}
