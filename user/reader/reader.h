@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * reader.h - what the fxtprof subcommands share.
+ */
+#ifndef FXTPROF_READER_H
+#define FXTPROF_READER_H
+
+#include <stdint.h>
+
+/* Print "fxtprof: <message>: <strerror(-err)>" and return @err. */
+int reader_err(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* "4096", "64K", "2M", "1G" -> bytes.  Returns 0 or -EINVAL. */
+int reader_parse_size(const char *s, uint64_t *out);
+
+int cmd_record(int argc, char **argv);
+
+#endif /* FXTPROF_READER_H */

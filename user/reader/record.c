@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * record.c - `fxtprof record`: configure the module, drain its rings in one
+ * io_uring event loop, and write FXT to a destination.
+ *
+ * The loop waits on three things and never busy-waits:
+ *  - readiness of /dev/fxtprof (a multishot poll, re-armed whenever a
+ *    completion arrives without IORING_CQE_F_MORE);
+ *  - a periodic timeout, which bounds latency below the watermark and
+ *    drives the status line and --duration;
+ *  - SIGINT/SIGTERM, read from a signalfd.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "evloop.h"
+#include "fxt.h"
+#include "fxtprof.h"
+#include "out.h"
+#include "reader.h"
+#include "translate.h"
+
+#define TICK_MS		100
+
+struct record_opts {
+	struct fxtprof_config cfg;
+	const char *device;
+	const char *uri;
+	double duration;	/* seconds, 0 = until a signal */
+	double linger;		/* seconds to wait for the output at exit */
+	uint64_t max_buffered;
+	uint64_t cpumask[16];	/* -C, up to 1024 CPUs */
+	bool quiet;
+};
+
+struct recorder {
+	struct record_opts *opts;
+	struct evloop loop;
+	struct fxtprof_dev *dev;
+	struct out *out;
+	struct fxt_writer *w;
+	struct translator tr;
+
+	struct ev_handler poll_h;
+	struct ev_handler tick_h;
+	struct ev_handler sig_h;
+	struct __kernel_timespec tick;
+	struct signalfd_siginfo si;
+	int sigfd;
+
+	bool stop;
+	bool status_line;
+	int error;
+	uint64_t start_ns;
+	uint64_t last_status_ns;
+	uint64_t last_samples;
+};
+
+static uint64_t now_boottime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+"usage: fxtprof record [options] URI\n"
+"  URI: PATH, file:///PATH, - (stdout), tcp://HOST:PORT, unix:///PATH\n"
+"  -F, --freq HZ          samples per second per CPU (%d..%d, default %d)\n"
+"  -C, --cpu LIST         sample only these CPUs, e.g. 0,2-3 (default all)\n"
+"  -d, --duration SECS    stop after SECS seconds (default: at SIGINT/SIGTERM)\n"
+"  -g, --call-graph WHAT  stacks to record: kernel,user (default), kernel,\n"
+"                         user or none\n"
+"      --max-stack N      frames per stack kind (1..%d, default %d)\n"
+"  -m, --ring-size SIZE   ring bytes per CPU, power of two, K/M suffix\n"
+"                         (default %uK)\n"
+"      --skip-idle        do not record samples of idle CPUs\n"
+"      --no-tasks         no fork/exec/exit/rename records\n"
+"      --max-buffered SIZE  output queue cap for sockets (default %uM)\n"
+"      --linger SECS      wait at most SECS for the output at exit (default 5)\n"
+"      --device PATH      the fxtprof device (default %s)\n"
+"  -q, --quiet            no status line, no summary\n",
+		FXTPROF_MIN_FREQ, FXTPROF_MAX_FREQ, FXTPROF_DEFAULT_FREQ,
+		FXTPROF_MAX_STACK_DEPTH, FXTPROF_DEFAULT_STACK_DEPTH,
+		FXTPROF_DEFAULT_RING_SIZE >> 10, OUT_DEFAULT_MAX_BUFFERED >> 20,
+		FXTPROF_DEVICE);
+}
+
+static int parse_cpu_list(const char *s, uint64_t *mask, size_t words)
+{
+	char *end;
+
+	memset(mask, 0, words * sizeof(*mask));
+	while (*s) {
+		unsigned long a, b;
+
+		errno = 0;
+		a = strtoul(s, &end, 10);
+		if (end == s || errno)
+			return -EINVAL;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (end == s || errno || b < a)
+				return -EINVAL;
+		}
+		if (b >= words * 64)
+			return -EINVAL;
+		for (; a <= b; a++)
+			mask[a / 64] |= 1ull << (a % 64);
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -EINVAL;
+		s = end;
+	}
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct record_opts *o)
+{
+	enum { OPT_MAX_STACK = 256, OPT_SKIP_IDLE, OPT_NO_TASKS,
+	       OPT_MAX_BUFFERED, OPT_LINGER, OPT_DEVICE };
+	static const struct option longopts[] = {
+		{ "freq", required_argument, NULL, 'F' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "call-graph", required_argument, NULL, 'g' },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "ring-size", required_argument, NULL, 'm' },
+		{ "skip-idle", no_argument, NULL, OPT_SKIP_IDLE },
+		{ "no-tasks", no_argument, NULL, OPT_NO_TASKS },
+		{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
+		{ "linger", required_argument, NULL, OPT_LINGER },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long v;
+	uint64_t size;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->cfg.size = sizeof(o->cfg);
+	o->cfg.flags = FXTPROF_CFG_DEFAULT;
+	o->linger = 5;
+	o->max_buffered = OUT_DEFAULT_MAX_BUFFERED;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "F:C:d:g:m:qh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			v = strtoul(optarg, &end, 10);
+			if (*end || v < FXTPROF_MIN_FREQ || v > FXTPROF_MAX_FREQ)
+				return reader_err(-EINVAL, "bad frequency '%s'",
+						  optarg);
+			o->cfg.freq_hz = (uint32_t)v;
+			break;
+		case 'C':
+			if (parse_cpu_list(optarg, o->cpumask, 16))
+				return reader_err(-EINVAL, "bad CPU list '%s'",
+						  optarg);
+			o->cfg.cpumask_ptr = (uintptr_t)o->cpumask;
+			o->cfg.cpumask_len = sizeof(o->cpumask);
+			break;
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			if (*end || !(o->duration > 0) || o->duration > 1e7)
+				return reader_err(-EINVAL, "bad duration '%s'",
+						  optarg);
+			break;
+		case 'g':
+			o->cfg.flags &= ~(FXTPROF_CFG_KSTACK | FXTPROF_CFG_USTACK);
+			if (strstr(optarg, "kernel"))
+				o->cfg.flags |= FXTPROF_CFG_KSTACK;
+			if (strstr(optarg, "user"))
+				o->cfg.flags |= FXTPROF_CFG_USTACK;
+			if (!(o->cfg.flags & (FXTPROF_CFG_KSTACK |
+					      FXTPROF_CFG_USTACK)) &&
+			    strcmp(optarg, "none"))
+				return reader_err(-EINVAL,
+						  "bad --call-graph '%s'", optarg);
+			break;
+		case OPT_MAX_STACK:
+			v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > FXTPROF_MAX_STACK_DEPTH)
+				return reader_err(-EINVAL, "bad --max-stack '%s'",
+						  optarg);
+			o->cfg.kstack_depth = o->cfg.ustack_depth = (uint16_t)v;
+			break;
+		case 'm':
+			if (reader_parse_size(optarg, &size))
+				return reader_err(-EINVAL, "bad ring size '%s'",
+						  optarg);
+			o->cfg.ring_size = size;
+			break;
+		case OPT_SKIP_IDLE:
+			o->cfg.flags |= FXTPROF_CFG_SKIP_IDLE;
+			break;
+		case OPT_NO_TASKS:
+			o->cfg.flags &= ~(FXTPROF_CFG_TASKS | FXTPROF_CFG_SNAPSHOT);
+			break;
+		case OPT_MAX_BUFFERED:
+			if (reader_parse_size(optarg, &o->max_buffered) ||
+			    o->max_buffered < 4096)
+				return reader_err(-EINVAL,
+						  "bad --max-buffered '%s'", optarg);
+			break;
+		case OPT_LINGER:
+			o->linger = strtod(optarg, &end);
+			if (*end || o->linger < 0 || o->linger > 3600)
+				return reader_err(-EINVAL, "bad --linger '%s'",
+						  optarg);
+			break;
+		case OPT_DEVICE:
+			o->device = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			record_usage(stdout);
+			return 1;
+		default:
+			record_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		record_usage(stderr);
+		return -EINVAL;
+	}
+	o->uri = argv[optind];
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Draining                                                            */
+/* ------------------------------------------------------------------ */
+
+static void announce_output_gap(struct recorder *r)
+{
+	const struct out_stats *st = out__stats(r->out);
+
+	if (!out__gap_pending(r->out))
+		return;
+	if (!translator__output_gap(&r->tr, now_boottime(),
+				    st->dropped_records, st->dropped_bytes))
+		out__gap_announced(r->out);
+}
+
+static int drain_rings(struct recorder *r)
+{
+	unsigned int cpu, n = fxtprof_dev__nr_rings(r->dev);
+	int ret;
+
+	announce_output_gap(r);
+	for (cpu = 0; cpu < n; cpu++) {
+		struct fxtprof_ring *ring = fxtprof_dev__ring(r->dev, cpu);
+
+		if (!ring)
+			continue;
+		ret = fxtprof_ring__drain(ring, translator__record, &r->tr);
+		if (ret < 0)
+			return reader_err(ret, "ring of CPU %u is corrupt", cpu);
+	}
+	out__flush(r->out);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Event handlers                                                      */
+/* ------------------------------------------------------------------ */
+
+static void arm_poll(struct recorder *r)
+{
+	struct io_uring_sqe *sqe = evloop__sqe(&r->loop, &r->poll_h);
+
+	if (sqe)
+		io_uring_prep_poll_multishot(sqe, fxtprof_dev__fd(r->dev),
+					     POLLIN);
+}
+
+static void arm_tick(struct recorder *r)
+{
+	struct io_uring_sqe *sqe = evloop__sqe(&r->loop, &r->tick_h);
+
+	r->tick.tv_sec = 0;
+	r->tick.tv_nsec = TICK_MS * 1000000ll;
+	if (sqe)
+		io_uring_prep_timeout(sqe, &r->tick, 0, 0);
+}
+
+static void arm_signal(struct recorder *r)
+{
+	struct io_uring_sqe *sqe = evloop__sqe(&r->loop, &r->sig_h);
+
+	if (sqe)
+		io_uring_prep_read(sqe, r->sigfd, &r->si, sizeof(r->si), 0);
+}
+
+static void on_poll(struct ev_handler *h, const struct io_uring_cqe *cqe)
+{
+	struct recorder *r = (void *)((char *)h - offsetof(struct recorder,
+							    poll_h));
+
+	if (cqe->res < 0 && cqe->res != -ECANCELED) {
+		r->error = reader_err(cqe->res, "poll on the device failed");
+		r->stop = true;
+		return;
+	}
+	if (drain_rings(r))
+		r->stop = true;
+	if (!(cqe->flags & IORING_CQE_F_MORE) && !r->stop)
+		arm_poll(r);
+}
+
+static void print_status(struct recorder *r, uint64_t now)
+{
+	const struct out_stats *os = out__stats(r->out);
+	uint64_t samples = r->tr.st.records[FXTPROF_REC_SAMPLE];
+	double dt = (double)(now - r->last_status_ns) / 1e9;
+
+	fprintf(stderr, "\r\033[Kfxtprof: %.0f samples/s, kernel lost %" PRIu64
+		" records, out %.1f MB, dropped %" PRIu64,
+		dt > 0 ? (double)(samples - r->last_samples) / dt : 0.0,
+		r->tr.st.kernel_lost_records, (double)os->sent_bytes / 1e6,
+		os->dropped_records);
+	r->last_samples = samples;
+	r->last_status_ns = now;
+}
+
+static void on_tick(struct ev_handler *h, const struct io_uring_cqe *cqe)
+{
+	struct recorder *r = (void *)((char *)h - offsetof(struct recorder,
+							    tick_h));
+	uint64_t now = now_boottime();
+
+	(void)cqe;
+	if (drain_rings(r))
+		r->stop = true;
+	if (r->status_line && now - r->last_status_ns >= 1000000000u)
+		print_status(r, now);
+	if (r->opts->duration > 0 &&
+	    (double)(now - r->start_ns) >= r->opts->duration * 1e9)
+		r->stop = true;
+	if (!r->stop)
+		arm_tick(r);
+}
+
+static void on_signal(struct ev_handler *h, const struct io_uring_cqe *cqe)
+{
+	struct recorder *r = (void *)((char *)h - offsetof(struct recorder,
+							    sig_h));
+
+	(void)cqe;
+	r->stop = true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Session                                                             */
+/* ------------------------------------------------------------------ */
+
+static int setup_signals(struct recorder *r, sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, old))
+		return -errno;
+	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	return r->sigfd < 0 ? -errno : 0;
+}
+
+static void sum_stats(struct recorder *r, struct fxtprof_stats *total,
+		      FILE *report)
+{
+	unsigned int cpu, n = fxtprof_dev__nr_rings(r->dev);
+	struct fxtprof_stats st;
+
+	memset(total, 0, sizeof(*total));
+	for (cpu = 0; cpu < n; cpu++) {
+		if (!fxtprof_dev__ring(r->dev, cpu) ||
+		    fxtprof_dev__stats(r->dev, cpu, &st))
+			continue;
+		total->records += st.records;
+		total->bytes += st.bytes;
+		total->samples += st.samples;
+		total->lost_records += st.lost_records;
+		total->lost_bytes += st.lost_bytes;
+		total->lost_unreported += st.lost_unreported;
+		total->timer_overruns += st.timer_overruns;
+		total->handler_ns += st.handler_ns;
+		total->handler_calls += st.handler_calls;
+		total->ustack_faults += st.ustack_faults;
+		if (report && st.lost_records)
+			fprintf(report, "fxtprof: CPU %u ring lost %llu"
+				" records (%llu bytes)\n", cpu,
+				(unsigned long long)st.lost_records,
+				(unsigned long long)st.lost_bytes);
+	}
+}
+
+/* Stop sampling and drain to the very end: nothing committed is lost. */
+static int finish(struct recorder *r, struct fxtprof_stats *total)
+{
+	uint64_t deadline;
+	int ret;
+
+	ret = fxtprof_dev__stop(r->dev);
+	if (ret)
+		return reader_err(ret, "cannot stop the session");
+	ret = drain_rings(r);
+	/* The flush writes any pending LOST record: the counts end exact. */
+	if (!ret)
+		ret = fxtprof_dev__flush(r->dev, NULL);
+	if (!ret)
+		ret = drain_rings(r);
+	if (ret)
+		return ret;
+
+	sum_stats(r, total, r->opts->quiet ? NULL : stderr);
+	translator__final_stats(&r->tr, now_boottime(), total);
+	out__flush(r->out);
+
+	deadline = now_boottime() + (uint64_t)(r->opts->linger * 1e9);
+	while (!out__drained(r->out) && !out__error(r->out) &&
+	       now_boottime() < deadline)
+		evloop__run_once(&r->loop, TICK_MS);
+	return 0;
+}
+
+static void summary(struct recorder *r, const struct fxtprof_stats *total)
+{
+	const struct out_stats *os = out__stats(r->out);
+	const struct translate_stats *ts = &r->tr.st;
+	double secs = (double)(now_boottime() - r->start_ns) / 1e9;
+
+	if (r->status_line)
+		fputc('\n', stderr);
+	fprintf(stderr,
+		"fxtprof: %.1f s: %" PRIu64 " samples, %" PRIu64 " forks, %"
+		PRIu64 " execs, %" PRIu64 " exits, %" PRIu64 " threads at start\n",
+		secs, ts->records[FXTPROF_REC_SAMPLE],
+		ts->records[FXTPROF_REC_FORK], ts->records[FXTPROF_REC_EXEC],
+		ts->records[FXTPROF_REC_EXIT], ts->records[FXTPROF_REC_SNAPSHOT]);
+	if (total->lost_records)
+		fprintf(stderr, "fxtprof: kernel rings lost %llu records"
+			" (%llu bytes); try a larger -m\n",
+			(unsigned long long)total->lost_records,
+			(unsigned long long)total->lost_bytes);
+	else
+		fprintf(stderr, "fxtprof: kernel rings lost nothing\n");
+	if (os->dropped_records)
+		fprintf(stderr, "fxtprof: output dropped %" PRIu64
+			" records (%" PRIu64 " bytes): the destination was too slow\n",
+			os->dropped_records, os->dropped_bytes);
+	if (os->buffered_bytes)
+		fprintf(stderr, "fxtprof: %" PRIu64 " bytes still buffered at exit"
+			" were not delivered\n", os->buffered_bytes);
+	if (out__error(r->out))
+		fprintf(stderr, "fxtprof: output failed: %s\n",
+			strerror(out__error(r->out)));
+	fprintf(stderr, "fxtprof: wrote %" PRIu64 " bytes to %s\n",
+		os->sent_bytes, r->opts->uri);
+	if (total->handler_calls)
+		fprintf(stderr, "fxtprof: sampling handler %.1f us on average\n",
+			(double)total->handler_ns / (double)total->handler_calls / 1e3);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts opts;
+	struct recorder r;
+	struct fxt_writer_opts wopts = { .sz = sizeof(wopts) };
+	struct fxtprof_stats total;
+	sigset_t oldmask;
+	char err[256];
+	int ret;
+
+	ret = parse_opts(argc, argv, &opts);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+
+	memset(&r, 0, sizeof(r));
+	r.opts = &opts;
+	r.sigfd = -1;
+	r.poll_h.complete = on_poll;
+	r.tick_h.complete = on_tick;
+	r.sig_h.complete = on_signal;
+	r.status_line = !opts.quiet && isatty(STDERR_FILENO);
+
+	ret = fxtprof_dev__open(opts.device, &r.dev);
+	if (ret) {
+		reader_err(ret, "cannot open %s (is fxtprof.ko loaded?)",
+			   opts.device ? opts.device : FXTPROF_DEVICE);
+		return 1;
+	}
+	ret = fxtprof_dev__configure(r.dev, &opts.cfg);
+	if (ret) {
+		reader_err(ret, "cannot configure the session");
+		goto out_close_dev;
+	}
+	ret = evloop__init(&r.loop, 64);
+	if (ret) {
+		reader_err(ret, "cannot set up io_uring");
+		goto out_close_dev;
+	}
+	ret = out__open(&r.out, opts.uri, &r.loop, opts.max_buffered, err,
+			sizeof(err));
+	if (ret) {
+		reader_err(ret, "%s", err);
+		goto out_fini_loop;
+	}
+	wopts.write = out__write;
+	wopts.ctx = r.out;
+	ret = fxt_writer__new(&wopts, &r.w);
+	if (ret) {
+		reader_err(ret, "cannot create the FXT writer");
+		goto out_close_out;
+	}
+	translator__init(&r.tr, r.w);
+	ret = translator__prologue(&r.tr);
+	if (ret) {
+		reader_err(ret, "cannot write the trace prologue");
+		goto out_free_writer;
+	}
+	ret = setup_signals(&r, &oldmask);
+	if (ret) {
+		reader_err(ret, "cannot set up signals");
+		goto out_free_writer;
+	}
+
+	ret = fxtprof_dev__start(r.dev);
+	if (ret) {
+		reader_err(ret, "cannot start the session");
+		goto out_restore_signals;
+	}
+	r.start_ns = r.last_status_ns = now_boottime();
+	arm_poll(&r);
+	arm_tick(&r);
+	arm_signal(&r);
+	while (!r.stop) {
+		ret = evloop__run_once(&r.loop, -1);
+		if (ret < 0) {
+			r.error = reader_err(ret, "event loop failed");
+			break;
+		}
+	}
+	ret = finish(&r, &total);
+	if (!opts.quiet)
+		summary(&r, &total);
+	if (!ret)
+		ret = r.error;
+
+out_restore_signals:
+	close(r.sigfd);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+out_free_writer:
+	fxt_writer__free(r.w);
+out_close_out:
+	out__close(r.out);
+out_fini_loop:
+	evloop__fini(&r.loop);
+out_close_dev:
+	fxtprof_dev__close(r.dev);
+	return ret ? 1 : 0;
+}

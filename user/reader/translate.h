@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * translate.h - fxtprof ring records to FXT.
+ *
+ * Mapping (Documentation/fxt-mapping.md has the full table):
+ *  - snapshot, fork, exec, rename: kernel objects naming the process
+ *    (tgid) and the thread (tid, with a koid-typed "process" argument);
+ *  - sample: an instant event "cpu"/"sample" on the thread with args cpu,
+ *    mode and kframes, followed by the stack as a large blob in the Fuchsia
+ *    kernel sampler's convention (kernel frames first, then user frames,
+ *    each leaf first; kframes says where the user frames begin);
+ *  - fork, exec, exit: instant events in category "task" with arguments;
+ *  - LOST: a provider buffer-overflow event plus the counter
+ *    "fxtprof:kernel_lost" with the running totals.
+ */
+#ifndef FXTPROF_TRANSLATE_H
+#define FXTPROF_TRANSLATE_H
+
+#include <stdint.h>
+
+#include "fxt.h"
+#include "fxtprof.h"
+
+#define TRANSLATE_PROVIDER_ID	1
+#define TRANSLATE_PROVIDER_NAME	"fxtprof"
+
+struct translate_stats {
+	uint64_t records[FXTPROF_REC_MAX];	/* ring records seen, by type */
+	uint64_t kernel_lost_records;		/* summed from LOST records */
+	uint64_t kernel_lost_bytes;
+	uint64_t encode_failed;			/* FXT records not written */
+};
+
+struct translator {
+	struct fxt_writer *w;
+	uint64_t generation;		/* of the cached refs below */
+	struct fxt_sref s_cpu, s_sample, s_task, s_fork, s_exec, s_exit,
+			s_mode[4], s_kframes, s_child_pid, s_child_tid,
+			s_clone_flags, s_filename, s_old_tid, s_exit_code,
+			s_group_dead, s_meta, s_kernel_lost, s_records,
+			s_bytes, s_out_dropped, s_stats, s_samples,
+			s_lost_unreported, s_mode_key, s_lost_records;
+	uint64_t self_pid;		/* counters live on the reader */
+	uint64_t self_tid;
+	struct translate_stats st;
+};
+
+int translator__init(struct translator *t, struct fxt_writer *w);
+
+/* Magic, provider, initialization: the start of every stream. */
+int translator__prologue(struct translator *t);
+
+/* fxtprof_rec_cb: translate one validated ring record. */
+int translator__record(void *ctx, const struct fxtprof_rec_hdr *rec);
+
+/* In-band notice of records the output dropped: overflow event + counter. */
+int translator__output_gap(struct translator *t, uint64_t ts,
+			   uint64_t dropped_records, uint64_t dropped_bytes);
+
+/* The final statistics of a recording, as a counter on the reader thread. */
+int translator__final_stats(struct translator *t, uint64_t ts,
+			    const struct fxtprof_stats *total);
+
+#endif /* FXTPROF_TRANSLATE_H */
