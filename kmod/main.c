@@ -179,6 +179,9 @@ static int fxtprof_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned long stride, cpu, first, npages = vma_pages(vma);
 	int ret = -EINVAL;
 
+	/* A private mapping would let writes go to a copy nobody reads. */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
 	mutex_lock(&sess->lock);
 	if (!sess->configured)
 		goto out_unlock;

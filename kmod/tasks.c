@@ -26,7 +26,7 @@
 
 #define FXTPROF_PROBE_CHECK(tp, fn)					\
 	static_assert(__builtin_types_compatible_p(			\
-		typeof(register_trace_##tp), int (typeof(&fn), void *)), \
+		typeof(register_trace_##tp), int (typeof(&(fn)), void *)), \
 		#fn " does not match tracepoint " #tp)
 
 /* Copy a comm that may change under us into a NUL-padded field. */
@@ -103,6 +103,7 @@ static void fxtprof_probe_fork(void *data, struct task_struct *parent,
 	}
 	fxtprof_task_rec_end(&tr, rec);
 }
+
 FXTPROF_PROBE_CHECK(sched_process_fork, fxtprof_probe_fork);
 
 static void fxtprof_probe_exec(void *data, struct task_struct *p,
@@ -134,6 +135,7 @@ static void fxtprof_probe_exec(void *data, struct task_struct *p,
 	}
 	fxtprof_task_rec_end(&tr, rec);
 }
+
 FXTPROF_PROBE_CHECK(sched_process_exec, fxtprof_probe_exec);
 
 static void fxtprof_probe_exit(FXTPROF_EXIT_PROTO)
@@ -154,6 +156,7 @@ static void fxtprof_probe_exit(FXTPROF_EXIT_PROTO)
 	}
 	fxtprof_task_rec_end(&tr, rec);
 }
+
 FXTPROF_PROBE_CHECK(sched_process_exit, fxtprof_probe_exit);
 
 /* Called under task_lock(task): must not take it again. */
@@ -174,6 +177,7 @@ static void fxtprof_probe_rename(void *data, struct task_struct *task,
 	}
 	fxtprof_task_rec_end(&tr, rec);
 }
+
 FXTPROF_PROBE_CHECK(task_rename, fxtprof_probe_rename);
 
 struct fxtprof_hook {
