@@ -48,28 +48,31 @@ static int fxtprof_release(struct inode *inode, struct file *file)
  * zero-padded) callers are both accepted, as copy_struct_from_user() does;
  * anything smaller than the first version or absurdly large is -EINVAL.
  */
-static int fxtprof_copy_in(void *dst, size_t ksize, void __user *uarg)
+static int fxtprof_copy_in(void *dst, size_t ksize, size_t ver0,
+			   void __user *uarg)
 {
 	u32 usize;
 	int ret;
 
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < ksize || usize > PAGE_SIZE)
+	if (usize < ver0 || usize > PAGE_SIZE)
 		return -EINVAL;
 	ret = copy_struct_from_user(dst, ksize, uarg, usize);
 	return ret == -E2BIG ? -EINVAL : ret;
 }
 
-static int fxtprof_copy_out(void __user *uarg, void *src, size_t ksize)
+static int fxtprof_copy_out(void __user *uarg, void *src, size_t ksize,
+			    size_t ver0)
 {
 	u32 usize;
 
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < ksize || usize > PAGE_SIZE)
+	if (usize < ver0 || usize > PAGE_SIZE)
 		return -EINVAL;
-	/* Report the size we filled; bytes beyond it are the caller's. */
+	/* An older caller gets its prefix; report the size we filled. */
+	ksize = min_t(size_t, ksize, usize);
 	*(u32 *)src = ksize;
 	return copy_to_user(uarg, src, ksize) ? -EFAULT : 0;
 }
@@ -90,10 +93,12 @@ static long fxtprof_ioctl_locked(struct fxtprof_session *sess,
 	switch (cmd & ~IOCSIZE_MASK) {
 	case FXTPROF_IOC_GET_INFO & ~IOCSIZE_MASK:
 		fxtprof_session_info(sess, &u.info);
-		return fxtprof_copy_out(uarg, &u.info, sizeof(u.info));
+		return fxtprof_copy_out(uarg, &u.info, sizeof(u.info),
+					FXTPROF_INFO_SIZE_VER0);
 
 	case FXTPROF_IOC_CONFIGURE & ~IOCSIZE_MASK:
-		ret = fxtprof_copy_in(&u.config, sizeof(u.config), uarg);
+		ret = fxtprof_copy_in(&u.config, sizeof(u.config),
+				      FXTPROF_CONFIG_SIZE_VER0, uarg);
 		if (ret)
 			return ret;
 		return fxtprof_session_configure(sess, &u.config);
@@ -106,23 +111,27 @@ static long fxtprof_ioctl_locked(struct fxtprof_session *sess,
 		return 0;
 
 	case FXTPROF_IOC_FLUSH & ~IOCSIZE_MASK:
-		ret = fxtprof_copy_in(&u.flush, sizeof(u.flush), uarg);
+		ret = fxtprof_copy_in(&u.flush, sizeof(u.flush),
+				      FXTPROF_FLUSH_SIZE_VER0, uarg);
 		if (ret)
 			return ret;
 		if (u.flush.flags || !sess->configured)
 			return -EINVAL;
 		u.flush.seq = fxtprof_session_flush(sess);
-		return fxtprof_copy_out(uarg, &u.flush, sizeof(u.flush));
+		return fxtprof_copy_out(uarg, &u.flush, sizeof(u.flush),
+					FXTPROF_FLUSH_SIZE_VER0);
 
 	case FXTPROF_IOC_GET_STATS & ~IOCSIZE_MASK:
-		ret = fxtprof_copy_in(&u.stats, sizeof(u.stats), uarg);
+		ret = fxtprof_copy_in(&u.stats, sizeof(u.stats),
+				      FXTPROF_STATS_SIZE_VER0, uarg);
 		if (ret)
 			return ret;
 		if (!sess->configured || u.stats.cpu >= nr_cpu_ids ||
 		    !sess->rings[u.stats.cpu])
 			return -EINVAL;
 		fxtprof_ring_stats(sess->rings[u.stats.cpu], &u.stats);
-		return fxtprof_copy_out(uarg, &u.stats, sizeof(u.stats));
+		return fxtprof_copy_out(uarg, &u.stats, sizeof(u.stats),
+					FXTPROF_STATS_SIZE_VER0);
 	}
 	return -ENOTTY;
 }

@@ -236,7 +236,8 @@ void fxtprof_ring_commit(struct fxtprof_ring *ring, u32 size)
 	/*
 	 * Wake the reader when the ring crosses the watermark, not on every
 	 * record above it: a reader that is behind drains on its own timer.
-	 * irq_work because we may be in hard irq, where waking is not safe.
+	 * Through irq_work, so the wait queue's lock is never taken from the
+	 * timer or a tracepoint probe.
 	 */
 	if (old_used < ring->watermark && ring->head - cons >= ring->watermark)
 		irq_work_queue(&ring->wakeup);
@@ -258,6 +259,7 @@ void fxtprof_ring_stats(const struct fxtprof_ring *ring,
 	st->lost_records = READ_ONCE(ring->lost_records);
 	st->lost_bytes = READ_ONCE(ring->lost_bytes);
 	st->lost_unreported = READ_ONCE(ring->pend_records);
+	st->lost_unreported_bytes = READ_ONCE(ring->pend_bytes);
 	st->timer_overruns = READ_ONCE(ring->timer_overruns);
 	st->handler_ns = READ_ONCE(ring->handler_ns);
 	st->handler_calls = READ_ONCE(ring->handler_calls);

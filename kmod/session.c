@@ -310,7 +310,8 @@ void fxtprof_session_info(struct fxtprof_session *sess,
 
 /*
  * Readable when a ring holds a watermark's worth, or anything at all after
- * a stop or flush: the reader then wants every last byte.
+ * a stop or flush: the reader then wants every last byte.  Once a running
+ * session's rings are empty again, the watermark applies again.
  */
 __poll_t fxtprof_session_poll(struct fxtprof_session *sess)
 {
@@ -328,6 +329,8 @@ __poll_t fxtprof_session_poll(struct fxtprof_session *sess)
 			break;
 		}
 	}
+	if (!mask && sess->running)
+		sess->drain_all = false;
 out_unlock:
 	mutex_unlock(&sess->lock);
 	return mask;

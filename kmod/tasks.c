@@ -79,8 +79,6 @@ static u64 fxtprof_clone_flags(struct task_struct *parent,
 		flags |= CLONE_SIGHAND;
 	if (child->signal == parent->signal)
 		flags |= CLONE_THREAD;
-	if (child->vfork_done)
-		flags |= CLONE_VFORK;
 	return flags;
 }
 

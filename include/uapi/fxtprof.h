@@ -12,9 +12,10 @@
  *    8-byte aligned; the static asserts at the end pin sizes and offsets.
  *  - ioctl structures start with their own size.  The kernel accepts a
  *    larger structure from newer userspace if the extra bytes are zero,
- *    and a smaller one from older userspace (missing fields read as zero),
- *    exactly like copy_struct_from_user().  The size encoded in the ioctl
- *    number is that of the first version and is not checked.
+ *    and a smaller one from older userspace down to the first published
+ *    version's size (FXTPROF_*_SIZE_VER0; missing fields read as zero),
+ *    as copy_struct_from_user() does.  The size encoded in the ioctl number
+ *    is that of the first version and is not checked.
  *  - Records start with struct fxtprof_rec_hdr whose size lets a reader
  *    skip types it does not know.
  */
@@ -133,7 +134,14 @@ struct fxtprof_stats {
 	__u64 handler_ns;	/* total time spent in the sampling handler */
 	__u64 handler_calls;
 	__u64 ustack_faults;	/* user walks stopped by an unreadable frame */
+	__u64 lost_unreported_bytes;	/* bytes of lost_unreported */
 };
+
+/* The first published size of each structure: smaller ones are refused. */
+#define FXTPROF_INFO_SIZE_VER0		80
+#define FXTPROF_CONFIG_SIZE_VER0	48
+#define FXTPROF_FLUSH_SIZE_VER0		16
+#define FXTPROF_STATS_SIZE_VER0		96
 
 #define FXTPROF_IOC_MAGIC	0xB7
 #define FXTPROF_IOC_GET_INFO	_IOWR(FXTPROF_IOC_MAGIC, 1, struct fxtprof_info)
@@ -243,8 +251,9 @@ struct fxtprof_sample {
 
 /*
  * A new task, from sched_process_fork.  clone_flags is reconstructed from
- * what parent and child share (CLONE_VM, _FS, _FILES, _SIGHAND, _THREAD,
- * _VFORK), since the tracepoint does not carry the flags themselves.
+ * what parent and child share (CLONE_VM, _FS, _FILES, _SIGHAND, _THREAD),
+ * since the tracepoint does not carry the flags themselves; CLONE_VFORK
+ * cannot be seen there (vfork_done is set after the tracepoint).
  */
 struct fxtprof_fork {
 	struct fxtprof_rec_hdr hdr;
@@ -307,8 +316,8 @@ struct fxtprof_snapshot {
 /*
  * Records dropped on this ring because it was full, written at the next
  * reserve that succeeds (or by FXTPROF_IOC_FLUSH).  The counts are exact:
- * summed over all LOST records plus lost_unreported they equal the
- * ring's lost_records and lost_bytes.
+ * summed over all LOST records plus lost_unreported (lost_unreported_bytes)
+ * they equal the ring's lost_records (lost_bytes).
  */
 struct fxtprof_lost {
 	struct fxtprof_rec_hdr hdr;
@@ -341,7 +350,7 @@ struct fxtprof_flush_rec {
 FXTPROF_ASSERT(sizeof(struct fxtprof_info) == 80, "fxtprof_info size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_config) == 48, "fxtprof_config size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_flush) == 16, "fxtprof_flush size");
-FXTPROF_ASSERT(sizeof(struct fxtprof_stats) == 88, "fxtprof_stats size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_stats) == 96, "fxtprof_stats size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_ring_consumer) == 8, "consumer size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_ring_ctrl) == 128, "ring_ctrl size");
 FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_ring_ctrl, producer_pos) == 64,
