@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/host/build.mk - FXT host tests (kselftest harness, TAP output), in
+# a normal and an ASan+UBSan flavour, the decoder fuzzer and the encoder
+# benchmark.  Needs user/fxt/build.mk (FXT_LIB, FXT_CPPFLAGS) and KSFT_INC.
+#
+#   HOST_TESTS += normal + sanitizer test programs + the bounded fuzz run
+#   FXT_BENCH   = the benchmark (not run by make check)
+#   FXT_FUZZ_TIME = seconds the fuzz run lasts (default 30)
+
+FXT_TESTS := test_fxt_encode test_fxt_roundtrip test_fxt_reader
+FXT_TEST_HDRS := tests/host/fxt_test_util.h $(FXT_HDRS)
+# -isystem and -Wno-unused-parameter: the harness's TEST() expansions
+# trip -Wextra (gcc silences system-header macros, clang does not).
+FXT_TEST_CPPFLAGS = $(CPPFLAGS) $(FXT_CPPFLAGS) -isystem $(KSFT_INC) -Itests/host
+FXT_TEST_CFLAGS = $(CFLAGS) -Wno-unused-parameter
+
+$(B)/tests/host/test_fxt_%: tests/host/test_fxt_%.c $(FXT_LIB) $(FXT_TEST_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(FXT_TEST_CPPFLAGS) $(FXT_TEST_CFLAGS) $< $(FXT_LIB) -o $@
+
+$(B)/asan/tests/host/test_fxt_%: tests/host/test_fxt_%.c $(FXT_LIB_ASAN) $(FXT_TEST_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(FXT_TEST_CPPFLAGS) $(FXT_TEST_CFLAGS) $(FXT_SAN_FLAGS) $< $(FXT_LIB_ASAN) -o $@
+
+HOST_TESTS += $(FXT_TESTS:%=$(B)/tests/host/%) $(FXT_TESTS:%=$(B)/asan/tests/host/%)
+
+# ---- benchmark ------------------------------------------------------
+FXT_BENCH := $(B)/tests/host/bench_fxt
+$(FXT_BENCH): tests/host/bench_fxt.c $(FXT_LIB) $(FXT_TEST_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(FXT_CPPFLAGS) -Itests/host $(CFLAGS) $(LDFLAGS) $< $(FXT_LIB) -o $@
+
+# ---- fuzzing --------------------------------------------------------
+# libFuzzer ships in Debian's libclang-rt-14-dev.  The seed corpus is
+# generated at build time by the encoder (gen_fxt_corpus), not committed.
+FXT_CLANG ?= clang
+FXT_FUZZ_TIME ?= 30
+FXT_FUZZ := $(B)/fuzz/fuzz_fxt_reader
+FXT_CORPUS := $(B)/fuzz/fxt_corpus
+
+$(FXT_FUZZ): tests/host/fuzz_fxt_reader.c $(FXT_LIB_SRCS) $(FXT_HDRS)
+	@mkdir -p $(@D)
+	$(FXT_CLANG) -std=c11 -O1 -g -fno-omit-frame-pointer $(CPPFLAGS) \
+		$(FXT_CPPFLAGS) -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all $< $(FXT_LIB_SRCS) -o $@
+
+$(B)/tests/host/gen_fxt_corpus: tests/host/gen_fxt_corpus.c $(FXT_LIB) $(FXT_TEST_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(FXT_CPPFLAGS) -Itests/host $(CFLAGS) $(LDFLAGS) $< $(FXT_LIB) -o $@
+
+# Probe once per make run whether clang can link a libFuzzer target.
+FXT_HAVE_FUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \
+	$(FXT_CLANG) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo y)
+
+# A TAP wrapper so that `make check` runs the fuzzer like any host test
+# (tests/host/fxt_fuzz_run.sh); a SKIP, not a failure, without libFuzzer.
+$(B)/tests/host/run_fxt_fuzz: tests/host/fxt_fuzz_run.sh $(B)/tests/host/gen_fxt_corpus \
+		$(if $(FXT_HAVE_FUZZER),$(FXT_FUZZ))
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s %s %s %s\n' $(abspath $<) \
+		$(if $(FXT_HAVE_FUZZER),$(abspath $(FXT_FUZZ)),none) \
+		$(abspath $(B)/tests/host/gen_fxt_corpus) $(abspath $(FXT_CORPUS)) \
+		$(FXT_FUZZ_TIME) > $@
+	@chmod +x $@
+
+HOST_TESTS += $(B)/tests/host/run_fxt_fuzz

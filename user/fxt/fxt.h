@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fxt.h - Fuchsia Trace Format (FXT) encoder.
+ *
+ * Two layers:
+ *
+ *  - fxt_enc_*(): stateless encoders.  Each builds one complete record in
+ *    caller memory (an array of little-endian 64-bit words) and returns the
+ *    number of words written, or -errno.  They never emit a zero word, a
+ *    normal record over 4095 words, more than 15 arguments or a large
+ *    record of 4096+ words (Perfetto's tokenizer reads only 12 size bits).
+ *
+ *  - struct fxt_writer: encodes into a fixed scratch buffer and hands each
+ *    complete record to a sink callback, one record per call.  It owns the
+ *    string table: the only way to get an indexed string ref is
+ *    fxt_writer__string_ref(), which writes the string record to the sink
+ *    before returning the ref, so a record can never use an index that the
+ *    stream has not registered yet.
+ *
+ * All functions return 0 (or a word count where documented) on success
+ * and a negative errno on failure; errno itself is never used.
+ */
+#ifndef FXT_H
+#define FXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Format constants                                                    */
+/* ------------------------------------------------------------------ */
+
+#define FXT_MAGIC			0x0016547846040010ULL
+#define FXT_MAX_RECORD_WORDS		4095u	/* 12-bit size field */
+#define FXT_MAX_LARGE_RECORD_WORDS	4095u	/* our cap, see above */
+#define FXT_MAX_ARGS			15u
+#define FXT_MAX_STRING_LEN		32000u	/* trace-engine limit */
+#define FXT_MAX_STRING_INDEX		0x7fffu
+#define FXT_MAX_THREAD_INDEX		0xffu
+#define FXT_MAX_PROVIDER_NAME		255u
+#define FXT_NS_PER_SEC			1000000000ULL
+
+/*
+ * Stack samples are truncated to this many frames (leaf kept), so a sample
+ * blob is at most 8 + 4 KiB: far below the 4096-word large-record cap and
+ * below the 32 KiB Perfetto comfort limit.
+ */
+#define FXT_MAX_FRAMES			512u
+
+enum fxt_record_type {
+	FXT_REC_METADATA	= 0,
+	FXT_REC_INIT		= 1,
+	FXT_REC_STRING		= 2,
+	FXT_REC_THREAD		= 3,
+	FXT_REC_EVENT		= 4,
+	FXT_REC_BLOB		= 5,
+	FXT_REC_USERSPACE_OBJ	= 6,
+	FXT_REC_KERNEL_OBJ	= 7,
+	FXT_REC_SCHED		= 8,
+	FXT_REC_LOG		= 9,
+	FXT_REC_LARGE		= 15,
+};
+
+enum fxt_metadata_type {
+	FXT_META_PROVIDER_INFO		= 1,
+	FXT_META_PROVIDER_SECTION	= 2,
+	FXT_META_PROVIDER_EVENT		= 3,
+	FXT_META_TRACE_INFO		= 4,
+};
+
+#define FXT_PROVIDER_EVENT_BUFFER_OVERFLOW	0
+
+enum fxt_event_type {
+	FXT_EVENT_INSTANT		= 0,
+	FXT_EVENT_COUNTER		= 1,
+	FXT_EVENT_DURATION_BEGIN	= 2,
+	FXT_EVENT_DURATION_END		= 3,
+	FXT_EVENT_DURATION_COMPLETE	= 4,
+	FXT_EVENT_ASYNC_BEGIN		= 5,
+	FXT_EVENT_ASYNC_INSTANT		= 6,
+	FXT_EVENT_ASYNC_END		= 7,
+	FXT_EVENT_FLOW_BEGIN		= 8,
+	FXT_EVENT_FLOW_STEP		= 9,
+	FXT_EVENT_FLOW_END		= 10,
+};
+
+enum fxt_arg_type {
+	FXT_ARG_NULL	= 0,
+	FXT_ARG_INT32	= 1,
+	FXT_ARG_UINT32	= 2,
+	FXT_ARG_INT64	= 3,
+	FXT_ARG_UINT64	= 4,
+	FXT_ARG_DOUBLE	= 5,
+	FXT_ARG_STRING	= 6,
+	FXT_ARG_POINTER	= 7,
+	FXT_ARG_KOID	= 8,
+	FXT_ARG_BOOL	= 9,
+	FXT_ARG_BLOB	= 10,	/* decoded, never encoded (Perfetto: "unknown") */
+};
+
+enum fxt_kobj_type {
+	FXT_KOBJ_PROCESS	= 1,
+	FXT_KOBJ_THREAD		= 2,
+};
+
+enum fxt_large_type {
+	FXT_LARGE_BLOB		= 0,
+};
+
+enum fxt_blob_format {
+	FXT_BLOB_FORMAT_METADATA	= 0,
+	FXT_BLOB_FORMAT_NO_METADATA	= 1,
+};
+
+/* ------------------------------------------------------------------ */
+/* References and arguments                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A string reference as placed in a header: ref 0 = empty, 1..0x7fff =
+ * table index, 0x8000|len = inline bytes (str, len; valid UTF-8,
+ * len <= FXT_MAX_STRING_LEN).
+ */
+struct fxt_sref {
+	uint16_t ref;
+	uint32_t len;
+	const char *str;
+};
+
+static inline struct fxt_sref fxt_sref_empty(void)
+{
+	struct fxt_sref r = { 0, 0, NULL };
+	return r;
+}
+
+static inline struct fxt_sref fxt_sref_index(uint16_t index)
+{
+	struct fxt_sref r = { index, 0, NULL };
+	return r;
+}
+
+/* The encoder rejects len > FXT_MAX_STRING_LEN rather than truncating. */
+static inline struct fxt_sref fxt_sref_inline(const char *str, size_t len)
+{
+	struct fxt_sref r = { 0, 0, str };
+
+	if (len) {
+		r.ref = (uint16_t)(0x8000u | (len & 0x7fffu));
+		r.len = len > 0xffffffffu ? 0xffffffffu : (uint32_t)len;
+	}
+	return r;
+}
+
+/* A thread reference: index 1..255, or 0 = inline (pid, tid) words. */
+struct fxt_tref {
+	uint8_t index;
+	uint64_t pid;
+	uint64_t tid;
+};
+
+static inline struct fxt_tref fxt_tref_inline(uint64_t pid, uint64_t tid)
+{
+	struct fxt_tref t = { 0, pid, tid };
+	return t;
+}
+
+struct fxt_arg {
+	struct fxt_sref name;
+	uint8_t type;			/* enum fxt_arg_type, not BLOB */
+	union {
+		int32_t i32;
+		uint32_t u32;
+		int64_t i64;
+		uint64_t u64;
+		double dbl;
+		struct fxt_sref str;
+		uint64_t ptr;
+		uint64_t koid;
+		bool b;
+	} v;
+};
+
+/* Generic event; payload is the counter id, end time or correlation id. */
+struct fxt_event {
+	uint8_t type;			/* enum fxt_event_type */
+	uint64_t ts;
+	struct fxt_tref thread;
+	struct fxt_sref category;
+	struct fxt_sref name;
+	const struct fxt_arg *args;
+	unsigned int nargs;
+	uint64_t payload;
+};
+
+/* ------------------------------------------------------------------ */
+/* Stateless encoders: return words written (> 0) or -errno            */
+/* -ENOSPC: cap (in words) too small; -E2BIG: over an FXT limit;       */
+/* -EINVAL: bad field value; -EILSEQ: inline string is not UTF-8.      */
+/* ------------------------------------------------------------------ */
+
+int fxt_enc_magic(uint64_t *buf, size_t cap);
+int fxt_enc_provider_info(uint64_t *buf, size_t cap, uint32_t provider_id,
+			  const char *name, size_t len);
+int fxt_enc_provider_section(uint64_t *buf, size_t cap, uint32_t provider_id);
+int fxt_enc_provider_event(uint64_t *buf, size_t cap, uint32_t provider_id,
+			   unsigned int event_id);
+int fxt_enc_init(uint64_t *buf, size_t cap, uint64_t ticks_per_sec);
+int fxt_enc_string(uint64_t *buf, size_t cap, uint16_t index,
+		   const char *str, size_t len);
+int fxt_enc_thread(uint64_t *buf, size_t cap, uint8_t index,
+		   uint64_t pid, uint64_t tid);
+int fxt_enc_event(uint64_t *buf, size_t cap, const struct fxt_event *ev);
+int fxt_enc_kobj(uint64_t *buf, size_t cap, uint8_t obj_type, uint64_t koid,
+		 struct fxt_sref name, const struct fxt_arg *args,
+		 unsigned int nargs);
+/* Large blob, format 0 (with metadata). */
+int fxt_enc_large_blob(uint64_t *buf, size_t cap, uint64_t ts,
+		       const struct fxt_tref *thread, struct fxt_sref category,
+		       struct fxt_sref name, const struct fxt_arg *args,
+		       unsigned int nargs, const void *data, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* UTF-8                                                               */
+/* ------------------------------------------------------------------ */
+
+bool fxt_utf8_valid(const char *s, size_t len);
+
+/*
+ * Copy src to dst replacing each maximal ill-formed subsequence with U+FFFD
+ * (EF BF BD); stops at a character boundary when dst_cap would be
+ * exceeded.  Returns the bytes written.
+ */
+size_t fxt_utf8_sanitize(char *dst, size_t dst_cap, const char *src,
+			 size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Sink: receives exactly one complete record per call.  It must either
+ * take all len bytes and return 0, or take nothing and return -errno
+ * (e.g. -EAGAIN when a queue is full).  The writer relies on this: a
+ * string index is only considered registered once its record was taken.
+ */
+typedef int (*fxt_sink_fn)(void *ctx, const void *rec, size_t len);
+
+struct fxt_writer_opts {
+	size_t sz;			/* sizeof(struct fxt_writer_opts) */
+	fxt_sink_fn write;
+	void *ctx;
+	/*
+	 * String table slots, 0 = FXT_MAX_STRING_INDEX.  Minimum 64, so that
+	 * the refs one record needs (at most 2 + 2 * 15) never evict each
+	 * other.  Small values are meant for tests.
+	 */
+	uint32_t strtab_size;
+};
+
+struct fxt_writer;
+
+int fxt_writer__new(const struct fxt_writer_opts *opts,
+		    struct fxt_writer **out);
+void fxt_writer__free(struct fxt_writer *w);
+void fxt_writer__set_sink(struct fxt_writer *w, fxt_sink_fn write, void *ctx);
+
+/*
+ * Forget every interned string (pinned ones too) so that the next records
+ * form a self-contained stream; the caller then writes the prologue and its
+ * tables again.  Increments the generation, which callers caching refs can
+ * compare to know their cache is stale.
+ */
+void fxt_writer__reset_state(struct fxt_writer *w);
+uint64_t fxt_writer__generation(const struct fxt_writer *w);
+
+/*
+ * Intern a string and return the ref to embed.  Writes the string record
+ * first if the string is not in the table (evicting the least recently
+ * used unpinned entry when full).  Strings are truncated to
+ * FXT_MAX_STRING_LEN bytes and invalid UTF-8 is replaced by U+FFFD in the
+ * emitted record.  A ref stays valid until 63 other distinct strings have
+ * been interned (with the default table: 32766), or until reset_state.
+ * An empty string yields ref 0 and writes nothing.
+ */
+int fxt_writer__string_ref(struct fxt_writer *w, const char *str, size_t len,
+			   struct fxt_sref *ref);
+/* Same, but the entry is never evicted until reset_state: cache the ref. */
+int fxt_writer__string_pin(struct fxt_writer *w, const char *str, size_t len,
+			   struct fxt_sref *ref);
+
+/* Write an already encoded record (checked for a plausible header). */
+int fxt_writer__raw(struct fxt_writer *w, const uint64_t *words, size_t n);
+
+int fxt_writer__magic(struct fxt_writer *w);
+int fxt_writer__provider_info(struct fxt_writer *w, uint32_t id,
+			      const char *name, size_t len);
+int fxt_writer__provider_section(struct fxt_writer *w, uint32_t id);
+int fxt_writer__provider_event(struct fxt_writer *w, uint32_t id,
+			       unsigned int event_id);
+int fxt_writer__init(struct fxt_writer *w, uint64_t ticks_per_sec);
+/* magic, provider info, provider section, initialization. */
+int fxt_writer__prologue(struct fxt_writer *w, uint32_t provider_id,
+			 const char *name, uint64_t ticks_per_sec);
+int fxt_writer__thread(struct fxt_writer *w, uint8_t index, uint64_t pid,
+		       uint64_t tid);
+
+int fxt_writer__event(struct fxt_writer *w, const struct fxt_event *ev);
+int fxt_writer__instant(struct fxt_writer *w, uint64_t ts,
+			const struct fxt_tref *thread, struct fxt_sref category,
+			struct fxt_sref name, const struct fxt_arg *args,
+			unsigned int nargs);
+int fxt_writer__counter(struct fxt_writer *w, uint64_t ts,
+			const struct fxt_tref *thread, struct fxt_sref category,
+			struct fxt_sref name, const struct fxt_arg *args,
+			unsigned int nargs, uint64_t counter_id);
+
+int fxt_writer__kobj(struct fxt_writer *w, uint8_t obj_type, uint64_t koid,
+		     struct fxt_sref name, const struct fxt_arg *args,
+		     unsigned int nargs);
+/* KernelObject(process): name inline, sanitized, truncated. */
+int fxt_writer__process_name(struct fxt_writer *w, uint64_t pid,
+			     const char *name, size_t len);
+/* KernelObject(thread, {process: koid(pid)}): name inline, sanitized. */
+int fxt_writer__thread_name(struct fxt_writer *w, uint64_t pid, uint64_t tid,
+			    const char *name, size_t len);
+
+int fxt_writer__large_blob(struct fxt_writer *w, uint64_t ts,
+			   const struct fxt_tref *thread,
+			   struct fxt_sref category, struct fxt_sref name,
+			   const struct fxt_arg *args, unsigned int nargs,
+			   const void *data, size_t len);
+/*
+ * Fuchsia kernel-sampler convention: large blob with metadata, empty
+ * category and name, inline pid/tid, payload = u64 PCs leaf first.  More
+ * than FXT_MAX_FRAMES frames are truncated (the leaf end is kept).
+ */
+int fxt_writer__stack_sample(struct fxt_writer *w, uint64_t ts, uint64_t pid,
+			     uint64_t tid, const uint64_t *pcs,
+			     size_t nr_frames);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FXT_H */

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fxt_check.c - validation rules for FXT streams we produce.
+ *
+ * The strict reader already enforces framing and table rules (zero-size
+ * records, overruns, unregistered string/thread indices, UTF-8, provider
+ * section without info, init value 0).  This file adds the ordering and
+ * "what Perfetto and the Fuchsia readers actually import" rules of
+ * fxt-format.md §3 and §5.  Errors stop at the first violation; warnings
+ * (constructs importers survive but we never emit) go to a callback.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fxt_internal.h"
+#include "fxt_reader.h"
+
+#define MAX_SEEN_PROVIDERS	64
+
+struct fxt_checker {
+	struct fxt_reader *reader;
+	fxt_warn_fn warn;
+	void *warn_ctx;
+	int err;
+	struct fxt_error error;
+	struct fxt_check_stats stats;
+	uint32_t seen_ids[MAX_SEEN_PROVIDERS];
+	unsigned int nseen;
+	uint8_t head[8];		/* first bytes, for magic-first */
+	size_t nhead;
+	/* tid -> pid declared by thread kernel objects (open addressing) */
+	struct tid_pid {
+		uint64_t tid, pid;
+	} *tids;
+	size_t ntids, tids_cap;		/* cap: power of two or 0 */
+};
+
+static size_t tid_slot(const struct fxt_checker *c, uint64_t tid)
+{
+	size_t mask = c->tids_cap - 1;
+	size_t i = (size_t)((tid * 0x9e3779b97f4a7c15ULL) >> 20) & mask;
+
+	/* tid 0 marks a free slot; tid 0 is never recorded (idle) */
+	while (c->tids[i].tid && c->tids[i].tid != tid)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static const struct tid_pid *tid_find(const struct fxt_checker *c,
+				      uint64_t tid)
+{
+	size_t i;
+
+	if (!c->tids_cap || !tid)
+		return NULL;
+	i = tid_slot(c, tid);
+	return c->tids[i].tid ? &c->tids[i] : NULL;
+}
+
+/* Remember the latest pid of tid; memory failure only loses the hint. */
+static void tid_set(struct fxt_checker *c, uint64_t tid, uint64_t pid)
+{
+	size_t i;
+
+	if (!tid)
+		return;
+	if (2 * (c->ntids + 1) > c->tids_cap) {
+		size_t ncap = c->tids_cap ? 2 * c->tids_cap : 1024;
+		struct tid_pid *old = c->tids, *nt;
+		size_t ocap = c->tids_cap;
+
+		nt = calloc(ncap, sizeof(*nt));
+		if (!nt)
+			return;
+		c->tids = nt;
+		c->tids_cap = ncap;
+		for (size_t j = 0; j < ocap; j++)
+			if (old[j].tid)
+				c->tids[tid_slot(c, old[j].tid)] = old[j];
+		free(old);
+	}
+	i = tid_slot(c, tid);
+	if (!c->tids[i].tid)
+		c->ntids++;
+	c->tids[i].tid = tid;
+	c->tids[i].pid = pid;
+}
+
+int fxt_checker__new(fxt_warn_fn warn, void *ctx, struct fxt_checker **out)
+{
+	struct fxt_checker *c;
+	int err;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = fxt_reader__new(0, &c->reader);
+	if (err) {
+		free(c);
+		return err;
+	}
+	c->warn = warn;
+	c->warn_ctx = ctx;
+	*out = c;
+	return 0;
+}
+
+void fxt_checker__free(struct fxt_checker *c)
+{
+	if (!c)
+		return;
+	fxt_reader__free(c->reader);
+	free(c->tids);
+	free(c);
+}
+
+const struct fxt_error *fxt_checker__error(const struct fxt_checker *c)
+{
+	return &c->error;
+}
+
+const struct fxt_check_stats *fxt_checker__stats(const struct fxt_checker *c)
+{
+	return &c->stats;
+}
+
+__attribute__((format(printf, 4, 5)))
+static int violation(struct fxt_checker *c, uint64_t offset, const char *rule,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	c->error.offset = offset;
+	c->error.rule = rule;
+	va_start(ap, fmt);
+	vsnprintf(c->error.msg, sizeof(c->error.msg), fmt, ap);
+	va_end(ap);
+	c->err = -EPROTO;
+	return c->err;
+}
+
+__attribute__((format(printf, 4, 5)))
+static void warning(struct fxt_checker *c, uint64_t offset, const char *rule,
+		    const char *fmt, ...)
+{
+	struct fxt_error w = { .offset = offset, .rule = rule };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w.msg, sizeof(w.msg), fmt, ap);
+	va_end(ap);
+	c->stats.warnings++;
+	if (c->warn)
+		c->warn(c->warn_ctx, &w);
+}
+
+static bool is_magic(const struct fxt_record *rec)
+{
+	return rec->type == FXT_REC_METADATA &&
+	       rec->subtype == FXT_META_TRACE_INFO &&
+	       rec->meta.trace_info_type == 0;
+}
+
+static bool is_numeric(uint8_t type)
+{
+	return type >= FXT_ARG_INT32 && type <= FXT_ARG_DOUBLE;
+}
+
+static int check_args(struct fxt_checker *c, const struct fxt_record *rec)
+{
+	for (unsigned int i = 0; i < rec->nargs; i++) {
+		const struct fxt_argv *a = &rec->args[i];
+
+		if (a->type == FXT_ARG_BLOB)
+			return violation(c, rec->offset, "arg-blob",
+					 "argument %u is a blob (type 10), which Perfetto and independent readers do not import",
+					 i + 1);
+		if (a->type > FXT_ARG_BLOB)
+			warning(c, rec->offset, "arg-type-unknown",
+				"argument %u has unknown type %u (skipped)",
+				i + 1, a->type);
+		if (a->name.len == 0)
+			warning(c, rec->offset, "arg-name-empty",
+				"argument %u has an empty name", i + 1);
+	}
+	return 0;
+}
+
+static int check_ts(struct fxt_checker *c, const struct fxt_record *rec,
+		    uint64_t ticks, const char *what, int64_t *ns)
+{
+	if (fxt_reader__ticks_per_sec(c->reader) == 0)
+		return violation(c, rec->offset, "init-missing",
+				 "%s record with a timestamp before any initialization record of provider %u",
+				 fxt_record_type__name(rec->type),
+				 fxt_reader__provider_id(c->reader));
+	if (fxt_reader__ticks_to_ns(c->reader, ticks, ns))
+		return violation(c, rec->offset, "timestamp-range",
+				 "%s %" PRIu64
+				 " ticks does not convert to a non-negative int64 ns",
+				 what, ticks);
+	return 0;
+}
+
+static int check_kobj(struct fxt_checker *c, const struct fxt_record *rec)
+{
+	bool has_process = false;
+
+	if (rec->subtype != FXT_KOBJ_THREAD)
+		return 0;
+	for (unsigned int i = 0; i < rec->nargs; i++) {
+		const struct fxt_argv *a = &rec->args[i];
+
+		if (a->name.len != 7 || memcmp(a->name.data, "process", 7))
+			continue;
+		if (a->type != FXT_ARG_KOID)
+			return violation(c, rec->offset, "kobj-process-koid",
+					 "thread kernel object's \"process\" argument has type %u, not koid (8): Perfetto drops the record",
+					 a->type);
+		has_process = true;
+		tid_set(c, rec->kobj.koid, a->v.koid);
+	}
+	if (!has_process)
+		warning(c, rec->offset, "kobj-thread-no-process",
+			"thread kernel object %" PRIu64
+			" without a \"process\" argument (pid 0 in Perfetto)",
+			rec->kobj.koid);
+	return 0;
+}
+
+static int check_record(struct fxt_checker *c, const struct fxt_record *rec)
+{
+	int64_t ns = 0, end_ns;
+	int err;
+
+	if (c->stats.records == 1 && !is_magic(rec))
+		return violation(c, rec->offset, "magic-first",
+				 "stream does not start with the magic record 0x%016llx",
+				 (unsigned long long)FXT_MAGIC);
+	if (rec->type == FXT_REC_LARGE && rec->size >= 4096)
+		return violation(c, rec->offset, "large-record-size",
+				 "large record of %u words: Perfetto reads 12 size bits and desyncs at >= 4096",
+				 rec->size);
+	if (rec->has_ts) {
+		err = check_ts(c, rec, rec->ts, "timestamp", &ns);
+		if (err)
+			return err;
+	}
+	err = check_args(c, rec);
+	if (err)
+		return err;
+	if ((rec->type == FXT_REC_EVENT || rec->type == FXT_REC_LARGE) &&
+	    rec->has_ts) {
+		const struct tid_pid *t = tid_find(c, rec->thread.tid);
+
+		if (t && t->pid != rec->thread.pid)
+			warning(c, rec->offset, "thread-pid-mismatch",
+				"tid %" PRIu64 " is in pid %" PRIu64
+				" per its kernel object, but this record says pid %"
+				PRIu64 " (Perfetto makes two threads)",
+				rec->thread.tid, t->pid, rec->thread.pid);
+	}
+
+	switch (rec->type) {
+	case FXT_REC_METADATA:
+		if (rec->subtype == FXT_META_PROVIDER_INFO) {
+			uint32_t id = rec->meta.provider_id;
+
+			for (unsigned int i = 0; i < c->nseen; i++)
+				if (c->seen_ids[i] == id)
+					return violation(c, rec->offset,
+							 "provider-info-duplicate",
+							 "provider info for id %u repeated",
+							 id);
+			if (c->nseen < MAX_SEEN_PROVIDERS)
+				c->seen_ids[c->nseen++] = id;
+		} else if (rec->subtype == 0 ||
+			   rec->subtype > FXT_META_TRACE_INFO) {
+			warning(c, rec->offset, "metadata-type-unknown",
+				"metadata type %u", rec->subtype);
+		}
+		break;
+	case FXT_REC_STRING:
+		if (rec->string.index == 0)
+			warning(c, rec->offset, "string-index-zero",
+				"string record for index 0 is ignored");
+		break;
+	case FXT_REC_THREAD:
+		if (rec->thread_rec.index == 0)
+			warning(c, rec->offset, "thread-index-zero",
+				"thread record for index 0 is ignored");
+		break;
+	case FXT_REC_EVENT:
+		if (rec->subtype > FXT_EVENT_FLOW_END) {
+			warning(c, rec->offset, "event-type-unknown",
+				"event type %u", rec->subtype);
+			break;
+		}
+		if (rec->subtype == FXT_EVENT_DURATION_COMPLETE) {
+			err = check_ts(c, rec, rec->event.payload, "end time",
+				       &end_ns);
+			if (err)
+				return err;
+			if (end_ns < ns)
+				return violation(c, rec->offset,
+						 "duration-end-before-begin",
+						 "duration complete ends before it begins");
+		}
+		if (rec->subtype == FXT_EVENT_COUNTER) {
+			for (unsigned int i = 0; i < rec->nargs; i++)
+				if (!is_numeric(rec->args[i].type))
+					warning(c, rec->offset,
+						"counter-non-numeric",
+						"counter argument %u is not numeric",
+						i + 1);
+		}
+		break;
+	case FXT_REC_USERSPACE_OBJ:
+		warning(c, rec->offset, "record-userspace-object",
+			"userspace object records are ignored by Perfetto");
+		break;
+	case FXT_REC_KERNEL_OBJ:
+		return check_kobj(c, rec);
+	case FXT_REC_SCHED:
+		if (rec->subtype > 2)
+			warning(c, rec->offset, "sched-type-unknown",
+				"scheduling record type %u", rec->subtype);
+		break;
+	case FXT_REC_LOG:
+		warning(c, rec->offset, "record-log",
+			"log records are ignored by Perfetto");
+		break;
+	case FXT_REC_LARGE:
+		if (rec->subtype != FXT_LARGE_BLOB ||
+		    rec->large.format > FXT_BLOB_FORMAT_NO_METADATA)
+			warning(c, rec->offset, "large-type-unknown",
+				"large record type %u format %u", rec->subtype,
+				rec->large.format);
+		break;
+	case FXT_REC_INIT:
+	case FXT_REC_BLOB:
+		break;
+	default:
+		warning(c, rec->offset, "record-type-unknown",
+			"reserved record type %u skipped", rec->type);
+		break;
+	}
+	return 0;
+}
+
+static int drain(struct fxt_checker *c)
+{
+	struct fxt_record *rec = malloc(sizeof(*rec));
+	int ret;
+
+	if (!rec)
+		return -ENOMEM;
+	for (;;) {
+		ret = fxt_reader__next(c->reader, rec);
+		if (ret <= 0)
+			break;
+		c->stats.records++;
+		c->stats.bytes += (uint64_t)rec->size * 8;
+		c->stats.by_type[rec->type & 0xf]++;
+		ret = check_record(c, rec);
+		if (ret)
+			break;
+	}
+	free(rec);
+	if (ret < 0 && !c->err) {
+		c->error = *fxt_reader__error(c->reader);
+		c->err = ret;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+int fxt_checker__feed(struct fxt_checker *c, const void *data, size_t len)
+{
+	int err;
+
+	if (c->err)
+		return c->err;
+	/*
+	 * Perfetto only recognises FXT by its first 8 bytes, so judge them
+	 * before the reader can complain about anything else.
+	 */
+	if (c->nhead < 8) {
+		size_t n = len < 8 - c->nhead ? len : 8 - c->nhead;
+		uint64_t first = FXT_MAGIC;
+
+		memcpy(c->head + c->nhead, data, n);
+		c->nhead += n;
+		if (c->nhead == 8 && memcmp(c->head, &first, 8))
+			return violation(c, 0, "magic-first",
+					 "stream does not start with the magic record 0x%016llx",
+					 (unsigned long long)FXT_MAGIC);
+	}
+	err = fxt_reader__feed(c->reader, data, len);
+	if (err)
+		return err;
+	return drain(c);
+}
+
+int fxt_checker__finish(struct fxt_checker *c)
+{
+	int err;
+
+	if (c->err)
+		return c->err;
+	err = fxt_reader__finish(c->reader);
+	if (err) {
+		c->error = *fxt_reader__error(c->reader);
+		c->err = err;
+		return err;
+	}
+	if (c->stats.records == 0)
+		return violation(c, 0, "magic-first",
+				 "empty stream: no magic record");
+	return 0;
+}
+
+int fxt_check_buffer(const void *data, size_t len, struct fxt_error *err)
+{
+	struct fxt_checker *c;
+	int ret = fxt_checker__new(NULL, NULL, &c);
+
+	if (ret)
+		return ret;
+	ret = fxt_checker__feed(c, data, len);
+	if (!ret)
+		ret = fxt_checker__finish(c);
+	if (ret && err)
+		*err = c->error;
+	fxt_checker__free(c);
+	return ret;
+}
