@@ -52,7 +52,15 @@ int evloop__run_once(struct evloop *loop, int timeout_ms)
 	unsigned int n = 0;
 	int ret;
 
-	if (timeout_ms >= 0) {
+	if (timeout_ms == 0) {
+		/* A poll: submit, reap what is there, never sleep (a zero
+		 * timeout would still arm a timer and schedule). */
+		ret = io_uring_submit(&loop->ring);
+		if (ret < 0 && ret != -EBUSY && ret != -EAGAIN)
+			return ret;
+		goto reap;
+	}
+	if (timeout_ms > 0) {
 		ts.tv_sec = timeout_ms / 1000;
 		ts.tv_nsec = (long long)(timeout_ms % 1000) * 1000000;
 		tsp = &ts;
@@ -61,6 +69,7 @@ int evloop__run_once(struct evloop *loop, int timeout_ms)
 	if (ret < 0 && ret != -ETIME && ret != -EINTR)
 		return ret;
 
+reap:
 	/*
 	 * Handlers may queue new SQEs; they go out with the next submit.
 	 * Copy each CQE before advancing so the handler may reap reentrantly.

@@ -28,7 +28,7 @@ struct io_uring_sqe *evloop__sqe(struct evloop *loop, struct ev_handler *h);
 
 /*
  * Submit what is queued, wait for at least one completion (or until
- * @timeout_ms, -1 = no limit), and dispatch every completion available.
+ * @timeout_ms, -1 = no limit, 0 = do not wait), and dispatch every completion available.
  * Returns the number dispatched or -errno.
  */
 int evloop__run_once(struct evloop *loop, int timeout_ms);

@@ -51,9 +51,13 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "record", cmd_record, "record a system-wide profile to a URI" },
+	{ "send", cmd_send, "replay a recorded FXT file to a URI" },
+	{ "receive", cmd_receive, "accept FXT streams and write each to a file" },
 	{ "dump", fxt_dump_main, "print any FXT stream, one record per line" },
 	{ "check", fxt_check_main, "validate an FXT stream against the spec "
 				   "and Perfetto's import rules" },
+	{ "report", cmd_report, "summarize a trace: top processes and threads "
+				"by samples, records and events by kind" },
 };
 
 static void usage(FILE *f)

@@ -15,5 +15,8 @@ int reader_err(int err, const char *fmt, ...)
 int reader_parse_size(const char *s, uint64_t *out);
 
 int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_send(int argc, char **argv);
+int cmd_receive(int argc, char **argv);
 
 #endif /* FXTPROF_READER_H */

@@ -66,7 +66,13 @@ int translator__init(struct translator *t, struct fxt_writer *w)
 	t->w = w;
 	t->self_pid = (uint64_t)getpid();
 	t->self_tid = (uint64_t)gettid();
+	name_table__init(&t->names);
 	return 0;
+}
+
+void translator__fini(struct translator *t)
+{
+	name_table__fini(&t->names);
 }
 
 int translator__prologue(struct translator *t)
@@ -75,6 +81,38 @@ int translator__prologue(struct translator *t)
 				       TRANSLATE_PROVIDER_NAME, FXT_NS_PER_SEC);
 
 	return ret ? ret : translator_refs(t);
+}
+
+static int replay_process(void *ctx, uint32_t pid, uint32_t tid,
+			  const char *comm)
+{
+	struct translator *t = ctx;
+
+	(void)tid;
+	return fxt_writer__process_name(t->w, pid, comm, comm_len(comm));
+}
+
+static int replay_thread(void *ctx, uint32_t pid, uint32_t tid,
+			 const char *comm)
+{
+	struct translator *t = ctx;
+
+	return fxt_writer__thread_name(t->w, pid, tid, comm, comm_len(comm));
+}
+
+int translator__new_stream(void *ctx)
+{
+	struct translator *t = ctx;
+	int ret;
+
+	fxt_writer__reset_state(t->w);
+	ret = translator__prologue(t);
+	/* Processes first: thread records refer to their process. */
+	if (!ret)
+		ret = name_table__for_each_process(&t->names, replay_process, t);
+	if (!ret)
+		ret = name_table__for_each_thread(&t->names, replay_thread, t);
+	return ret;
 }
 
 static struct fxt_arg arg_u32(struct fxt_sref name, uint32_t v)
@@ -98,6 +136,11 @@ static int names(struct translator *t, uint32_t pid, uint32_t tid,
 {
 	int ret = 0;
 
+	/* Remembered even if the output drops the record: a new stream
+	 * replays the latest names (an allocation failure only loses that). */
+	if (process_comm)
+		name_table__set_process(&t->names, pid, process_comm);
+	name_table__set_thread(&t->names, pid, tid, comm);
 	if (process_comm)
 		ret = fxt_writer__process_name(t->w, pid, process_comm,
 					       comm_len(process_comm));
@@ -173,6 +216,9 @@ static int on_exit(struct translator *t, const struct fxtprof_exit *x)
 	struct fxt_tref thr = fxt_tref_inline(x->pid, x->tid);
 	struct fxt_arg args[2];
 
+	name_table__remove_thread(&t->names, x->tid);
+	if (x->flags & FXTPROF_EXIT_GROUP_DEAD)
+		name_table__remove_process(&t->names, x->pid);
 	args[0].name = t->s_exit_code;
 	args[0].type = FXT_ARG_INT32;
 	args[0].v.i32 = x->exit_code;

@@ -20,6 +20,7 @@
 
 #include "fxt.h"
 #include "fxtprof.h"
+#include "names.h"
 
 #define TRANSLATE_PROVIDER_ID	1
 #define TRANSLATE_PROVIDER_NAME	"fxtprof"
@@ -42,13 +43,22 @@ struct translator {
 			s_lost_unreported, s_mode_key, s_lost_records;
 	uint64_t self_pid;		/* counters live on the reader */
 	uint64_t self_tid;
+	struct name_table names;	/* replayed on each new stream */
 	struct translate_stats st;
 };
 
 int translator__init(struct translator *t, struct fxt_writer *w);
+void translator__fini(struct translator *t);
 
 /* Magic, provider, initialization: the start of every stream. */
 int translator__prologue(struct translator *t);
+
+/*
+ * Start a stream that is complete in itself (a new connection): forget
+ * the writer's string state, write the prologue, then the latest name of
+ * every live process and thread.  Fits out__set_replay().
+ */
+int translator__new_stream(void *ctx);
 
 /* fxtprof_rec_cb: translate one validated ring record. */
 int translator__record(void *ctx, const struct fxtprof_rec_hdr *rec);

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tests/socket/build.mk - the socket writer and receiver, over real
+# sockets (socketpair, loopback TCP, unix), host-native with the kselftest
+# harness; and the bench-socket benchmark.  Links the reader's objects
+# (out, evloop, translate, names, netaddr) directly.  Fragments are
+# included in name order, before user/: library paths are spelled out.
+
+SOCK_TEST_OBJS := $(addprefix $(B)/user/reader/,out.o evloop.o translate.o \
+		  names.o netaddr.o)
+SOCK_CPPFLAGS = $(FXT_CPPFLAGS) -Iuser/reader -Itests/socket
+
+$(B)/tests/socket/%.o: CPPFLAGS += $(SOCK_CPPFLAGS)
+
+$(B)/tests/socket/test_writer: $(B)/tests/socket/test_writer.o \
+		$(B)/tests/socket/sock_util.o $(SOCK_TEST_OBJS) \
+		$(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring -lpthread
+
+# Drives bin/fxtprof (receive + send) as child processes.
+$(B)/tests/socket/test_receive: $(B)/tests/socket/test_receive.o \
+		$(B)/tests/socket/sock_util.o $(SOCK_TEST_OBJS) $(B)/lib/libfxt.a \
+		| $(B)/bin/fxtprof
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -luring
+
+BENCH_SOCKET := $(B)/tests/socket/bench_socket
+$(BENCH_SOCKET): $(B)/tests/socket/bench_socket.o \
+		$(B)/tests/socket/sock_util.o $(SOCK_TEST_OBJS) \
+		$(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring -lpthread
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(B)/tests/socket/test_writer $(B)/tests/socket/test_receive
+USER_PROGS += $(BENCH_SOCKET)
+endif

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench_reader.c - throughput of the reader's hot path on one thread.
+ *
+ * Rings of the real layout (ring_sim, one per simulated CPU) are filled
+ * with sample records carrying 16-frame stacks (8 kernel + 8 user), then
+ * drained by the very code `fxtprof record` runs: fxtprof_ring__drain()
+ * -> translator__record() -> fxt_writer -> a sink.  Only the drain is
+ * timed (wall clock and thread CPU time); filling is not.  Sinks:
+ *   mem   a memcpy into a 64 MiB buffer (wrapping), the pure translate cost
+ *   file  out.c's file path (out__write/out__flush to a real file)
+ *   memcpy  the ceiling: memcpy of the same ring bytes, no translation
+ *
+ * usage: bench_reader [-n RECORDS] [-r RINGS] [-f FILE] [-o FXT-OUT]
+ *   -o writes one pass of the memory sink's FXT to a file (for checking).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "evloop.h"
+#include "fxt.h"
+#include "fxt_reader.h"
+#include "fxtprof.h"
+#include "out.h"
+#include "ring_sim.h"
+#include "translate.h"
+
+#define RING_SIZE	(4u << 20)
+#define FRAMES		16
+#define MEM_SINK	(64u << 20)
+
+struct mem_sink {
+	unsigned char *buf;
+	size_t len, cap;
+	uint64_t total;
+	FILE *save;		/* -o: keep the first pass */
+};
+
+static int mem_write(void *ctx, const void *rec, size_t len)
+{
+	struct mem_sink *m = ctx;
+
+	if (m->len + len > m->cap)
+		m->len = 0;
+	memcpy(m->buf + m->len, rec, len);
+	m->len += len;
+	m->total += len;
+	if (m->save)
+		fwrite(rec, 1, len, m->save);
+	return 0;
+}
+
+static double now(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct bench {
+	unsigned int nr_rings;
+	struct fxtprof_ring_sim **sims;
+	struct fxtprof_ring *rings;
+	uint64_t ts;
+	uint64_t ring_bytes;	/* produced per fill */
+	uint64_t ring_records;
+};
+
+/* Fill every ring up to (nearly) full; returns records produced. */
+static uint64_t fill(struct bench *b, uint64_t max_records)
+{
+	uint32_t size = sizeof(struct fxtprof_sample) + FRAMES * 8;
+	uint64_t n = 0;
+	unsigned int cpu;
+
+	b->ring_bytes = 0;
+	for (cpu = 0; cpu < b->nr_rings; cpu++) {
+		uint64_t per = max_records / b->nr_rings, cap = RING_SIZE / size - 64;
+		uint64_t i;
+
+		if (per > cap)
+			per = cap;
+		if (!per)
+			per = 1;
+		for (i = 0; i < per; i++) {
+			struct fxtprof_sample *s = fxtprof_ring_sim__reserve(
+				b->sims[cpu], FXTPROF_REC_SAMPLE, size, b->ts);
+			unsigned int k;
+
+			if (!s)
+				break;
+			b->ts += 1000;
+			s->pid = 1000 + (uint32_t)(i % 37);
+			s->tid = s->pid + (uint32_t)(i % 3);
+			s->mode = FXTPROF_MODE_USER;
+			s->flags = 0;
+			s->nr_kernel = FRAMES / 2;
+			s->nr_user = FRAMES / 2;
+			s->reserved = 0;
+			for (k = 0; k < FRAMES / 2; k++)
+				s->ips[k] = 0xffffffff81000000ull + k * 0x1234 + (i & 0xff);
+			for (; k < FRAMES; k++)
+				s->ips[k] = 0x400000ull + k * 0x2345 + (i & 0xfff);
+			fxtprof_ring_sim__commit(b->sims[cpu]);
+			n++;
+			b->ring_bytes += size;
+		}
+	}
+	b->ring_records = n;
+	return n;
+}
+
+struct result {
+	uint64_t records, in_bytes, out_bytes;
+	double wall, cpu;
+};
+
+static void print_result(const char *name, const struct result *r,
+			 const struct result *ceiling)
+{
+	double rps = (double)r->records / r->wall;
+
+	/* On a shared machine wall time includes time the thread did not
+	 * run; the per-CPU-second rate is what one core sustains. */
+	printf("%-22s %6.2f M rec/s (%6.2f per cpu-s)  in %7.1f MB/s  out %7.1f"
+	       " MB/s  cpu/wall %.2f", name, rps / 1e6,
+	       (double)r->records / r->cpu / 1e6,
+	       (double)r->in_bytes / r->wall / 1e6,
+	       (double)r->out_bytes / r->wall / 1e6, r->cpu / r->wall);
+	if (ceiling && ceiling != r)
+		printf("  = %.1f%% of memcpy (cpu %.1f%%)", 100.0 *
+		       ceiling->wall / (double)ceiling->records *
+		       (double)r->records / r->wall, 100.0 * ceiling->cpu /
+		       (double)ceiling->records * (double)r->records / r->cpu);
+	putchar('\n');
+}
+
+static int run_translate(struct bench *b, uint64_t total, struct fxt_writer *w,
+			 struct translator *tr, int (*flush)(void *), void *fctx,
+			 struct result *res)
+{
+	uint64_t done = 0;
+
+	memset(res, 0, sizeof(*res));
+	while (done < total) {
+		uint64_t n = fill(b, total - done < 4 * b->nr_rings ?
+				  4 * b->nr_rings : total - done);
+		double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID);
+		unsigned int cpu;
+
+		if (!n)
+			return -ENOSPC;
+		for (cpu = 0; cpu < b->nr_rings; cpu++) {
+			int ret = fxtprof_ring__drain(&b->rings[cpu],
+						      translator__record, tr);
+			if (ret < 0)
+				return ret;
+		}
+		if (flush)
+			flush(fctx);
+		res->wall += now(CLOCK_MONOTONIC) - w0;
+		res->cpu += now(CLOCK_THREAD_CPUTIME_ID) - c0;
+		res->records += n;
+		res->in_bytes += b->ring_bytes;
+		done += n;
+	}
+	(void)w;
+	return 0;
+}
+
+static int run_memcpy(struct bench *b, uint64_t total, struct mem_sink *m,
+		      struct result *res)
+{
+	uint64_t done = 0;
+
+	memset(res, 0, sizeof(*res));
+	while (done < total) {
+		uint64_t n = fill(b, total - done);
+		double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID);
+		unsigned int cpu;
+
+		for (cpu = 0; cpu < b->nr_rings; cpu++) {
+			const void *p;
+			size_t len;
+
+			if (fxtprof_ring__peek(&b->rings[cpu], &p, &len))
+				return -EPROTO;
+			mem_write(m, p, len);
+			fxtprof_ring__consume(&b->rings[cpu], len);
+		}
+		res->wall += now(CLOCK_MONOTONIC) - w0;
+		res->cpu += now(CLOCK_THREAD_CPUTIME_ID) - c0;
+		res->records += n;
+		res->in_bytes += b->ring_bytes;
+		res->out_bytes += b->ring_bytes;
+		done += n;
+	}
+	return 0;
+}
+
+static int flush_out(void *ctx)
+{
+	return out__flush(ctx);
+}
+
+int main(int argc, char **argv)
+{
+	struct fxt_writer_opts wo = { .sz = sizeof(wo) };
+	struct mem_sink m = { .cap = MEM_SINK };
+	uint64_t total = 4000000, file_total;
+	const char *file = NULL, *save = NULL;
+	struct result r_mem, r_file, r_cpy;
+	struct fxt_writer *w;
+	struct translator tr;
+	struct bench b = { .nr_rings = 4 };
+	struct evloop loop;
+	struct out_opts oo = { 0 };
+	struct out *o;
+	char err[256], tmpl[] = "/tmp/bench_reader.XXXXXX";
+	unsigned int i;
+	int c, ret;
+
+	while ((c = getopt(argc, argv, "n:r:f:o:")) != -1) {
+		switch (c) {
+		case 'n': total = strtoull(optarg, NULL, 0); break;
+		case 'r': b.nr_rings = (unsigned int)atoi(optarg); break;
+		case 'f': file = optarg; break;
+		case 'o': save = optarg; break;
+		default:
+			fprintf(stderr, "usage: bench_reader [-n RECORDS] [-r RINGS]"
+				" [-f FILE] [-o FXT-OUT]\n");
+			return 2;
+		}
+	}
+	if (!b.nr_rings || b.nr_rings > 64 || total < 1000)
+		return 2;
+	b.sims = calloc(b.nr_rings, sizeof(*b.sims));
+	b.rings = calloc(b.nr_rings, sizeof(*b.rings));
+	m.buf = malloc(m.cap);
+	if (!b.sims || !b.rings || !m.buf)
+		return 1;
+	memset(m.buf, 0, m.cap);	/* fault it in before timing */
+	for (i = 0; i < b.nr_rings; i++) {
+		ret = fxtprof_ring_sim__new(i, RING_SIZE, &b.sims[i]);
+		if (!ret)
+			ret = fxtprof_ring_sim__attach(b.sims[i], &b.rings[i]);
+		if (ret) {
+			fprintf(stderr, "ring_sim: %s\n", strerror(-ret));
+			return 1;
+		}
+	}
+	printf("bench_reader: %" PRIu64 " sample records, %d-frame stacks "
+	       "(%zu B each), %u rings of %u KiB, one thread\n", total, FRAMES,
+	       sizeof(struct fxtprof_sample) + FRAMES * 8, b.nr_rings,
+	       RING_SIZE >> 10);
+
+	/* (a) memory sink */
+	if (save) {
+		m.save = fopen(save, "wb");
+		if (!m.save) {
+			perror(save);
+			return 1;
+		}
+	}
+	wo.write = mem_write;
+	wo.ctx = &m;
+	if (fxt_writer__new(&wo, &w))
+		return 1;
+	translator__init(&tr, w);
+	translator__prologue(&tr);
+	if (save) {
+		/* One small pass only, then stop saving. */
+		struct result tmp;
+
+		run_translate(&b, 20000, w, &tr, NULL, NULL, &tmp);
+		struct fxtprof_stats st = { .size = sizeof(st) };
+		translator__final_stats(&tr, b.ts, &st);
+		fclose(m.save);
+		m.save = NULL;
+	}
+	/* warm-up */
+	run_translate(&b, total / 10 + 1000, w, &tr, NULL, NULL, &r_mem);
+	m.total = 0;
+	ret = run_translate(&b, total, w, &tr, NULL, NULL, &r_mem);
+	if (ret) {
+		fprintf(stderr, "drain: %s\n", strerror(-ret));
+		return 1;
+	}
+	r_mem.out_bytes = m.total;
+	if (tr.st.encode_failed) {
+		fprintf(stderr, "bench_reader: %" PRIu64 " records failed to encode\n",
+			tr.st.encode_failed);
+		return 1;
+	}
+	fxt_writer__free(w);
+
+	/* (b) file through out.c */
+	if (evloop__init(&loop, 8))
+		return 1;
+	if (!file) {
+		int fd = mkstemp(tmpl);
+
+		if (fd < 0)
+			return 1;
+		close(fd);
+		file = tmpl;
+	}
+	ret = out__open(&o, file, &loop, &oo, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "out: %s\n", err);
+		return 1;
+	}
+	wo.write = out__write;
+	wo.ctx = o;
+	if (fxt_writer__new(&wo, &w))
+		return 1;
+	translator__init(&tr, w);
+	translator__prologue(&tr);
+	file_total = total / 2;		/* bounded disk use */
+	ret = run_translate(&b, file_total, w, &tr, flush_out, o, &r_file);
+	r_file.out_bytes = out__stats(o)->sent_bytes;
+	if (ret || out__stats(o)->dropped_records || out__error(o)) {
+		fprintf(stderr, "file: ret %d dropped %" PRIu64 " error %d\n", ret,
+			out__stats(o)->dropped_records, out__error(o));
+		return 1;
+	}
+	fxt_writer__free(w);
+	out__close(o);
+	evloop__fini(&loop);
+	if (file == tmpl)
+		unlink(tmpl);
+
+	/* (c) the ceiling */
+	run_memcpy(&b, total, &m, &r_cpy);
+
+	print_result("memcpy (ceiling)", &r_cpy, NULL);
+	print_result("drain+translate mem", &r_mem, &r_cpy);
+	print_result("drain+translate file", &r_file, &r_cpy);
+	printf("FXT bytes per sample record: %.1f (ring %zu)\n",
+	       (double)r_mem.out_bytes / (double)r_mem.records,
+	       sizeof(struct fxtprof_sample) + FRAMES * 8);
+	for (i = 0; i < b.nr_rings; i++)
+		fxtprof_ring_sim__free(b.sims[i]);
+	free(m.buf);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * names.h - the latest process and thread names a stream has carried.
+ *
+ * FXT names threads and processes once, in kernel object records; a
+ * consumer that joins later (a reconnected socket) has never seen them.
+ * The translator records every name it emits here and replays the table
+ * at the start of each new stream.  Entries go when their task exits, so
+ * the table tracks live tasks only.
+ */
+#ifndef FXTPROF_NAMES_H
+#define FXTPROF_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fxtprof.h"
+
+struct name_entry {
+	uint32_t tid;		/* 0 = free slot; for processes, the pid */
+	uint32_t pid;
+	uint8_t used;		/* 1 = in use, 2 = deleted (tombstone) */
+	char comm[FXTPROF_COMM_LEN];
+};
+
+struct name_map {
+	struct name_entry *slots;
+	size_t cap;		/* power of two */
+	size_t used;		/* live + tombstones */
+	size_t live;
+};
+
+struct name_table {
+	struct name_map processes;	/* keyed by pid */
+	struct name_map threads;	/* keyed by tid */
+};
+
+void name_table__init(struct name_table *nt);
+void name_table__fini(struct name_table *nt);
+
+/* Remember a name (copied, at most FXTPROF_COMM_LEN bytes): 0/-ENOMEM. */
+int name_table__set_process(struct name_table *nt, uint32_t pid,
+			    const char *comm);
+int name_table__set_thread(struct name_table *nt, uint32_t pid, uint32_t tid,
+			   const char *comm);
+void name_table__remove_thread(struct name_table *nt, uint32_t tid);
+void name_table__remove_process(struct name_table *nt, uint32_t pid);
+
+/* Visit every entry; processes are visited with tid == pid. */
+typedef int (*name_visit_fn)(void *ctx, uint32_t pid, uint32_t tid,
+			     const char *comm);
+int name_table__for_each_process(const struct name_table *nt,
+				 name_visit_fn fn, void *ctx);
+int name_table__for_each_thread(const struct name_table *nt,
+				name_visit_fn fn, void *ctx);
+
+#endif /* FXTPROF_NAMES_H */

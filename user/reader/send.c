@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * send.c - `fxtprof send FILE URI`: replay a recorded FXT stream to a
+ * destination through the same writer as `record`.
+ *
+ * The file is cut into records by the FXT reader's incremental framing,
+ * so only whole records are ever queued.  Unlike the drain loop, this
+ * command may wait: it queues a record only when the writer has room for
+ * it, so a slow peer slows the replay down instead of losing records.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "evloop.h"
+#include "fxt_reader.h"
+#include "out.h"
+#include "reader.h"
+
+#define SEND_READ_CHUNK	(64u << 10)
+
+struct send_opts {
+	const char *file;
+	const char *uri;
+	double linger;
+	struct out_opts out;
+	bool quiet;
+};
+
+static void send_usage(FILE *f)
+{
+	fprintf(f,
+"usage: fxtprof send [options] FILE URI\n"
+"  Replay the FXT stream in FILE (- for stdin) to URI (tcp://HOST:PORT,\n"
+"  unix:///PATH or a file), record by record, waiting for the destination.\n"
+"      --max-buffered SIZE  output queue cap (default %uM)\n"
+"      --sndbuf SIZE      SO_SNDBUF of the socket (default: the system's)\n"
+"      --linger SECS      wait at most SECS for the output at the end\n"
+"                         (default 30)\n"
+"  -q, --quiet            no summary\n", OUT_DEFAULT_MAX_BUFFERED >> 20);
+}
+
+static int send_parse(int argc, char **argv, struct send_opts *o)
+{
+	enum { OPT_MAX_BUFFERED = 256, OPT_SNDBUF, OPT_LINGER };
+	static const struct option longopts[] = {
+		{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
+		{ "sndbuf", required_argument, NULL, OPT_SNDBUF },
+		{ "linger", required_argument, NULL, OPT_LINGER },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->linger = 30;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_MAX_BUFFERED:
+			if (reader_parse_size(optarg, &v) || v < 65536)
+				return reader_err(-EINVAL,
+						  "bad --max-buffered '%s'", optarg);
+			o->out.max_buffered = v;
+			break;
+		case OPT_SNDBUF:
+			if (reader_parse_size(optarg, &v) || v > (1u << 30))
+				return reader_err(-EINVAL, "bad --sndbuf '%s'",
+						  optarg);
+			o->out.sndbuf = (int)v;
+			break;
+		case OPT_LINGER:
+			o->linger = strtod(optarg, &end);
+			if (*end || o->linger < 0 || o->linger > 3600)
+				return reader_err(-EINVAL, "bad --linger '%s'",
+						  optarg);
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			send_usage(stdout);
+			return 1;
+		default:
+			send_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc - 2) {
+		send_usage(stderr);
+		return -EINVAL;
+	}
+	o->file = argv[optind];
+	o->uri = argv[optind + 1];
+	return 0;
+}
+
+/* Queue one record, running the loop until the writer has room. */
+static int send_record(struct evloop *loop, struct out *out,
+		       const struct fxt_record *rec)
+{
+	size_t len = (size_t)rec->size * 8;
+
+	if (out__room(out) < len)
+		out__flush(out);
+	while (out__room(out) < len) {
+		if (out__error(out))
+			return -out__error(out);
+		if (evloop__run_once(loop, 100) < 0)
+			return -EIO;
+	}
+	return out__write(out, rec->words, len);
+}
+
+/* Feed the file to the framing and queue what it cuts out. */
+static int send_stream(int fd, struct evloop *loop, struct out *out)
+{
+	static unsigned char buf[SEND_READ_CHUNK];
+	struct fxt_reader *rd;
+	struct fxt_record rec;
+	int ret;
+
+	/* Lenient: send ships bytes; only the framing must hold. */
+	ret = fxt_reader__new(FXT_READER_LENIENT, &rd);
+	if (ret)
+		return reader_err(ret, "cannot create the FXT reader");
+	for (;;) {
+		ssize_t n;
+
+		ret = fxt_reader__next(rd, &rec);
+		if (ret > 0) {
+			ret = send_record(loop, out, &rec);
+			if (ret) {
+				reader_err(ret, "cannot send");
+				break;
+			}
+			continue;
+		}
+		if (ret < 0) {
+			const struct fxt_error *e = fxt_reader__error(rd);
+
+			reader_err(ret, "malformed input at byte %" PRIu64
+				   " (%s: %s)", e->offset, e->rule, e->msg);
+			break;
+		}
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = reader_err(-errno, "cannot read the input");
+			break;
+		}
+		if (!n) {
+			ret = fxt_reader__finish(rd);
+			if (ret)
+				reader_err(ret, "the input ends inside a record;"
+					   " the partial record was not sent");
+			break;
+		}
+		out__flush(out);	/* keep the socket busy while reading */
+		ret = fxt_reader__feed(rd, buf, (size_t)n);
+		if (ret) {
+			reader_err(ret, "cannot buffer the input");
+			break;
+		}
+	}
+	fxt_reader__free(rd);
+	return ret;
+}
+
+int cmd_send(int argc, char **argv)
+{
+	struct send_opts opts;
+	const struct out_stats *st;
+	struct evloop loop;
+	struct out *out;
+	char err[256];
+	int fd, ret;
+
+	ret = send_parse(argc, argv, &opts);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	fd = strcmp(opts.file, "-") ? open(opts.file, O_RDONLY | O_CLOEXEC) :
+				      STDIN_FILENO;
+	if (fd < 0) {
+		reader_err(-errno, "cannot open %s", opts.file);
+		return 1;
+	}
+	ret = evloop__init(&loop, 64);
+	if (ret) {
+		reader_err(ret, "cannot set up io_uring");
+		goto out_close_file;
+	}
+	ret = out__open(&out, opts.uri, &loop, &opts.out, err, sizeof(err));
+	if (ret) {
+		reader_err(ret, "%s", err);
+		goto out_fini_loop;
+	}
+
+	ret = send_stream(fd, &loop, out);
+	if (out__linger(out, (int64_t)(opts.linger * 1e3)) && !ret)
+		ret = reader_err(-ETIMEDOUT, "%s did not take everything",
+				 opts.uri);
+	st = out__stats(out);
+	if (!ret && (st->dropped_records || out__error(out)))
+		ret = -EPIPE;
+	if (!opts.quiet)
+		fprintf(stderr, "fxtprof: sent %" PRIu64 " bytes (%" PRIu64
+			" records) to %s; buffered at the end %" PRIu64
+			" bytes (%" PRIu64 " records); dropped %" PRIu64
+			" records (%" PRIu64 " bytes)%s%s\n", st->sent_bytes,
+			st->sent_records, opts.uri, st->buffered_bytes,
+			st->buffered_records, st->dropped_records,
+			st->dropped_bytes, out__error(out) ? ": " : "",
+			out__error(out) ? strerror(out__error(out)) : "");
+	out__close(out);
+out_fini_loop:
+	evloop__fini(&loop);
+out_close_file:
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return ret ? 1 : 0;
+}
