@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# demo.sh - `make demo`: set up, build, and record the x86_64 VM over TCP
+# to a listener on this host, then check and summarize the trace.
+#
+#   1. scripts/setup.sh and make (module + programs)
+#   2. a listener on 127.0.0.1:PORT (any free port) saving to build/demo.fxt
+#      (build/x86_64/bin/fxt_sink until `fxtprof receive` exists)
+#   3. the VM (CFG, default x86_64) in command mode runs tests/reader/demo-vm.sh: a workload
+#      under `fxtprof record -d 3 tcp://10.0.2.2:PORT`
+#   4. fxtprof check and fxtprof report on build/demo.fxt
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+cd "$FXT_ROOT"
+
+# CFG (make passes it): the VM that records; the listener, check and
+# report always run on this host's x86_64 build.
+cfg=${1:-x86_64}
+"$FXT_ROOT/scripts/setup.sh"
+make -j"$(nproc)" all
+[ "$cfg" = x86_64 ] || make -j"$(nproc)" ARCH="${cfg/debug/x86_64}" CFG="$cfg" all
+
+bin=$FXT_BUILD/x86_64/bin
+out=$FXT_BUILD/demo.fxt
+work=$FXT_BUILD/x86_64/demo
+mkdir -p "$work"
+rm -f "$out" "$work/port"
+
+"$bin/fxt_sink" -P "$work/port" -t 900 "$out" &
+sink=$!
+trap 'kill $sink 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+port=$(cat "$work/port")
+sed "s/@PORT@/$port/g" tests/reader/demo-vm.sh > "$work/demo.sh"
+
+echo "demo: host listener on 127.0.0.1:$port -> $out"
+echo "demo: booting the $cfg VM (TCG, about a minute)"
+vm_rc=0
+"$FXT_ROOT/scripts/vm-cmd.sh" "$cfg" "$work/demo.sh" || vm_rc=$?
+if [ "$vm_rc" != 0 ]; then
+	echo "demo: the VM script failed (rc $vm_rc)" >&2
+	exit 1	# the trap stops the listener
+fi
+wait $sink || { echo "demo: the listener failed" >&2; exit 1; }
+trap - EXIT
+
+echo
+echo "demo: fxtprof check $out"
+"$bin/fxtprof" check "$out"
+echo
+echo "demo: fxtprof report $out"
+"$bin/fxtprof" report "$out"
