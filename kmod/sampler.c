@@ -12,6 +12,7 @@
 #include <linux/hardirq.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
 #include <linux/timekeeping.h>
 #include <asm/irq_regs.h>
@@ -81,7 +82,7 @@ static enum hrtimer_restart fxtprof_timer_fn(struct hrtimer *timer)
 	struct fxtprof_session *sess = pc->sess;
 	struct fxtprof_ring *ring = sess->rings[smp_processor_id()];
 	struct pt_regs *regs = get_irq_regs();
-	u64 start = ktime_get_boot_fast_ns();
+	u64 start = local_clock();
 	u64 overruns;
 
 	overruns = hrtimer_forward_now(timer, ns_to_ktime(sess->period_ns));
@@ -91,10 +92,13 @@ static enum hrtimer_restart fxtprof_timer_fn(struct hrtimer *timer)
 
 	/* No interrupted context to sample, e.g. a timer run from softirq. */
 	if (regs)
-		fxtprof_sample(sess, ring, pc, regs, start);
+		fxtprof_sample(sess, ring, pc, regs, ktime_get_boot_fast_ns());
 
-	WRITE_ONCE(ring->handler_ns,
-		   ring->handler_ns + ktime_get_boot_fast_ns() - start);
+	/*
+	 * The handler's own cost, on the cheap per-CPU clock: the boot clock
+	 * may be an emulated device (HPET) and is read once, for the record.
+	 */
+	WRITE_ONCE(ring->handler_ns, ring->handler_ns + local_clock() - start);
 	WRITE_ONCE(ring->handler_calls, ring->handler_calls + 1);
 	return HRTIMER_RESTART;
 }

@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tests/bench/build.mk - the fixed CPU-bound workload of `make bench-kernel`
+# (scripts/bench-kernel.sh).  Static, frame pointers everywhere, so both
+# fxtprof and perf walk the same user stacks; it lands in /tests in the VM
+# (not named test_*: the suite does not run it).
+
+BENCH_WORKLOAD := $(B)/tests/bench/fxt-bench-workload
+
+$(BENCH_WORKLOAD): $(B)/tests/bench/workload.o
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
+
+VM_TEST_PROGS += $(BENCH_WORKLOAD)
