@@ -2,7 +2,10 @@
 #
 # tests/socket/build.mk - the socket writer and receiver, over real
 # sockets (socketpair, loopback TCP, unix), host-native with the kselftest
-# harness; and the bench-socket benchmark.  Links the reader's objects
+# harness; and the bench-socket benchmark.  test_stall is a VM test (both
+# arches, static, libc only): it runs /tests/fxtprof record against a TCP
+# peer that stalls or vanishes and checks that the kernel rings lose
+# nothing.  Links the reader's objects
 # (out, evloop, translate, names, netaddr) directly.  Fragments are
 # included in name order, before user/: library paths are spelled out.
 
@@ -28,6 +31,11 @@ $(BENCH_SOCKET): $(B)/tests/socket/bench_socket.o \
 		$(B)/tests/socket/sock_util.o $(SOCK_TEST_OBJS) \
 		$(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring -lpthread
+
+# VM (static, every ARCH): /tests/fxtprof comes from tests/reader/build.mk.
+$(B)/tests/socket/test_stall: $(B)/tests/socket/test_stall.o
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+VM_TEST_PROGS += $(B)/tests/socket/test_stall
 
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/socket/test_writer $(B)/tests/socket/test_receive

@@ -154,7 +154,7 @@ static int on_sample(struct translator *t, const struct fxtprof_sample *s)
 {
 	struct fxt_tref thr = fxt_tref_inline(s->pid, s->tid);
 	struct fxt_arg args[3];
-	int ret;
+	int ret, ret2;
 
 	args[0] = arg_u32(t->s_cpu, s->hdr.cpu);
 	args[1].name = t->s_mode_key;
@@ -163,12 +163,17 @@ static int on_sample(struct translator *t, const struct fxtprof_sample *s)
 	args[2] = arg_u32(t->s_kframes, s->nr_kernel);
 	ret = fxt_writer__instant(t->w, s->hdr.time_ns, &thr, t->s_cpu,
 				  t->s_sample, args, 3);
-	if (ret || !(s->nr_kernel + s->nr_user))
+	if (!(s->nr_kernel + s->nr_user))
 		return ret;
-	/* __u64 and uint64_t are the same width but not always the same type. */
-	return fxt_writer__stack_sample(t->w, s->hdr.time_ns, s->pid, s->tid,
+	/*
+	 * Offer the stack even when the event was dropped: the output counts
+	 * every record it refuses, and a stack blob stands on its own.
+	 * __u64 and uint64_t have the same width but not always the same type.
+	 */
+	ret2 = fxt_writer__stack_sample(t->w, s->hdr.time_ns, s->pid, s->tid,
 					(const uint64_t *)s->ips,
 					s->nr_kernel + s->nr_user);
+	return ret ? ret : ret2;
 }
 
 static int on_fork(struct translator *t, const struct fxtprof_fork *f)
