@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 
 #include "fxt_reader.h"
 #include "reader.h"
@@ -43,6 +44,20 @@ int reader_parse_size(const char *s, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int reader_signalfd(sigset_t *old)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, old))
+		return -errno;
+	fd = signalfd(-1, &set, SFD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 static const struct {

@@ -5,6 +5,7 @@
 #ifndef FXTPROF_READER_H
 #define FXTPROF_READER_H
 
+#include <signal.h>
 #include <stdint.h>
 
 /* Print "fxtprof: <message>: <strerror(-err)>" and return @err. */
@@ -13,6 +14,12 @@ int reader_err(int err, const char *fmt, ...)
 
 /* "4096", "64K", "2M", "1G" -> bytes.  Returns 0 or -EINVAL. */
 int reader_parse_size(const char *s, uint64_t *out);
+
+/*
+ * Block SIGINT and SIGTERM (the old mask goes to @old) and return a
+ * signalfd that reads them, or -errno: the event loops wait on it.
+ */
+int reader_signalfd(sigset_t *old);
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);

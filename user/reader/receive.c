@@ -356,16 +356,10 @@ static int receiver_listen(struct receiver *rc, const char *uri)
 static int receiver_signals(struct receiver *rc, sigset_t *old)
 {
 	struct io_uring_sqe *sqe;
-	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &set, old))
-		return -errno;
-	rc->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	rc->sigfd = reader_signalfd(old);
 	if (rc->sigfd < 0)
-		return -errno;
+		return rc->sigfd;
 	sqe = evloop__sqe(&rc->loop, &rc->sig_h);
 	if (sqe)
 		io_uring_prep_read(sqe, rc->sigfd, &rc->si, sizeof(rc->si), 0);

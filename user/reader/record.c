@@ -391,15 +391,8 @@ static void on_signal(struct ev_handler *h, const struct io_uring_cqe *cqe)
 
 static int setup_signals(struct recorder *r, sigset_t *old)
 {
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &set, old))
-		return -errno;
-	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
-	return r->sigfd < 0 ? -errno : 0;
+	r->sigfd = reader_signalfd(old);
+	return r->sigfd < 0 ? r->sigfd : 0;
 }
 
 static void sum_stats(struct recorder *r, struct fxtprof_stats *total,
