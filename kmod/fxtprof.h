@@ -112,8 +112,10 @@ static inline u32 fxtprof_rec_size(size_t bytes)
 /* session.c */
 struct fxtprof_session *fxtprof_session_new(void);
 void fxtprof_session_destroy(struct fxtprof_session *sess);
+int fxtprof_config_check(struct fxtprof_config *cfg, struct cpumask *mask);
 int fxtprof_session_configure(struct fxtprof_session *sess,
-			      const struct fxtprof_config *cfg);
+			      const struct fxtprof_config *cfg,
+			      const struct cpumask *mask);
 int fxtprof_session_start(struct fxtprof_session *sess);
 void fxtprof_session_stop(struct fxtprof_session *sess);
 u64 fxtprof_session_flush(struct fxtprof_session *sess);

@@ -77,22 +77,35 @@ static int fxtprof_copy_out(void __user *uarg, void *src, size_t ksize,
 	return copy_to_user(uarg, src, ksize) ? -EFAULT : 0;
 }
 
-static long fxtprof_ioctl_locked(struct fxtprof_session *sess,
-				 unsigned int cmd, void __user *uarg)
+/*
+ * sess->lock is never held across a user copy: mmap() takes it under
+ * mmap_lock, and a faulting copy takes mmap_lock, so copying under it
+ * would order the two locks both ways.  Copy in, lock, act, unlock, copy
+ * out.
+ */
+static long fxtprof_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
 {
+	struct fxtprof_session *sess = file->private_data;
+	void __user *uarg = (void __user *)arg;
 	union {
 		struct fxtprof_info info;
 		struct fxtprof_config config;
 		struct fxtprof_flush flush;
 		struct fxtprof_stats stats;
 	} u;
-	int ret;
+	cpumask_var_t mask;
+	long ret;
 
+	if (_IOC_TYPE(cmd) != FXTPROF_IOC_MAGIC)
+		return -ENOTTY;
 	memset(&u, 0, sizeof(u));
-	/* The size encoded in cmd is version 1's; the struct's own size rules. */
+	/* The size encoded in cmd is version 0's; the struct's own size rules. */
 	switch (cmd & ~IOCSIZE_MASK) {
 	case FXTPROF_IOC_GET_INFO & ~IOCSIZE_MASK:
+		mutex_lock(&sess->lock);
 		fxtprof_session_info(sess, &u.info);
+		mutex_unlock(&sess->lock);
 		return fxtprof_copy_out(uarg, &u.info, sizeof(u.info),
 					FXTPROF_INFO_SIZE_VER0);
 
@@ -101,13 +114,28 @@ static long fxtprof_ioctl_locked(struct fxtprof_session *sess,
 				      FXTPROF_CONFIG_SIZE_VER0, uarg);
 		if (ret)
 			return ret;
-		return fxtprof_session_configure(sess, &u.config);
+		if (!alloc_cpumask_var(&mask, GFP_KERNEL))
+			return -ENOMEM;
+		/* Validation reads the user's CPU list: outside the lock. */
+		ret = fxtprof_config_check(&u.config, mask);
+		if (!ret) {
+			mutex_lock(&sess->lock);
+			ret = fxtprof_session_configure(sess, &u.config, mask);
+			mutex_unlock(&sess->lock);
+		}
+		free_cpumask_var(mask);
+		return ret;
 
 	case FXTPROF_IOC_START & ~IOCSIZE_MASK:
-		return fxtprof_session_start(sess);
+		mutex_lock(&sess->lock);
+		ret = fxtprof_session_start(sess);
+		mutex_unlock(&sess->lock);
+		return ret;
 
 	case FXTPROF_IOC_STOP & ~IOCSIZE_MASK:
+		mutex_lock(&sess->lock);
 		fxtprof_session_stop(sess);
+		mutex_unlock(&sess->lock);
 		return 0;
 
 	case FXTPROF_IOC_FLUSH & ~IOCSIZE_MASK:
@@ -115,9 +143,16 @@ static long fxtprof_ioctl_locked(struct fxtprof_session *sess,
 				      FXTPROF_FLUSH_SIZE_VER0, uarg);
 		if (ret)
 			return ret;
-		if (u.flush.flags || !sess->configured)
+		if (u.flush.flags)
 			return -EINVAL;
-		u.flush.seq = fxtprof_session_flush(sess);
+		mutex_lock(&sess->lock);
+		if (sess->configured)
+			u.flush.seq = fxtprof_session_flush(sess);
+		else
+			ret = -EINVAL;
+		mutex_unlock(&sess->lock);
+		if (ret)
+			return ret;
 		return fxtprof_copy_out(uarg, &u.flush, sizeof(u.flush),
 					FXTPROF_FLUSH_SIZE_VER0);
 
@@ -126,28 +161,19 @@ static long fxtprof_ioctl_locked(struct fxtprof_session *sess,
 				      FXTPROF_STATS_SIZE_VER0, uarg);
 		if (ret)
 			return ret;
-		if (!sess->configured || u.stats.cpu >= nr_cpu_ids ||
-		    !sess->rings[u.stats.cpu])
-			return -EINVAL;
-		fxtprof_ring_stats(sess->rings[u.stats.cpu], &u.stats);
+		mutex_lock(&sess->lock);
+		if (sess->configured && u.stats.cpu < nr_cpu_ids &&
+		    sess->rings[u.stats.cpu])
+			fxtprof_ring_stats(sess->rings[u.stats.cpu], &u.stats);
+		else
+			ret = -EINVAL;
+		mutex_unlock(&sess->lock);
+		if (ret)
+			return ret;
 		return fxtprof_copy_out(uarg, &u.stats, sizeof(u.stats),
 					FXTPROF_STATS_SIZE_VER0);
 	}
 	return -ENOTTY;
-}
-
-static long fxtprof_ioctl(struct file *file, unsigned int cmd,
-			  unsigned long arg)
-{
-	struct fxtprof_session *sess = file->private_data;
-	long ret;
-
-	if (_IOC_TYPE(cmd) != FXTPROF_IOC_MAGIC)
-		return -ENOTTY;
-	mutex_lock(&sess->lock);
-	ret = fxtprof_ioctl_locked(sess, cmd, (void __user *)arg);
-	mutex_unlock(&sess->lock);
-	return ret;
 }
 
 static __poll_t fxtprof_poll(struct file *file, poll_table *pt)

@@ -108,8 +108,12 @@ out_free_words:
 	return ret;
 }
 
-/* Validate everything before touching the session: bad input changes nothing. */
-static int fxtprof_check_config(struct fxtprof_config *c, struct cpumask *mask)
+/*
+ * Validate a configuration and fill in its defaults before anything touches
+ * the session, so bad input changes nothing.  Reads the user's CPU list into
+ * @mask; the caller must not hold sess->lock (see fxtprof_ioctl()).
+ */
+int fxtprof_config_check(struct fxtprof_config *c, struct cpumask *mask)
 {
 	if (c->flags & ~FXTPROF_CFG_ALL || c->reserved)
 		return -EINVAL;
@@ -142,54 +146,45 @@ static int fxtprof_check_config(struct fxtprof_config *c, struct cpumask *mask)
 	return fxtprof_read_cpumask(c, mask);
 }
 
+/* @cfg and @mask come from fxtprof_config_check(). */
 int fxtprof_session_configure(struct fxtprof_session *sess,
-			      const struct fxtprof_config *ucfg)
+			      const struct fxtprof_config *cfg,
+			      const struct cpumask *mask)
 {
-	struct fxtprof_config cfg = *ucfg;
 	struct fxtprof_ring **rings;
-	cpumask_var_t mask;
-	int cpu, ret;
+	int cpu;
 
 	if (sess->running || atomic_read(&sess->mapped))
 		return -EBUSY;
-	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
-		return -ENOMEM;
-	ret = fxtprof_check_config(&cfg, mask);
-	if (ret)
-		goto out_free_mask;
 
 	/* Every possible CPU gets a ring: task records come from anywhere. */
-	ret = -ENOMEM;
 	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL);
 	if (!rings)
-		goto out_free_mask;
+		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		rings[cpu] = fxtprof_ring_alloc(cpu, cfg.ring_size,
-						cfg.watermark, &sess->wq);
+		rings[cpu] = fxtprof_ring_alloc(cpu, cfg->ring_size,
+						cfg->watermark, &sess->wq);
 		if (!rings[cpu])
 			goto out_free_rings;
 	}
 
 	fxtprof_free_rings(sess->rings);
 	sess->rings = rings;
-	sess->flags = cfg.flags;
-	sess->freq_hz = cfg.freq_hz;
-	sess->period_ns = div_u64(NSEC_PER_SEC, cfg.freq_hz);
-	sess->kstack_depth = cfg.kstack_depth;
-	sess->ustack_depth = cfg.ustack_depth;
-	sess->ring_size = cfg.ring_size;
-	sess->watermark = cfg.watermark;
-	sess->mmap_stride = 2 * PAGE_SIZE + 2 * cfg.ring_size;
+	sess->flags = cfg->flags;
+	sess->freq_hz = cfg->freq_hz;
+	sess->period_ns = div_u64(NSEC_PER_SEC, cfg->freq_hz);
+	sess->kstack_depth = cfg->kstack_depth;
+	sess->ustack_depth = cfg->ustack_depth;
+	sess->ring_size = cfg->ring_size;
+	sess->watermark = cfg->watermark;
+	sess->mmap_stride = 2 * PAGE_SIZE + 2 * cfg->ring_size;
 	cpumask_copy(sess->sample_mask, mask);
 	sess->configured = true;
-	free_cpumask_var(mask);
 	return 0;
 
 out_free_rings:
 	fxtprof_free_rings(rings);
-out_free_mask:
-	free_cpumask_var(mask);
-	return ret;
+	return -ENOMEM;
 }
 
 int fxtprof_session_start(struct fxtprof_session *sess)

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# build-module.sh CFG  (CFG = x86_64 | arm64 | debug)
+# Build fxtprof.ko out of tree into build/CFG/kmod/fxtprof.ko.
+#
+# Kbuild on 6.1 writes objects next to the sources of M=, so M= is a
+# symlink farm under build/CFG/kmod: Kbuild and each kmod/ file are
+# per-file links, include/ is a directory link (headers are only read).
+# Env: KDIR (kernel build tree), KSRC (tree holding Kbuild, kmod/,
+# include/; default: this repository), V=1 for verbose kbuild.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+
+cfg=${1:?usage: build-module.sh x86_64|arm64|debug}
+ksrc=$(cd "${KSRC:-$FXT_ROOT}" && pwd)
+kabi=$(fxt_kabi)
+kargs=()
+case $cfg in
+x86_64)	kdir=${KDIR:-/usr/src/linux-headers-$kabi-amd64} ;;
+arm64)	kdir=${KDIR:-$ARM64_ROOT/usr/src/linux-headers-$kabi-arm64}
+	kargs=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) ;;
+debug)	kdir=${KDIR:-$("$FXT_ROOT/scripts/build-debug-kernel.sh" --print-dir)} ;;
+*)	echo "build-module.sh: unknown CFG '$cfg'" >&2; exit 2 ;;
+esac
+[ -f "$kdir/Makefile" ] || { echo "build-module.sh: no kernel tree at $kdir (run make deps)" >&2; exit 1; }
+[ -f "$ksrc/Kbuild" ] || { echo "build-module.sh: no $ksrc/Kbuild" >&2; exit 1; }
+
+out=$FXT_BUILD/$cfg/kmod
+mkdir -p "$out"
+# Refresh the links every time so renamed/deleted sources disappear;
+# make follows links, so recreating them does not force a rebuild.
+find "$out" -type l -delete
+ln -s "$ksrc/Kbuild" "$out/Kbuild"
+ln -s "$ksrc/include" "$out/include"
+if [ -d "$ksrc/kmod" ]; then
+	(cd "$ksrc/kmod" && find . -type f \( -name '*.[chS]' -o -name 'Kbuild' -o -name '*.lds' \)) |
+	while read -r f; do
+		mkdir -p "$out/kmod/$(dirname "$f")"
+		ln -s "$ksrc/kmod/$f" "$out/kmod/$f"
+	done
+fi
+
+make -C "$kdir" M="$out" "${kargs[@]}" -j"$(nproc)" ${V:+V=$V} modules
+ls -l "$out"/*.ko

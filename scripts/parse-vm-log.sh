@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# parse-vm-log.sh LOG [QEMU-RC|host] > TAP
+# Turn a VM serial log (see tests/vm/init.sh for its markers) into TAP.
+# Kept separate from vm-suite.sh so a saved log can be re-parsed.
+# "host" parses a host test's output wrapped in the same
+# FXT-TEST-BEGIN/END markers (scripts/check.sh), without the VM checks.
+set -euo pipefail
+
+log=${1:?usage: parse-vm-log.sh LOG [QEMU-RC]}
+qrc=${2:-0}
+
+# Kernel messages that mean the run is not clean, whatever the tests said.
+bad='WARNING:|BUG:|Oops|general protection fault|sleeping function called|self-detected stall|RCU stall|rcu_sched detected stall|soft lockup|hung task|blocked for more than|KASAN:|UBSAN:|Kernel panic|kernel BUG|unreferenced object'
+
+echo "TAP version 13"
+tr -d '\r' < "$log" | awk -v qrc="$qrc" -v bad="$bad" '
+function res(status, desc) { n++; printf "%s - %s\n", status, desc }
+# The kernel console and SeaBIOS can leave junk before a marker, so
+# markers are matched anywhere in the line.
+/FXT-TEST-BEGIN / { sub(/.*FXT-TEST-BEGIN /, ""); cur = $1; sawtap = sawfail = 0; lastrun = ""; next }
+/FXT-TEST-END / {
+	sub(/.*FXT-TEST-END /, ""); rc = $2; sub(/rc=/, "", rc)
+	# kselftest exits 4 (KSFT_SKIP) when everything skipped.
+	if (rc != 0 && rc != 4 && !sawfail)
+		res("not ok", cur ": exit status " rc (rc == 137 ? " (killed: timeout?)" : ""))
+	else if (!sawtap && rc != 4)
+		res("not ok", cur ": no TAP output")
+	cur = ""; next
+}
+/FXT-DMESG-BEGIN/ { indmesg = 1; sawdmesg = 1; next }
+/FXT-DMESG-END/ { indmesg = 0; next }
+/FXT-KMEMLEAK-BEGIN/ { inleak = 1; next }
+/FXT-KMEMLEAK-END/ { inleak = 0; next }
+/FXT-VM: done/ { done = 1 }
+{ all[++nall] = $0 }
+indmesg || inleak {
+	if ($0 ~ bad) hits[++nhits] = $0
+	next
+}
+cur != "" && /^#  RUN / { lastrun = $3; next }
+cur != "" && /^(not )?ok [0-9]+/ {
+	sawtap = 1
+	status = ($1 == "not") ? "not ok" : "ok"
+	desc = $0; sub(/^(not )?ok [0-9]+ ?/, "", desc)
+	# The harness prints skips as "ok N # SKIP why": name them.
+	if (desc ~ /^#/) desc = lastrun " " desc
+	if (status == "not ok" && desc !~ /# (SKIP|TODO)/) sawfail = 1
+	res(status, cur ": " desc)
+	next
+}
+cur != "" && /^Bail out!/ { res("not ok", cur ": " $0); sawfail = 1; next }
+END {
+	if (qrc == "host") {
+		if (cur != "") res("not ok", cur ": no end marker")
+		printf "1..%d\n", n
+		exit
+	}
+	if (cur != "") res("not ok", cur ": VM died during this test")
+	if (!done) {
+		res("not ok", "vm finished (qemu rc=" qrc (qrc == 124 ? ", timed out" : "") ")")
+		# No dmesg section: look for the cause in the console output.
+		if (!sawdmesg) for (i = 1; i <= nall; i++) if (all[i] ~ bad) hits[++nhits] = all[i]
+	}
+	if (nhits) {
+		res("not ok", "dmesg clean (" hits[1] ")")
+		for (i = 2; i <= nhits && i <= 20; i++) print "# " hits[i]
+	} else if (sawdmesg) res("ok", "dmesg clean")
+	else res("not ok", "dmesg clean (no dmesg in log)")
+	printf "1..%d\n", n
+}'

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# vm-run.sh CFG INITRD [KERNEL-ARGS...]
+# Boot the test VM under QEMU TCG and save the serial console to
+# $LOG (default build/results/vm-CFG.log).  Always returns once QEMU is
+# gone: the guest ends itself with `reboot -f` (-no-reboot turns that,
+# and panic=-1, into a QEMU exit) and `timeout` bounds a hung guest.
+# Exit status: QEMU's, or 124 on timeout.
+# Env: VM_TIMEOUT seconds (default 900), VM_MEM, FXTPROF_KVM=1 to use
+# KVM (opt-in: nested KVM hangs on the CI machines).
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+
+cfg=${1:?usage: vm-run.sh CFG INITRD [KERNEL-ARGS...]}
+initrd=${2:?usage: vm-run.sh CFG INITRD [KERNEL-ARGS...]}
+shift 2
+kabi=$(fxt_kabi)
+log=${LOG:-$FXT_RESULTS/vm-$cfg.log}
+mkdir -p "$(dirname "$log")"
+
+# slub_debug: redzones/poisoning catch ring and record overruns even on
+# the non-KASAN kernels.  loglevel=4 keeps info chatter off the console
+# (it would interleave with TAP); dmesg is printed in full at the end.
+cmdline="panic=-1 slub_debug loglevel=4 $*"
+accel=(-accel tcg,thread=multi)
+if [ "${FXTPROF_KVM:-0}" = 1 ]; then accel=(-accel kvm -cpu host); fi
+net=(-netdev user,id=n0 -device virtio-net-pci,netdev=n0)
+
+case $cfg in
+x86_64|debug)
+	if [ "$cfg" = debug ]; then
+		kernel=$("$FXT_ROOT/scripts/build-debug-kernel.sh" --print-dir)/arch/x86/boot/bzImage
+		mem=${VM_MEM:-2G}	# KASAN shadow + kmemleak metadata
+	else
+		kernel=/boot/vmlinuz-$kabi-amd64
+		mem=${VM_MEM:-1G}
+	fi
+	[ "${FXTPROF_KVM:-0}" = 1 ] || accel+=(-cpu max)
+	qemu=(qemu-system-x86_64 -M pc "${accel[@]}" -smp 2 -m "$mem"
+		-kernel "$kernel" -append "console=ttyS0 $cmdline")
+	;;
+arm64)
+	kernel=$ARM64_ROOT/boot/vmlinuz-$kabi-arm64
+	# qemu -kernel wants a raw Image; older Debian arm64 kernels ship it
+	# gzip'd (6.1's is raw, but keep working if that changes).
+	if gzip -t "$kernel" 2>/dev/null; then
+		zcat "$kernel" > "$FXT_DEPS/arm64/Image"
+		kernel=$FXT_DEPS/arm64/Image
+	fi
+	[ "${FXTPROF_KVM:-0}" = 1 ] || accel+=(-cpu max,pauth-impdef=on)
+	qemu=(qemu-system-aarch64 -M virt "${accel[@]}" -smp 2 -m "${VM_MEM:-1G}"
+		-kernel "$kernel" -append "console=ttyAMA0 $cmdline")
+	;;
+*)	echo "vm-run.sh: unknown CFG '$cfg'" >&2; exit 2 ;;
+esac
+
+# </dev/null: CI has no stdin, and -nographic would otherwise grab the tty.
+start=$(date +%s)
+rc=0
+timeout -k 10 "${VM_TIMEOUT:-900}" "${qemu[@]}" -initrd "$initrd" \
+	"${net[@]}" -nographic -serial stdio -monitor none -no-reboot \
+	</dev/null >"$log" 2>&1 || rc=$?
+echo "vm-run: $cfg finished in $(( $(date +%s) - start ))s (rc=$rc), log $log" >&2
+exit $rc
