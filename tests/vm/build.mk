@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tests/vm/build.mk - the VM tests: every tests/vm/test_*.c is a static
+# kselftest program that /init runs after insmod; fxt_* are helpers the
+# tests spawn (found next to the test, in /tests).
+
+VM_TESTS := $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(wildcard tests/vm/test_*.c))
+VM_HELPERS := $(B)/tests/vm/fxt_child $(B)/tests/vm/fxt_fpchain
+VM_UTIL_OBJ := $(B)/tests/vm/vm_util.o
+# Spelled out, not $(FXTPROF_LIB): fragments are included in sorted order,
+# so tests/ is parsed before user/lib/build.mk defines it.
+VM_FXTPROF_LIB := $(B)/lib/libfxtprof.a
+
+$(VM_TESTS): $(B)/tests/vm/%: $(B)/tests/vm/%.o $(VM_UTIL_OBJ) $(VM_FXTPROF_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
+
+$(B)/tests/vm/fxt_child: $(B)/tests/vm/fxt_child.o
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+
+# The user stack test resolves this program's functions from its own ELF
+# symbols, so: non-PIE (addresses are final), frame pointers everywhere
+# (leaf functions too), -O1 and no inlining so the call chain is real.
+FXT_FPCHAIN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline \
+	-mno-omit-leaf-frame-pointer -fno-pie -no-pie -fno-optimize-sibling-calls
+$(B)/tests/vm/fxt_fpchain: tests/vm/fxt_fpchain.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(FXT_FPCHAIN_CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
+VM_TEST_PROGS += $(VM_TESTS) $(VM_HELPERS)

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vm_util.c - helpers shared by the VM tests, see vm_util.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "vm_util.h"
+
+void vm_recs_free(struct vm_recs *r)
+{
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+static int recs_cb(void *ctx, const struct fxtprof_rec_hdr *rec)
+{
+	struct vm_recs *r = ctx;
+
+	if (r->len + rec->size > r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 1 << 20;
+		unsigned char *p;
+
+		while (cap < r->len + rec->size)
+			cap *= 2;
+		p = realloc(r->buf, cap);
+		if (!p)
+			return -ENOMEM;
+		r->buf = p;
+		r->cap = cap;
+	}
+	memcpy(r->buf + r->len, rec, rec->size);
+	r->len += rec->size;
+	r->nr++;
+	r->nr_by_type[rec->type]++;
+	if (rec->type == FXTPROF_REC_LOST) {
+		const struct fxtprof_lost *l = (const void *)rec;
+
+		r->lost_records += l->records;
+		r->lost_bytes += l->bytes;
+	}
+	return 0;
+}
+
+int vm_recs_drain(struct fxtprof_dev *dev, struct vm_recs *r)
+{
+	int total = 0;
+
+	for (unsigned int cpu = 0; cpu < fxtprof_dev__nr_rings(dev); cpu++) {
+		struct fxtprof_ring *ring = fxtprof_dev__ring(dev, cpu);
+		int n;
+
+		if (!ring)
+			continue;
+		n = fxtprof_ring__drain(ring, recs_cb, r);
+		if (n < 0) {
+			if (!r->err)
+				r->err = n;
+			return n;
+		}
+		total += n;
+	}
+	return total;
+}
+
+int vm_recs_drain_all(struct fxtprof_dev *dev, struct vm_recs *r)
+{
+	int n, total = 0;
+
+	while ((n = vm_recs_drain(dev, r)) > 0)
+		total += n;
+	return n < 0 ? n : total;
+}
+
+struct fxtprof_config vm_config(__u32 flags, __u32 freq, __u64 ring_size)
+{
+	struct fxtprof_config c = {
+		.size = sizeof(c),
+		.flags = flags,
+		.freq_hz = freq,
+		.ring_size = ring_size,
+	};
+	return c;
+}
+
+unsigned long long vm_boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void vm_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+struct vm_spinner {
+	struct vm_spinners *s;
+	int cpu;
+};
+
+struct vm_spinners {
+	int n;
+	volatile int stop;
+	pthread_t thr[64];
+	struct vm_spinner arg[64];
+};
+
+static void *spin_fn(void *p)
+{
+	struct vm_spinner *a = p;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(a->cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	while (!a->s->stop)
+		__asm__ volatile("" ::: "memory");
+	return NULL;
+}
+
+struct vm_spinners *vm_spinners_start(int n)
+{
+	struct vm_spinners *s = calloc(1, sizeof(*s));
+
+	if (!s || n > 64) {
+		free(s);
+		return NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		s->arg[i] = (struct vm_spinner){ s, i };
+		if (pthread_create(&s->thr[i], NULL, spin_fn, &s->arg[i]))
+			break;
+		s->n = i + 1;
+	}
+	return s;
+}
+
+void vm_spinners_stop(struct vm_spinners *s)
+{
+	if (!s)
+		return;
+	s->stop = 1;
+	for (int i = 0; i < s->n; i++)
+		pthread_join(s->thr[i], NULL);
+	free(s);
+}
+
+const char *vm_test_path(const char *name)
+{
+	static char buf[4096];
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		snprintf(self, sizeof(self), "/tests/x");
+	else
+		self[n] = 0;
+	snprintf(buf, sizeof(buf), "%s/%s", dirname(self), name);
+	return buf;
+}
+
+int vm_elf_sym(const char *path, const char *sym, unsigned long long *addr,
+	       unsigned long long *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -ENOENT;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	struct stat st;
+	void *map;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -errno;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -errno;
+	eh = map;
+	if ((size_t)st.st_size < sizeof(*eh) ||
+	    memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > (size_t)st.st_size) {
+		ret = -ENOEXEC;
+		goto out;
+	}
+	sh = (const void *)((const char *)map + eh->e_shoff);
+	for (int i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Sym *syms;
+		const char *strs;
+		size_t n;
+
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+			continue;
+		syms = (const void *)((const char *)map + sh[i].sh_offset);
+		strs = (const char *)map + sh[sh[i].sh_link].sh_offset;
+		n = sh[i].sh_size / sizeof(*syms);
+		for (size_t j = 0; j < n; j++) {
+			if (ELF64_ST_TYPE(syms[j].st_info) != STT_FUNC ||
+			    strcmp(strs + syms[j].st_name, sym))
+				continue;
+			*addr = syms[j].st_value;
+			*size = syms[j].st_size;
+			ret = 0;
+			goto out;
+		}
+	}
+out:
+	munmap(map, st.st_size);
+	return ret;
+}
+
+int vm_kernel_complaints(int print)
+{
+	static const char *const bad[] = {
+		"WARNING:", "BUG:", "Oops", "KASAN", "UBSAN", "general protection",
+		"Unable to handle", "list_add corruption", "list_del corruption",
+		"INFO: task", "rcu: INFO", "stack-protector", "Call trace:",
+		"Call Trace:",
+	};
+	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	int count = 0;
+	char *buf, *line, *save;
+
+	if (len <= 0)
+		return 0;
+	buf = malloc(len + 1);
+	if (!buf)
+		return 0;
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
+	if (len < 0)
+		len = 0;
+	buf[len] = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			if (strstr(line, bad[i])) {
+				count++;
+				if (print)
+					fprintf(stderr, "# kernel: %s\n", line);
+				break;
+			}
+		}
+	}
+	free(buf);
+	return count;
+}
+
+int vm_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+	size_t len = strlen(val);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, len) != (ssize_t)len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}

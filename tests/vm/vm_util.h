@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vm_util.h - helpers shared by the VM tests (tests/vm/test_*.c): record
+ * collection from every ring, busy loops pinned to CPUs, the tests'
+ * directory, ELF symbol lookup and a kernel log check.
+ */
+#ifndef FXTPROF_VM_UTIL_H
+#define FXTPROF_VM_UTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "fxtprof.h"
+
+/* Every record drained, copied out of the rings (records are 8-aligned). */
+struct vm_recs {
+	unsigned char *buf;
+	size_t len, cap;
+	size_t nr;
+	size_t nr_by_type[FXTPROF_REC_MAX];
+	unsigned long long lost_records, lost_bytes;	/* Σ LOST */
+	int err;			/* first drain error */
+};
+
+#define vm_recs_for_each(r, rec)					\
+	for (const struct fxtprof_rec_hdr *rec = (const void *)(r)->buf; \
+	     (const unsigned char *)rec < (r)->buf + (r)->len;		\
+	     rec = (const void *)((const unsigned char *)rec + rec->size))
+
+void vm_recs_free(struct vm_recs *r);
+/* Drain every ring once into @r; returns records added or -errno. */
+int vm_recs_drain(struct fxtprof_dev *dev, struct vm_recs *r);
+/* Drain until every ring is empty (after stop). */
+int vm_recs_drain_all(struct fxtprof_dev *dev, struct vm_recs *r);
+
+/* A zeroed config of the current size with @flags. */
+struct fxtprof_config vm_config(__u32 flags, __u32 freq, __u64 ring_size);
+
+unsigned long long vm_boottime_ns(void);
+void vm_sleep_ms(unsigned int ms);
+
+/* Busy threads, one pinned to each CPU in [0, n). */
+struct vm_spinners;
+struct vm_spinners *vm_spinners_start(int n);
+void vm_spinners_stop(struct vm_spinners *s);
+
+/* "/tests/<name>", wherever the running test lives. */
+const char *vm_test_path(const char *name);
+
+/* Address and size of function @sym in the (non-PIE) ELF file @path. */
+int vm_elf_sym(const char *path, const char *sym, unsigned long long *addr,
+	       unsigned long long *size);
+
+/*
+ * Lines of the kernel log that say something went wrong (WARNING, BUG,
+ * Oops, KASAN...).  Count them before and after a test.
+ */
+int vm_kernel_complaints(int print);
+
+/* Write @val to the file @path; 0 or -errno. */
+int vm_write_file(const char *path, const char *val);
+
+#endif /* FXTPROF_VM_UTIL_H */

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: (LGPL-2.1-only OR BSD-2-Clause) */
+/*
+ * fxtprof.h - libfxtprof: attach to /dev/fxtprof and consume its rings.
+ *
+ * One library, used by the tests, the reader and the benchmarks, so the
+ * ring protocol is written exactly once.  Conventions (as libbpf/liburing):
+ *  - functions are object__method;
+ *  - they return 0 (or a count) on success and a negative errno on
+ *    failure, and never touch errno for the caller's benefit;
+ *  - nothing here allocates or blocks on the consuming fast path.
+ *
+ * Two objects:
+ *  - struct fxtprof_dev: an open device: configure/start/stop/flush/stats
+ *    and the per-CPU rings it maps.
+ *  - struct fxtprof_ring: one mapped ring.  Its fields are visible only so
+ *    it can be embedded and so a userspace producer (ring_sim.h) can use
+ *    it; treat them as private.
+ *
+ * Consuming one ring:
+ *
+ *	const void *p; size_t len;
+ *	if (fxtprof_ring__peek(ring, &p, &len) == 0 && len) {
+ *		... records in [p, p + len), contiguous even across the wrap ...
+ *		fxtprof_ring__consume(ring, len);
+ *	}
+ *
+ * or fxtprof_ring__drain(ring, cb, ctx), which validates every record
+ * before handing it to cb.  Each ring has exactly one consumer: the
+ * functions on one ring are not thread-safe, different rings are
+ * independent.
+ */
+#ifndef FXTPROF_LIB_H
+#define FXTPROF_LIB_H
+
+#include <stddef.h>
+#include "../../include/uapi/fxtprof.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* One ring                                                            */
+/* ------------------------------------------------------------------ */
+
+struct fxtprof_ring {
+	/* everything here is private */
+	struct fxtprof_ring_consumer *consumer;	/* shared, RW */
+	const struct fxtprof_ring_ctrl *ctrl;	/* shared, RO */
+	const unsigned char *data;		/* 2 * size bytes, RO */
+	__u64 size;				/* validated copy of data_size */
+	__u64 mask;
+	__u64 cons;	/* our consumer_pos; we are its only writer */
+	__u32 cpu;	/* validated copy of ctrl->cpu */
+};
+
+/*
+ * Attach to a ring laid out as in include/uapi/fxtprof.h.
+ * @consumer_page: the RW consumer page.
+ * @ctrl_and_data: control page followed by the data mapped twice.
+ * @len: bytes mapped at @ctrl_and_data.
+ * The geometry in the control page is untrusted: it is checked (magic,
+ * version, power-of-two size, data_offset, @len large enough) before
+ * anything reads a record, and never read again afterwards.
+ * Returns 0, -EINVAL (bad geometry or short mapping), -EPROTO (bad magic),
+ * -EPROTONOSUPPORT (other ABI version) or -EPROTO if the positions are
+ * already inconsistent.
+ */
+int fxtprof_ring__attach(struct fxtprof_ring *ring, void *consumer_page,
+			 const void *ctrl_and_data, size_t len);
+
+/*
+ * The contiguous span of pending bytes, [*data, *data + *len); *len may be
+ * 0.  Returns 0, or -EPROTO if the producer position is impossible.
+ */
+int fxtprof_ring__peek(struct fxtprof_ring *ring, const void **data,
+		       size_t *len);
+
+/* Give back @len bytes (whole records) of what peek returned. */
+void fxtprof_ring__consume(struct fxtprof_ring *ring, size_t len);
+
+/* Pending bytes right now (a hint: the producer keeps going). */
+size_t fxtprof_ring__pending(const struct fxtprof_ring *ring);
+
+static inline __u32 fxtprof_ring__cpu(const struct fxtprof_ring *ring)
+{
+	return ring->cpu;
+}
+
+static inline __u64 fxtprof_ring__size(const struct fxtprof_ring *ring)
+{
+	return ring->size;
+}
+
+/*
+ * Called for each record by fxtprof_ring__drain().  @rec has passed
+ * fxtprof_rec__validate(); it points into the ring and stays valid only
+ * until the callback returns.  Return 0 to go on; nonzero stops the drain
+ * after this record (which counts as consumed); a negative value is
+ * returned by fxtprof_ring__drain().
+ */
+typedef int (*fxtprof_rec_cb)(void *ctx, const struct fxtprof_rec_hdr *rec);
+
+/*
+ * Hand every record pending at the time of the call to @cb, then consume
+ * them.  Bounded: records committed during the walk wait for the next
+ * call.  Returns the number of records handed to @cb, the callback's
+ * negative return, or -EPROTO for a corrupt ring (nothing past the bad
+ * record is consumed; the ring stays unusable).
+ */
+int fxtprof_ring__drain(struct fxtprof_ring *ring, fxtprof_rec_cb cb,
+			void *ctx);
+
+/*
+ * Check one record: @avail bytes are readable at @rec.  Size >= 16,
+ * multiple of 8, <= @avail, known type, at least the type's struct,
+ * sample stack counts and exec filename inside the record.
+ * Returns 0 or -EPROTO.
+ */
+int fxtprof_rec__validate(const struct fxtprof_rec_hdr *rec, size_t avail);
+
+/* ------------------------------------------------------------------ */
+/* The device                                                          */
+/* ------------------------------------------------------------------ */
+
+struct fxtprof_dev;
+
+/*
+ * Open @path (NULL: FXTPROF_DEVICE) and read its info.  If the device is
+ * already configured, its rings are mapped too.
+ */
+int fxtprof_dev__open(const char *path, struct fxtprof_dev **devp);
+/* Unmap every ring and close; NULL is fine. */
+void fxtprof_dev__close(struct fxtprof_dev *dev);
+int fxtprof_dev__fd(const struct fxtprof_dev *dev);
+/* Cached info, refreshed by configure, start and stop. */
+const struct fxtprof_info *fxtprof_dev__info(const struct fxtprof_dev *dev);
+/* Re-read the info from the module. */
+int fxtprof_dev__refresh(struct fxtprof_dev *dev);
+
+/*
+ * Unmap the old rings, configure, and map the ring of every CPU that has
+ * one.  A failed configure leaves the earlier configuration (and its
+ * mappings) in place.  -EBUSY while running.
+ */
+int fxtprof_dev__configure(struct fxtprof_dev *dev,
+			   const struct fxtprof_config *cfg);
+int fxtprof_dev__start(struct fxtprof_dev *dev);
+int fxtprof_dev__stop(struct fxtprof_dev *dev);
+/* FXTPROF_IOC_FLUSH; *seq (may be NULL) gets the marker's sequence. */
+int fxtprof_dev__flush(struct fxtprof_dev *dev, __u64 *seq);
+int fxtprof_dev__stats(struct fxtprof_dev *dev, __u32 cpu,
+		       struct fxtprof_stats *stats);
+
+/* Ring ids are 0 .. nr_rings - 1 (0 before configure). */
+unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev);
+/* The ring of @cpu, or NULL if that CPU has none (or out of range). */
+struct fxtprof_ring *fxtprof_dev__ring(struct fxtprof_dev *dev, __u32 cpu);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FXTPROF_LIB_H */
