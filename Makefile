@@ -127,7 +127,10 @@ vm-suite: all
 # VM script needs go in VM_TEST_PROGS (static, on the guest's PATH
 # under /tests); VM_FILES adds SRC:DEST pairs to the initramfs.
 VM_FILES ?=
-demo bench-kernel bench-reader bench-socket: all
+# They set up and build first, so each works on a fresh machine.
+demo bench-kernel bench-reader bench-socket:
+	scripts/setup.sh
+	$(MAKE) all
 	@if [ -x scripts/$@.sh ]; then scripts/$@.sh $(CFG); \
 	else scripts/vm-cmd.sh $(CFG) tests/vm/$@.sh $(VM_FILES); fi
 

@@ -51,7 +51,9 @@ step host tests
 if [ -f build/x86_64/host-tests.list ]; then
 	while read -r t; do
 		[ -x "$t" ] || continue
-		name=${t##*/}
+		# Unique per flavour: asan/tests/host/x and tests/host/x differ.
+		name=${t#"$FXT_ROOT"/build/x86_64/}
+		name=${name//\//-}
 		rc=0
 		{ echo "FXT-TEST-BEGIN $name"
 		  timeout -k 5 "${HOST_TEST_TIMEOUT:-300}" "$t" </dev/null 2>&1 || rc=$?

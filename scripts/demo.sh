@@ -4,8 +4,8 @@
 # to a listener on this host, then check and summarize the trace.
 #
 #   1. scripts/setup.sh and make (module + programs)
-#   2. a listener on 127.0.0.1:PORT (any free port) saving to build/demo.fxt
-#      (build/x86_64/bin/fxt_sink until `fxtprof receive` exists)
+#   2. `fxtprof receive tcp://127.0.0.1:0 -n 1` on this host (any free
+#      port), whose one stream becomes build/demo.fxt
 #   3. the VM (CFG, default x86_64) in command mode runs tests/reader/demo-vm.sh: a workload
 #      under `fxtprof record -d 3 tcp://10.0.2.2:PORT`
 #   4. fxtprof check and fxtprof report on build/demo.fxt
@@ -26,11 +26,13 @@ work=$FXT_BUILD/x86_64/demo
 mkdir -p "$work"
 rm -f "$out" "$work/port"
 
-"$bin/fxt_sink" -P "$work/port" -t 900 "$out" &
+rm -rf "$work/streams"
+"$bin/fxtprof" receive tcp://127.0.0.1:0 -o "$work/streams" -n 1 > "$work/receive.out" &
 sink=$!
 trap 'kill $sink 2>/dev/null || true' EXIT
-for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-port=$(cat "$work/port")
+for _ in $(seq 100); do grep -q '^listening on' "$work/receive.out" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/^listening on tcp:\/\/.*:\([0-9]*\)$/\1/p' "$work/receive.out")
+[ -n "$port" ] || { echo "demo: fxtprof receive did not start" >&2; exit 1; }
 sed "s/@PORT@/$port/g" tests/reader/demo-vm.sh > "$work/demo.sh"
 
 echo "demo: host listener on 127.0.0.1:$port -> $out"
@@ -41,8 +43,10 @@ if [ "$vm_rc" != 0 ]; then
 	echo "demo: the VM script failed (rc $vm_rc)" >&2
 	exit 1	# the trap stops the listener
 fi
-wait $sink || { echo "demo: the listener failed" >&2; exit 1; }
+wait $sink || { echo "demo: fxtprof receive failed" >&2; exit 1; }
 trap - EXIT
+cat "$work/receive.out"
+cp "$(ls "$work"/streams/*.fxt | head -n 1)" "$out"
 
 echo
 echo "demo: fxtprof check $out"

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -557,6 +558,47 @@ TEST_F(dev, start_stop)
 		EXPECT_EQ(r.nr_by_type[FXTPROF_REC_SAMPLE], samples);
 	}
 	vm_recs_free(&r);
+}
+
+/* delete_module(2) as rmmod does it: never wait for the module to go idle. */
+static int try_rmmod(void)
+{
+	return syscall(SYS_delete_module, "fxtprof", O_NONBLOCK) ? -errno : 0;
+}
+
+/*
+ * rmmod while the device is open, or while a ring is still mapped after
+ * close, fails cleanly and leaves the module working.  /init unloads it
+ * for real after the last test.
+ */
+TEST(rmmod_while_open_or_mapped_fails)
+{
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE, 1000, 0);
+	long pg = page_size();
+	int fd, err;
+	void *p;
+
+	fd = open(FXTPROF_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	err = try_rmmod();
+	EXPECT_TRUE(err == -EWOULDBLOCK || err == -EBUSY) TH_LOG("rmmod: %d", err);
+
+	ASSERT_EQ(0, xioctl(fd, FXTPROF_IOC_CONFIGURE, &c));
+	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, close(fd));
+	err = try_rmmod();
+	EXPECT_TRUE(err == -EWOULDBLOCK || err == -EBUSY) TH_LOG("rmmod: %d", err);
+	/* The mapping still works, and still holds the session. */
+	EXPECT_EQ(0, ((struct fxtprof_ring_consumer *)p)->consumer_pos);
+	EXPECT_EQ(-1, open(FXTPROF_DEVICE, O_RDWR | O_CLOEXEC));
+	EXPECT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, munmap(p, pg));
+
+	fd = open(FXTPROF_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, device_works(fd));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -52,18 +52,20 @@ FIXTURE_TEARDOWN(dev)
  * Samples arrive on every CPU at the configured rate.  Idle samples count
  * (SKIP_IDLE is off), and busy loops keep the CPUs from idling anyway.
  *
- * Under QEMU TCG on a loaded host a vCPU thread is often descheduled for
- * longer than a period: the timer then fires late and hrtimer_forward()
- * skips whole periods, which the module counts in timer_overruns.  So the
- * exact check is on periods: samples + overruns over the session must be
- * the rate +-15%; and the samples themselves, counted by timestamp in a
- * 2 s window away from start and stop, must be at least 75% of the rate
- * (on an idle host they are within +-15% too, see the log line).
- * 100 Hz keeps the overruns rare.
+ * Under QEMU TCG a vCPU thread can be descheduled for longer than a
+ * period: the timer then fires late and hrtimer_forward() skips whole
+ * periods, which the module counts in timer_overruns.  So the timer itself
+ * is checked exactly, on periods: samples + overruns over the session
+ * must be the rate +-15%.  The samples, counted by timestamp in a 2 s
+ * window away from start and stop, must be within +-15% at 100 Hz, and at
+ * 1 kHz at least @min_pct of the rate (what the emulator delivers depends
+ * on the host's load; the log line shows it).
  */
-TEST_F(dev, rate_on_every_cpu)
+static void expect_rate(struct __test_metadata *_metadata,
+			FIXTURE_DATA(dev) *self, unsigned int freq,
+			unsigned int min_pct)
 {
-	const unsigned int freq = 100, window_ms = 2000, lead_ms = 250;
+	const unsigned int window_ms = 2000, lead_ms = 250;
 	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE, freq, 1 << 20);
 	unsigned int n = self->info->nr_cpus;
 	unsigned long long t0, t1, lo, hi, per_cpu[64] = { 0 };
@@ -96,19 +98,29 @@ TEST_F(dev, rate_on_every_cpu)
 
 		ASSERT_EQ(0, fxtprof_dev__stats(self->dev, cpu, &st));
 		periods = st.samples + st.timer_overruns;
-		TH_LOG("cpu%u: %llu samples in the %u ms window (rate: %llu), "
+		TH_LOG("%u Hz, cpu%u: %llu samples in the %u ms window (rate: %llu), "
 		       "session: %llu samples + %llu overruns of %llu periods, "
-		       "handler %.1f us avg", cpu, per_cpu[cpu], window_ms, want,
-		       (unsigned long long)st.samples,
+		       "handler %.1f us avg", freq, cpu, per_cpu[cpu], window_ms,
+		       want, (unsigned long long)st.samples,
 		       (unsigned long long)st.timer_overruns, want_periods,
 		       st.handler_calls ? st.handler_ns / 1e3 / st.handler_calls : 0);
 		EXPECT_LE(want_periods * 85 / 100, periods);
 		EXPECT_GE(want_periods * 115 / 100, periods);
-		EXPECT_LE(want * 75 / 100, per_cpu[cpu]);
+		EXPECT_LE(want * min_pct / 100, per_cpu[cpu]);
 		EXPECT_GE(want * 115 / 100, per_cpu[cpu]);
 		EXPECT_EQ(st.samples, st.handler_calls);
 		EXPECT_EQ(0, st.lost_records);
 	}
+}
+
+TEST_F(dev, rate_on_every_cpu)
+{
+	expect_rate(_metadata, self, 100, 85);
+}
+
+TEST_F(dev, default_rate_on_every_cpu)
+{
+	expect_rate(_metadata, self, FXTPROF_DEFAULT_FREQ, 50);
 }
 
 static int spawn(const char *path, const char *arg)
