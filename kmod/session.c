@@ -18,7 +18,6 @@
 
 #include "fxtprof.h"
 
-#define FXTPROF_MAX_CPUMASK_LEN	(BITS_TO_U64(NR_CPUS) * sizeof(u64))
 
 struct fxtprof_session *fxtprof_session_new(void)
 {

@@ -42,6 +42,7 @@
 #define FXTPROF_DEFAULT_RING_SIZE	(2u << 20)
 #define FXTPROF_COMM_LEN		16
 #define FXTPROF_MAX_FILENAME		1024	/* exec filenames are truncated */
+#define FXTPROF_MAX_CPUMASK_LEN		1024	/* bytes: 8192 CPUs */
 
 /* ------------------------------------------------------------------ */
 /* ioctls                                                              */
@@ -87,9 +88,11 @@ struct fxtprof_info {
 /*
  * FXTPROF_IOC_CONFIGURE: set the session up and allocate its rings.
  * Zero in freq_hz, ring_size, kstack_depth, ustack_depth or watermark
- * selects the default.  cpumask_ptr/cpumask_len name a little-endian CPU
- * bitmap (bit n = CPU n) restricting sampling; a zero length samples
- * every CPU.  Task records come from every CPU whatever the mask.
+ * selects the default.  cpumask_ptr/cpumask_len name a CPU bitmap of
+ * little-endian u64 words (bit n = CPU n; cpumask_len a multiple of 8, at
+ * most FXTPROF_MAX_CPUMASK_LEN) restricting sampling; bits beyond the
+ * last CPU id must be zero, and a zero length samples every CPU.  Task
+ * records come from every CPU whatever the mask.
  * Returns -EBUSY while running or while rings of an earlier
  * configuration are still mapped.
  */

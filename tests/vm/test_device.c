@@ -319,7 +319,7 @@ TEST(bad_config_is_refused)
 TEST(config_edges_are_accepted)
 {
 	int fd = open(FXTPROF_DEVICE, O_RDWR);
-	__u64 cpu0 = 1;
+	__u64 cpu0 = 1, wide[FXTPROF_MAX_CPUMASK_LEN / 8] = { 1 };
 	struct { struct fxtprof_config c; __u64 tail[3]; } big = { 0 };
 	struct fxtprof_config ok[] = {
 		vm_config(0, FXTPROF_MIN_FREQ, 0),
@@ -328,6 +328,9 @@ TEST(config_edges_are_accepted)
 		{ .size = sizeof(struct fxtprof_config), .kstack_depth = 127,
 		  .ustack_depth = 1, .ring_size = 1 << 16, .watermark = 1 << 16,
 		  .cpumask_ptr = (uintptr_t)&cpu0, .cpumask_len = 8 },
+		/* wider than this kernel's NR_CPUS, the rest zero */
+		{ .size = sizeof(struct fxtprof_config),
+		  .cpumask_ptr = (uintptr_t)wide, .cpumask_len = sizeof(wide) },
 	};
 
 	ASSERT_LE(0, fd);

@@ -186,7 +186,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				return reader_err(-EINVAL, "bad CPU list '%s'",
 						  optarg);
 			o->cfg.cpumask_ptr = (uintptr_t)o->cpumask;
-			o->cfg.cpumask_len = sizeof(o->cpumask);
+			o->cfg.cpumask_len = sizeof(o->cpumask);	/* <= MAX */
 			break;
 		case 'd':
 			o->duration = strtod(optarg, &end);
