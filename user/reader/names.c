@@ -73,7 +73,9 @@ static int map_set(struct name_map *m, uint32_t key, uint32_t pid,
 		m->live++;
 	}
 	e->pid = pid;
-	strncpy(e->comm, comm, sizeof(e->comm));
+	/* A fixed, NUL-padded field, as in the records; not a C string. */
+	strncpy(e->comm, comm, sizeof(e->comm) - 1);
+	e->comm[sizeof(e->comm) - 1] = 0;
 	return 0;
 }
 
