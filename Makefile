@@ -75,7 +75,10 @@ HOST_TESTS :=
 	bench-socket clean
 all: module user
 
-FRAGMENTS := $(sort $(wildcard user/*/build.mk tests/*/build.mk)) $(EXTRA_MK)
+# Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
+# prerequisites, which make expands as it reads each fragment.
+FRAGMENTS := $(sort $(wildcard user/*/build.mk)) \
+	     $(sort $(wildcard tests/*/build.mk)) $(EXTRA_MK)
 include $(FRAGMENTS)
 
 $(B)/%.o: %.c
