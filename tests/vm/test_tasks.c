@@ -47,27 +47,7 @@ static int comm_is(const char *field, const char *want)
 	return !memcmp(field, buf, FXTPROF_COMM_LEN);
 }
 
-FIXTURE(dev) {
-	struct fxtprof_dev *dev;
-	const struct fxtprof_info *info;
-	struct vm_recs r;
-	int complaints;
-};
-
-FIXTURE_SETUP(dev)
-{
-	memset(&self->r, 0, sizeof(self->r));
-	self->complaints = vm_kernel_complaints(0);
-	ASSERT_EQ(0, fxtprof_dev__open(NULL, &self->dev));
-	self->info = fxtprof_dev__info(self->dev);
-}
-
-FIXTURE_TEARDOWN(dev)
-{
-	fxtprof_dev__close(self->dev);
-	vm_recs_free(&self->r);
-	EXPECT_EQ(self->complaints, vm_kernel_complaints(1));
-}
+#include "vm_fixture.h"
 
 static volatile pid_t thr_tid;
 
