@@ -3,9 +3,12 @@
 # build-debug-kernel.sh [--print-dir]
 # Build the x86_64 KASAN/lockdep/kmemleak kernel for CFG=debug from
 # Debian's linux-source-6.1: tinyconfig + scripts/debug-kernel.config.
-# Cached in build/deps/debug-kernel/<fragment hash> (an O= tree that
-# modules build against), so it is built once per machine and again
-# only when the fragment changes.  --print-dir prints that tree.
+# Cached in $FXTPROF_CACHE/debug-kernel/<fragment hash> (an O= tree that
+# modules build against; default /var/cache/fxtprof, else build/deps),
+# shared by every checkout on the machine: a kernel tree records absolute
+# paths, so it cannot live in one checkout's build/ and serve another.
+# Built once per machine, and again only when the fragment changes.
+# --print-dir prints that tree.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -13,27 +16,27 @@ frag=$FXT_ROOT/scripts/debug-kernel.config
 # Bump RECIPE when a change below alters the kernel that gets built.
 RECIPE=1
 hash=$( (cat "$frag"; echo "recipe $RECIPE") | sha256sum | cut -c1-12)
-obj=$FXT_DEPS/debug-kernel/$hash
+obj=$FXT_MACHINE_CACHE/debug-kernel/$hash
 if [ "${1:-}" = --print-dir ]; then echo "$obj"; exit 0; fi
 [ -f "$obj/.done" ] && exit 0
 
 # Several make invocations may want the kernel at once (make check, a
 # developer's make CFG=debug): build it once, the others wait.
-mkdir -p "$FXT_DEPS"
-exec 9>"$FXT_DEPS/debug-kernel.lock"
+mkdir -p "$FXT_MACHINE_CACHE"
+exec 9>"$FXT_MACHINE_CACHE/debug-kernel.lock"
 flock 9
 [ -f "$obj/.done" ] && exit 0
 
-src=$FXT_DEPS/linux-source-6.1
+src=$FXT_MACHINE_CACHE/linux-source-6.1
 if [ ! -f "$src/.extracted" ]; then
 	echo "debug-kernel: extracting linux-source-6.1"
 	rm -rf "$src"
-	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$FXT_DEPS"
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$FXT_MACHINE_CACHE"
 	touch "$src/.extracted"
 fi
 
 # Older hashes are dead weight (a KASAN tree is ~1 GB).
-rm -rf "$FXT_DEPS/debug-kernel"
+rm -rf "$FXT_MACHINE_CACHE/debug-kernel"
 mkdir -p "$obj"
 kmake() { make -C "$src" O="$obj" ARCH=x86_64 -j"$(nproc)" "$@"; }
 kmake -s tinyconfig

@@ -8,6 +8,12 @@ FXT_BUILD=$FXT_ROOT/build
 FXT_DEPS=$FXT_BUILD/deps
 FXT_RESULTS=$FXT_BUILD/results
 ARM64_ROOT=$FXT_DEPS/arm64/root
+# What is costly and the same for every checkout (the debug kernel's
+# tree, which records absolute paths) is cached once per machine.
+FXT_MACHINE_CACHE=${FXTPROF_CACHE:-/var/cache/fxtprof}
+if ! mkdir -p "$FXT_MACHINE_CACHE" 2>/dev/null || [ ! -w "$FXT_MACHINE_CACHE" ]; then
+	FXT_MACHINE_CACHE=$FXT_DEPS
+fi
 
 # kabi e.g. "6.1.0-57" from "linux-headers-6.1.0-57-amd64 (= 6.1.192-3)"
 fxt_kabi() {
