@@ -31,6 +31,12 @@ x86_64|debug)
 	if [ "$cfg" = debug ]; then
 		kernel=$("$FXT_ROOT/scripts/build-debug-kernel.sh" --print-dir)/arch/x86/boot/bzImage
 		mem=${VM_MEM:-2G}	# KASAN shadow + kmemleak metadata
+		# Under TCG, ACPI table parsing with KASAN and lockdep can hold
+		# PID 1 on a CPU for 20 s during early boot (the kernel is
+		# PREEMPT_NONE), which the soft-lockup detector reports at
+		# 2 x watchdog_thresh.  Boot with the largest threshold; /init
+		# puts back the default of 10 before the module is loaded.
+		cmdline="watchdog_thresh=60 $cmdline"
 	else
 		kernel=/boot/vmlinuz-$kabi-amd64
 		mem=${VM_MEM:-1G}

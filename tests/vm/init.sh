@@ -56,6 +56,10 @@ else
 	echo "FXT-VM: no eth0"
 fi
 
+# The debug kernel boots with watchdog_thresh=60 (see scripts/vm-run.sh);
+# from here on, soft lockups are caught at the kernel's default.
+[ -w /proc/sys/kernel/watchdog_thresh ] && echo 10 > /proc/sys/kernel/watchdog_thresh
+
 kmemleak=/sys/kernel/debug/kmemleak
 if [ -w $kmemleak ]; then
 	# Forget what boot leaked so the final report is about the module.
