@@ -2,7 +2,9 @@
 /*
  * compat.h - every kernel-version difference fxtprof cares about, in one
  * place.  The rest of kmod/ is written against the newest API and includes
- * this file instead of testing LINUX_VERSION_CODE itself.
+ * this file instead of testing LINUX_VERSION_CODE itself.  Built and tested
+ * on Debian's 6.1 and 6.12 kernels; the shims reach past 6.12 where the
+ * change is known (6.13, 6.15, 6.16).
  */
 #ifndef _FXTPROF_COMPAT_H
 #define _FXTPROF_COMPAT_H
@@ -45,6 +47,21 @@ static inline void fxtprof_vm_flags_clear(struct vm_area_struct *vma,
 #else
 #define FXTPROF_EXIT_PROTO	void *data, struct task_struct *p, bool group_dead
 #define fxtprof_exit_group_dead(p)	(group_dead)
+#endif
+
+/*
+ * ptrauth_strip_insn_pac() told kernel from user addresses by bit 55; 6.4
+ * split it into one helper for each, since the caller always knows.
+ */
+#ifdef CONFIG_ARM64
+#include <asm/pointer_auth.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#define fxtprof_strip_kernel_pac(lr)	ptrauth_strip_insn_pac(lr)
+#define fxtprof_strip_user_pac(lr)	ptrauth_strip_insn_pac(lr)
+#else
+#define fxtprof_strip_kernel_pac(lr)	ptrauth_strip_kernel_insn_pac(lr)
+#define fxtprof_strip_user_pac(lr)	ptrauth_strip_user_insn_pac(lr)
+#endif
 #endif
 
 #endif /* _FXTPROF_COMPAT_H */

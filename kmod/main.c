@@ -255,7 +255,6 @@ static const struct file_operations fxtprof_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.poll = fxtprof_poll,
 	.mmap = fxtprof_mmap,
-	.llseek = no_llseek,
 };
 
 static struct miscdevice fxtprof_misc = {

@@ -18,13 +18,11 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "fxtprof.h"
 
 #ifdef CONFIG_X86
 #include <asm/unwind.h>
-#endif
-#ifdef CONFIG_ARM64
-#include <asm/pointer_auth.h>
 #endif
 
 /* A frame record as both x86-64 (rbp chain) and arm64 (x29 chain) lay it out. */
@@ -84,7 +82,7 @@ unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
 	while (fp && IS_ALIGNED(fp, 16)) {
 		if (copy_from_kernel_nofault(&frame, (void *)fp, sizeof(frame)))
 			break;
-		frame.ret = ptrauth_strip_insn_pac(frame.ret);
+		frame.ret = fxtprof_strip_kernel_pac(frame.ret);
 		if (!frame.ret)
 			break;
 		if (n == max) {
@@ -107,7 +105,7 @@ static bool fxtprof_user_64bit(struct pt_regs *regs)
 /* Return addresses may carry a pointer-authentication code: strip it. */
 static unsigned long fxtprof_strip_pac(unsigned long addr)
 {
-	return ptrauth_strip_insn_pac(addr);
+	return fxtprof_strip_user_pac(addr);
 }
 #endif /* CONFIG_ARM64 */
 
