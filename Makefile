@@ -4,8 +4,12 @@
 #
 #   make                 module (build/CFG/kmod/fxtprof.ko) + user programs
 #   make ARCH=arm64      the same, cross-built for arm64 (static programs)
-#   make CFG=debug       module against the KASAN/lockdep debug kernel
-#   make check           everything + host tests + 3 VM suites (scripts/check.sh)
+#   make CFG=x86_64-6.12 the module for another kernel configuration:
+#                        x86_64, arm64, debug (KASAN/lockdep), x86_64-6.12,
+#                        arm64-6.12 (scripts/env.sh); KDIR=... for any tree
+#   make check           everything + host tests + one VM suite per
+#                        configuration (scripts/check.sh)
+#   make check-fresh     the README's commands in a new Debian root
 #   make vm-suite        boot the VM suite for CFG only (default: ARCH)
 #   make demo | bench-kernel | bench-reader | bench-socket   (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
@@ -37,7 +41,11 @@
 #           $(CC) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -luring
 #   VM_TEST_PROGS += $(B)/tests/foo/test_foo
 
-ARCH ?= x86_64
+# CFG names a kernel configuration (scripts/env.sh: x86_64, arm64, debug,
+# x86_64-6.12, arm64-6.12); its user programs are those of its ARCH.
+ifeq ($(origin ARCH),undefined)
+ARCH := $(if $(filter arm64%,$(CFG)),arm64,x86_64)
+endif
 CFG ?= $(ARCH)
 B := build/$(ARCH)
 DEPS := build/deps
@@ -71,8 +79,8 @@ USER_PROGS :=
 VM_TEST_PROGS :=
 HOST_TESTS :=
 
-.PHONY: all module user deps check vm-suite demo bench-kernel bench-reader \
-	bench-socket clean
+.PHONY: all module user deps check check-fresh vm-suite demo bench-kernel \
+	bench-reader bench-socket clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -121,6 +129,9 @@ deps:
 check:
 	scripts/check.sh
 
+check-fresh:
+	scripts/check-fresh.sh
+
 vm-suite: all
 	scripts/vm-suite.sh $(CFG)
 
@@ -130,8 +141,12 @@ vm-suite: all
 # VM script needs go in VM_TEST_PROGS (static, on the guest's PATH
 # under /tests); VM_FILES adds SRC:DEST pairs to the initramfs.
 VM_FILES ?=
-# They set up and build first, so each works on a fresh machine.
-demo bench-kernel bench-reader bench-socket:
+# They set up and build first, so each works on a fresh machine;
+# scripts/demo.sh does that itself, to time each phase.
+demo:
+	scripts/demo.sh $(CFG)
+
+bench-kernel bench-reader bench-socket:
 	scripts/setup.sh
 	$(MAKE) all
 	@if [ -x scripts/$@.sh ]; then scripts/$@.sh $(CFG); \

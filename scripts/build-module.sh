@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# build-module.sh CFG  (CFG = x86_64 | arm64 | debug)
+# build-module.sh CFG  (a kernel configuration of scripts/env.sh: x86_64,
+# arm64, debug, x86_64-6.12, arm64-6.12)
 # Build fxtprof.ko out of tree into build/CFG/kmod/fxtprof.ko.
 #
 # Kbuild on 6.1 writes objects next to the sources of M=, so M= is a
@@ -11,17 +12,11 @@
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
-cfg=${1:?usage: build-module.sh x86_64|arm64|debug}
+cfg=${1:?usage: build-module.sh CFG (one of: $FXT_CFGS)}
 ksrc=$(cd "${KSRC:-$FXT_ROOT}" && pwd)
-kabi=$(fxt_kabi)
-kargs=()
-case $cfg in
-x86_64)	kdir=${KDIR:-/usr/src/linux-headers-$kabi-amd64} ;;
-arm64)	kdir=${KDIR:-$ARM64_ROOT/usr/src/linux-headers-$kabi-arm64}
-	kargs=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) ;;
-debug)	kdir=${KDIR:-$("$FXT_ROOT/scripts/build-debug-kernel.sh" --print-dir)} ;;
-*)	echo "build-module.sh: unknown CFG '$cfg'" >&2; exit 2 ;;
-esac
+fxt_cfg "$cfg" || exit 2
+kdir=${KDIR:-$CFG_KDIR}
+kargs=("${CFG_KBUILD[@]}")
 [ -f "$kdir/Makefile" ] || { echo "build-module.sh: no kernel tree at $kdir (run make deps)" >&2; exit 1; }
 [ -f "$ksrc/Kbuild" ] || { echo "build-module.sh: no $ksrc/Kbuild" >&2; exit 1; }
 

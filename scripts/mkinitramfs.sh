@@ -14,15 +14,11 @@ set -euo pipefail
 cfg=${1:?usage: mkinitramfs.sh CFG OUT [SRC:DEST ...]}
 out=${2:?usage: mkinitramfs.sh CFG OUT [SRC:DEST ...]}
 shift 2
-kabi=$(fxt_kabi)
-case $cfg in
-x86_64)	arch=x86_64; busybox=/bin/busybox
-	modroot=; kver=$kabi-amd64 ;;
-arm64)	arch=arm64; busybox=$ARM64_ROOT/bin/busybox
-	modroot=$ARM64_ROOT; kver=$kabi-arm64 ;;
-debug)	arch=x86_64; busybox=/bin/busybox
-	kver= ;;	# virtio-net is built in
-*)	echo "mkinitramfs.sh: unknown CFG '$cfg'" >&2; exit 2 ;;
+fxt_cfg "$cfg" || exit 2
+arch=$CFG_ARCH
+case $arch in
+x86_64)	busybox=/bin/busybox ;;
+arm64)	busybox=$ARM64_ROOT/bin/busybox ;;
 esac
 ko=${KO:-$FXT_BUILD/$cfg/kmod/fxtprof.ko}
 list=${VM_TESTS_LIST:-$FXT_BUILD/$arch/vm-tests.list}
@@ -60,15 +56,16 @@ else
 	echo "mkinitramfs: warning: no $ko (the VM will report insmod failing)" >&2
 fi
 
-if [ -f "$list" ]; then
-	while read -r prog; do
-		[ -n "$prog" ] && install -m 0755 "$prog" "$root/tests/"
-	done < "$list"
-fi
+# A suite without its programs would boot, run nothing and pass; the
+# plan check would catch it, but say here already what is missing.
+[ -f "$list" ] || { echo "mkinitramfs: no test list $list (run make ARCH=$arch)" >&2; exit 1; }
+while read -r prog; do
+	[ -n "$prog" ] && install -m 0755 "$prog" "$root/tests/"
+done < "$list"
 
-if [ -n "$kver" ]; then
+if [ "$CFG_MODROOT" != none ]; then
 	n=10
-	modprobe -a ${modroot:+-d "$modroot"} -S "$kver" --show-depends virtio_pci virtio_net |
+	modprobe -a ${CFG_MODROOT:+-d "$CFG_MODROOT"} -S "$CFG_KREL" --show-depends virtio_pci virtio_net |
 	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
 	while read -r m; do
 		install -m 0644 "$m" "$root/lib/modules/$n-${m##*/}"

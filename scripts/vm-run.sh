@@ -14,7 +14,8 @@ set -euo pipefail
 cfg=${1:?usage: vm-run.sh CFG INITRD [KERNEL-ARGS...]}
 initrd=${2:?usage: vm-run.sh CFG INITRD [KERNEL-ARGS...]}
 shift 2
-kabi=$(fxt_kabi)
+fxt_cfg "$cfg" || exit 2
+kernel=$CFG_KERNEL
 log=${LOG:-$FXT_RESULTS/vm-$cfg.log}
 mkdir -p "$(dirname "$log")"
 
@@ -26,10 +27,9 @@ accel=(-accel tcg,thread=multi)
 if [ "${FXTPROF_KVM:-0}" = 1 ]; then accel=(-accel kvm -cpu host); fi
 net=(-netdev user,id=n0 -device virtio-net-pci,netdev=n0)
 
-case $cfg in
-x86_64|debug)
+case $CFG_ARCH in
+x86_64)
 	if [ "$cfg" = debug ]; then
-		kernel=$("$FXT_ROOT/scripts/build-debug-kernel.sh" --print-dir)/arch/x86/boot/bzImage
 		mem=${VM_MEM:-2G}	# KASAN shadow + kmemleak metadata
 		# Under TCG, ACPI table parsing with KASAN and lockdep can hold
 		# PID 1 on a CPU for 20 s during early boot (the kernel is
@@ -38,7 +38,6 @@ x86_64|debug)
 		# puts back the default of 10 before the module is loaded.
 		cmdline="watchdog_thresh=60 $cmdline"
 	else
-		kernel=/boot/vmlinuz-$kabi-amd64
 		mem=${VM_MEM:-1G}
 	fi
 	[ "${FXTPROF_KVM:-0}" = 1 ] || accel+=(-cpu max)
@@ -46,19 +45,18 @@ x86_64|debug)
 		-kernel "$kernel" -append "console=ttyS0 $cmdline")
 	;;
 arm64)
-	kernel=$ARM64_ROOT/boot/vmlinuz-$kabi-arm64
-	# qemu -kernel wants a raw Image; older Debian arm64 kernels ship it
-	# gzip'd (6.1's is raw, but keep working if that changes).
+	# qemu -kernel wants a raw Image; some Debian arm64 kernels ship
+	# it gzip'd.
 	if gzip -t "$kernel" 2>/dev/null; then
-		zcat "$kernel" > "$FXT_DEPS/arm64/Image"
-		kernel=$FXT_DEPS/arm64/Image
+		zcat "$kernel" > "$FXT_DEPS/arm64/Image-$CFG_KREL"
+		kernel=$FXT_DEPS/arm64/Image-$CFG_KREL
 	fi
 	[ "${FXTPROF_KVM:-0}" = 1 ] || accel+=(-cpu max,pauth-impdef=on)
 	qemu=(qemu-system-aarch64 -M virt "${accel[@]}" -smp 2 -m "${VM_MEM:-1G}"
 		-kernel "$kernel" -append "console=ttyAMA0 $cmdline")
 	;;
-*)	echo "vm-run.sh: unknown CFG '$cfg'" >&2; exit 2 ;;
 esac
+[ -f "$kernel" ] || { echo "vm-run.sh: no kernel image $kernel (run scripts/setup.sh)" >&2; exit 2; }
 
 # </dev/null: CI has no stdin, and -nographic would otherwise grab the tty.
 start=$(date +%s)
