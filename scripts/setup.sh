@@ -1,75 +1,139 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Install (idempotently) everything the build and the VM bench need, and
-# stage the arm64 cross dependencies under build/deps/arm64.  A second run
-# with everything present only runs dpkg-query and compares stamps.
-set -euo pipefail
+# setup.sh [--list]
+# Install everything the build, the tests, the demo and the benchmarks use,
+# on a Debian 12 machine that has none of it, and stage the arm64 cross
+# dependencies under build/deps/arm64.  Idempotent: a second run with
+# everything present only asks dpkg and compares a stamp.
+#
+# Each step prints what it does.  A step that fails names itself and the
+# command that failed, and the script exits with that command's status.
+# --list prints every package setup installs (host) or stages (arm64:),
+# one a line, and exits: tests/setup/test_setup.sh holds the script to it.
+set -eEuo pipefail
 . "$(dirname "$0")/env.sh"
 
-HOST_PKGS=(liburing-dev liblz4-dev libbpf-dev linux-headers-amd64
-	linux-image-amd64 linux-source-6.1 qemu-system-x86 qemu-system-arm
-	busybox-static gcc-aarch64-linux-gnu cpio linux-perf flex bison bc
-	libelf-dev libssl-dev clang llvm lld xz-utils)
+STEP="start"
+step() { STEP=$*; echo "setup: $STEP"; }
+trap 'rc=$?; echo "setup: FAILED in step \"$STEP\" (exit $rc): $BASH_COMMAND" >&2; exit $rc' ERR
+fail() { echo "setup: FAILED in step \"$STEP\": $*" >&2; exit 1; }
+
+# Installed with --no-install-recommends (Recommends would pull firmware
+# and desktop bits we never use), so every package we rely on is named
+# here, including those that other packages only recommend.
+HOST_PKGS=(
+	# compilers and build tools; gcc and make are not in a minimal root,
+	# and libc6-dev-arm64-cross is only a Recommends of the cross gcc
+	build-essential gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	clang llvm lld libclang-rt-14-dev
+	# the module's kernels: headers to build against, images to boot
+	linux-headers-amd64 linux-image-amd64
+	linux-headers-6.12-amd64 linux-image-6.12-amd64
+	# the debug kernel, built from source, and the kselftest headers
+	linux-source-6.1 flex bison bc libelf-dev libssl-dev xz-utils
+	# userspace libraries
+	liburing-dev liblz4-dev libbpf-dev
+	# the VM bench: QEMU, a static busybox, the initramfs tools
+	qemu-system-x86 qemu-system-arm ipxe-qemu busybox-static cpio kmod
+	# benchmarks and make check-fresh
+	linux-perf mmdebstrap
+	# the tree tests read the tracked files
+	git
+)
+# kernel series whose arm64 kernel is staged, and arm64 userspace
+# libraries for the static arm64 programs
+ARM_SERIES=(6.1 6.12)
+ARM_LIBS=(busybox-static:arm64 liburing-dev:arm64 liburing2:arm64
+	liblz4-dev:arm64 liblz4-1:arm64)
+
+arm_pkgs() {	# the arm64 packages, once the kernel ABIs are known
+	local s kabi
+	for s in "${ARM_SERIES[@]}"; do
+		kabi=$(fxt_kabi "$s")
+		[ -n "$kabi" ] || fail "cannot derive the $s kernel ABI from $(fxt_series_meta "$s")"
+		echo "linux-image-$kabi-arm64-unsigned"
+		echo "linux-headers-$kabi-arm64"
+	done
+	printf '%s\n' "${ARM_LIBS[@]}"
+}
+
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' "${HOST_PKGS[@]}"
+	arm_pkgs | sed 's/^/arm64: /'
+	exit 0
+fi
+[ "$(id -u)" = 0 ] || { echo "setup: must run as root (it installs Debian packages)" >&2; exit 1; }
 
 export DEBIAN_FRONTEND=noninteractive
 updated=
 apt_update_once() {
 	[ -n "$updated" ] && return 0
-	echo "setup: apt-get update"
+	step "apt-get update"
 	apt-get update -qq
 	updated=1
 }
 
-# One dpkg-query for all packages keeps the no-op run fast.
-installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${HOST_PKGS[@]}" 2>/dev/null |
-	awk '/ install ok installed$/ { print $1 }')
+step "checking the host packages"
+# One dpkg-query for all packages keeps the no-op run fast.  It exits 1
+# when any package is unknown to dpkg: that is an answer, not a failure.
+status=$(dpkg-query -W -f='${Package} ${Status}\n' "${HOST_PKGS[@]}" 2>/dev/null || true)
 missing=()
 for p in "${HOST_PKGS[@]}"; do
-	grep -qxF "$p" <<<"$installed" || missing+=("$p")
+	grep -qxF "$p install ok installed" <<<"$status" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-	echo "setup: installing ${missing[*]}"
 	apt_update_once
-	# Recommends would pull firmware and desktop bits we never use.
+	step "installing ${#missing[@]} packages: ${missing[*]}"
 	apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-kabi=$(fxt_kabi)
-[ -n "$kabi" ] || { echo "setup: cannot derive kernel ABI" >&2; exit 1; }
-
-# --- arm64 cross dependencies: downloaded and unpacked, never installed ---
+# --- arm64: downloaded and unpacked, never installed -----------------
 # (installing busybox-static:arm64 would replace the host's busybox).
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	step "adding the arm64 architecture to dpkg"
 	dpkg --add-architecture arm64
 	updated=
 	apt_update_once
 fi
 
 ARM_DIR=$FXT_DEPS/arm64
-ARM_PKGS=("linux-image-$kabi-arm64-unsigned" "linux-headers-$kabi-arm64"
-	busybox-static:arm64 liburing-dev:arm64 liburing2:arm64
-	liblz4-dev:arm64 liblz4-1:arm64)
-stamp="$kabi ${ARM_PKGS[*]} v1"
+step "listing the arm64 packages"
+mapfile -t ARM_PKGS < <(arm_pkgs)
+[ ${#ARM_PKGS[@]} -gt ${#ARM_LIBS[@]} ] || fail "no arm64 kernel packages listed"
+stamp="${ARM_PKGS[*]} v2"
 if [ "$(cat "$ARM_DIR/stamp" 2>/dev/null)" != "$stamp" ]; then
+	step "downloading ${#ARM_PKGS[@]} arm64 packages into build/deps/arm64"
 	rm -rf "$ARM_DIR"
 	mkdir -p "$ARM_DIR/debs" "$ARM64_ROOT"
 	# Package lists may be stale on a machine that already had arm64.
-	(cd "$ARM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root "${ARM_PKGS[@]}") || {
+	if ! (cd "$ARM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root "${ARM_PKGS[@]}"); then
+		updated=
 		apt_update_once
+		step "downloading ${#ARM_PKGS[@]} arm64 packages (after apt-get update)"
 		(cd "$ARM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root "${ARM_PKGS[@]}")
-	}
+	fi
+	step "unpacking the arm64 packages"
 	for deb in "$ARM_DIR"/debs/*.deb; do dpkg -x "$deb" "$ARM64_ROOT"; done
-	# The arm64 header tree links scripts/ and tools/ to the arm64 kbuild
-	# package (arm64 binaries).  Point them at the host's amd64 kbuild
-	# tools, which are the same source built for the machine we run on.
-	kbuild=$(fxt_kbuild_dir)
-	hdr=$ARM64_ROOT/usr/src/linux-headers-$kabi-arm64
-	ln -sfn "$kbuild/scripts" "$hdr/scripts"
-	ln -sfn "$kbuild/tools" "$hdr/tools"
-	# modules.dep lets mkinitramfs resolve virtio_net's dependencies.
-	depmod -b "$ARM64_ROOT" "$kabi-arm64"
+	for s in "${ARM_SERIES[@]}"; do
+		kabi=$(fxt_kabi "$s")
+		step "linking the $s arm64 headers to the host's kbuild tools"
+		# The arm64 header tree links scripts/ and tools/ to the arm64
+		# kbuild package (arm64 binaries).  Point them at the host's
+		# amd64 kbuild tools: the same source, built for this machine.
+		host=/usr/src/linux-headers-$kabi-amd64
+		hdr=$ARM64_ROOT/usr/src/linux-headers-$kabi-arm64
+		[ -f "$hdr/Makefile" ] || fail "the arm64 $s headers did not unpack to $hdr"
+		for d in scripts tools; do
+			target=$(readlink -f "$host/$d") || fail "no $host/$d (is linux-headers-$kabi-amd64 installed?)"
+			ln -sfn "$target" "$hdr/$d"
+		done
+		# modules.dep lets mkinitramfs resolve virtio_net's dependencies.
+		step "depmod for the $s arm64 modules"
+		depmod -b "$ARM64_ROOT" "$kabi-arm64"
+	done
 	echo "$stamp" > "$ARM_DIR/stamp"
 fi
 
+step "kselftest headers from linux-source-6.1"
 "$FXT_ROOT/scripts/get-kselftest.sh"
-echo "setup: ok (kernel ABI $kabi)"
+echo "setup: ok (kernels $(for s in 6.1 6.12; do printf '%s ' "$(fxt_kabi "$s")"; done| sed 's/ $//'))"
