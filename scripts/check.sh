@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# check.sh: what `make check` runs.  Setup, build everything (x86_64,
-# arm64 cross, debug kernel + module), run the host tests and the three
-# VM suites, then summarize every build/results/*.tap.  Steps keep going
-# after a failure so one broken piece does not hide the others; a build
-# failure is itself a failing TAP line.  The last line printed is
-# "N passed, N failed, N skipped"; exit status is non-zero on failure.
-# CHECK_SUITES (default "x86_64 arm64 debug") limits the VM suites, and
-# the debug kernel is only built when "debug" is among them.
+# check.sh: what `make check` runs.  Setup; build the user programs for
+# x86_64 and arm64 and the module for every kernel configuration; run the
+# host tests, then one VM suite per configuration; then summarize every
+# build/results/*.tap.  Steps keep going after a failure so one broken
+# piece does not hide the others; a failed build is itself a failing TAP
+# line.
+#
+# Every suite is held to its plan (tests/*/suite.plan, scripts/plan.sh):
+# a planned program that is missing or gives fewer results fails, by name.
+# The summary shows planned and ran for each suite, the time each phase
+# took, and ends with the line "N passed, N failed"; the exit status is
+# non-zero on any failure.
+# CHECK_SUITES (default: every configuration of scripts/env.sh) limits
+# the VM suites; the debug kernel is only built when "debug" is among them.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 cd "$FXT_ROOT"
 
 t0=$(date +%s)
-step() { echo "=== check: $* (t+$(( $(date +%s) - t0 ))s)"; }
+phase= phase_t=$t0 phases=()
+step() {	# step NAME: start a phase, closing the previous one
+	local now
+	now=$(date +%s)
+	[ -z "$phase" ] || phases+=("$(printf '%-28s %5ss' "$phase" $((now - phase_t)))")
+	phase=$* phase_t=$now
+	[ -z "$phase" ] || echo "=== check: $phase (t+$((now - t0))s)"
+}
 rm -rf "$FXT_RESULTS"
 mkdir -p "$FXT_RESULTS"
 buildtap=$FXT_RESULTS/build.tap
@@ -28,40 +41,52 @@ try() {	# try NAME CMD...: run CMD, record a TAP line for it
 	fi
 }
 
-suites=${CHECK_SUITES:-x86_64 arm64 debug}
+suites=${CHECK_SUITES:-$FXT_CFGS}
 want() { [[ " $suites " == *" $1 "* ]]; }
 
 step setup
+# Without what setup installs nothing below can be trusted: stop here.
 scripts/setup.sh
 if want debug; then
 	# First: the long pole on a cold machine (cached afterwards).
-	step debug kernel
+	step "debug kernel"
 	try build-debug-kernel scripts/build-debug-kernel.sh
 fi
-step build x86_64
-try build-x86_64 make -k ARCH=x86_64
-step build arm64
-try build-arm64 make -k ARCH=arm64
-if want debug; then
-	step build debug module
-	try build-debug-module make -k ARCH=x86_64 CFG=debug module
-fi
+for arch in x86_64 arm64; do
+	step "build $arch"
+	try "build-$arch" make -k -j"$(nproc)" ARCH="$arch" user
+done
+step "build modules"
+for cfg in $suites; do
+	try "build-module-$cfg" make -k CFG="$cfg" module
+done
 
-step host tests
-if [ -f build/x86_64/host-tests.list ]; then
-	while read -r t; do
-		[ -x "$t" ] || continue
-		# Unique per flavour: asan/tests/host/x and tests/host/x differ.
-		name=${t#"$FXT_ROOT"/build/x86_64/}
-		name=${name//\//-}
-		rc=0
-		{ echo "FXT-TEST-BEGIN $name"
-		  timeout -k 5 "${HOST_TEST_TIMEOUT:-300}" "$t" </dev/null 2>&1 || rc=$?
-		  echo "FXT-TEST-END $name rc=$rc"; } > "$FXT_RESULTS/host-$name.log"
-		scripts/parse-vm-log.sh "$FXT_RESULTS/host-$name.log" host \
-			> "$FXT_RESULTS/host-$name.tap"
-	done < build/x86_64/host-tests.list
-fi
+step "host tests"
+scripts/plan.sh host > "$FXT_RESULTS/host.plan"
+# The plan says what must run; host-tests.list (written by make) says
+# what was built.  Each program is its own suite, named for its path.
+{ cut -d' ' -f1 "$FXT_RESULTS/host.plan"
+  sed "s|^$FXT_BUILD/x86_64/||" build/x86_64/host-tests.list 2>/dev/null || true
+} | awk '!seen[$0]++' | while read -r prog; do
+	name=host-${prog//\//-}
+	tap=$FXT_RESULTS/$name.tap
+	line=$(grep -m1 "^$prog " "$FXT_RESULTS/host.plan" || true)
+	if [ -z "$line" ]; then
+		printf 'TAP version 13\nnot ok - %s: built, but is in no plan (add it to its folder'"'"'s suite.plan)\n1..1\n' "$prog" > "$tap"
+		continue
+	fi
+	if [ ! -x "build/x86_64/$prog" ]; then
+		printf 'TAP version 13\nnot ok - %s: planned %s tests, but the program was not built\n# plan: planned %s ran 0\n1..1\n' \
+			"$prog" "${line#* }" "${line#* }" > "$tap"
+		continue
+	fi
+	echo "$line" > "$FXT_RESULTS/$name.plan"
+	rc=0
+	{ echo "FXT-TEST-BEGIN $prog"
+	  timeout -k 5 "${HOST_TEST_TIMEOUT:-300}" "build/x86_64/$prog" </dev/null 2>&1 || rc=$?
+	  echo "FXT-TEST-END $prog rc=$rc"; } > "$FXT_RESULTS/$name.log"
+	scripts/parse-vm-log.sh "$FXT_RESULTS/$name.log" host "$FXT_RESULTS/$name.plan" > "$tap"
+done
 
 # One at a time: TCG already uses both cores, and tests that count
 # samples must not share the CPU with another VM.
@@ -73,18 +98,25 @@ done
 
 step summary
 pass=0 fail=0 skip=0
+printf '%-40s %7s %5s %6s %6s %7s\n' suite planned ran passed failed skipped
 for f in "$FXT_RESULTS"/*.tap; do
 	p=$(grep -Ec '^ok\b' "$f" || true)
 	s=$(grep -Ec '^(not )?ok\b.*# *(SKIP|skip)' "$f" || true)
 	x=$(grep -E '^not ok\b' "$f" | grep -Evc '# *(SKIP|skip|TODO)' || true)
 	p=$(( p - $(grep -Ec '^ok\b.*# *(SKIP|skip)' "$f" || true) ))
-	printf '%-24s %4d passed %4d failed %4d skipped\n' "$(basename "$f" .tap)" "$p" "$x" "$s"
+	read -r planned ran < <(sed -n 's/^# plan: planned \([0-9]*\) ran \([0-9]*\)$/\1 \2/p' "$f" | tail -n 1; echo "- -") || true
+	printf '%-40s %7s %5s %6d %6d %7d\n' "$(basename "$f" .tap)" "${planned:--}" "${ran:--}" "$p" "$x" "$s"
 	grep -E '^not ok\b' "$f" | grep -Ev '# *(SKIP|skip|TODO)' | sed 's/^/    /' || true
 	pass=$((pass + p)) fail=$((fail + x)) skip=$((skip + s))
 done
-total=$((pass + fail + skip))
-echo "check: $(( $(date +%s) - t0 ))s"
+step ""
+echo
+echo "time per phase:"
+printf '  %s\n' "${phases[@]}"
+echo "  total $(( $(date +%s) - t0 ))s"
 # Nothing ran at all is a failure too.
-[ "$total" -gt 0 ] || fail=$((fail + 1))
-echo "$pass passed, $fail failed, $skip skipped" | tee "$FXT_RESULTS/summary"
+[ $((pass + fail + skip)) -gt 0 ] || fail=$((fail + 1))
+summary="$pass passed, $fail failed"
+[ "$skip" -eq 0 ] || summary+=", $skip skipped"
+echo "$summary" | tee "$FXT_RESULTS/summary"
 [ "$fail" -eq 0 ]

@@ -1,24 +1,54 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# parse-vm-log.sh LOG [QEMU-RC|host] > TAP
+# parse-vm-log.sh LOG QEMU-RC|host PLAN > TAP
 # Turn a VM serial log (see tests/vm/init.sh for its markers) into TAP.
 # Kept separate from vm-suite.sh so a saved log can be re-parsed.
 # "host" parses a host test's output wrapped in the same
 # FXT-TEST-BEGIN/END markers (scripts/check.sh), without the VM checks.
+#
+# PLAN holds "PROGRAM TESTS" lines (scripts/plan.sh): every program the
+# suite must run and how many results each must give.  A planned program
+# that did not run, one that gave fewer or more results than planned
+# (a skip is not a result), and a program that ran but is in no plan
+# each add a failing line that names it.  The last comment line is
+# "# plan: planned N ran M" for the summary.
 set -euo pipefail
 
-log=${1:?usage: parse-vm-log.sh LOG [QEMU-RC]}
-qrc=${2:-0}
+usage="usage: parse-vm-log.sh LOG QEMU-RC|host PLAN"
+log=${1:?$usage}
+qrc=${2:?$usage}
+plan=${3:?$usage}
+[ -s "$plan" ] || { echo "parse-vm-log.sh: empty or missing plan $plan" >&2; exit 2; }
 
 # Kernel messages that mean the run is not clean, whatever the tests said.
 bad='WARNING:|BUG:|Oops|general protection fault|sleeping function called|self-detected stall|RCU stall|rcu_sched detected stall|soft lockup|hung task|blocked for more than|KASAN:|UBSAN:|Kernel panic|kernel BUG|unreferenced object'
 
 echo "TAP version 13"
-tr -d '\r' < "$log" | awk -v qrc="$qrc" -v bad="$bad" '
+tr -d '\r' < "$log" | awk -v qrc="$qrc" -v bad="$bad" -v planfile="$plan" '
 function res(status, desc) { n++; printf "%s - %s\n", status, desc }
+BEGIN {
+	while ((getline line < planfile) > 0) {
+		split(line, f, " ")
+		if (f[1] == "") continue
+		order[++nplan] = f[1]; plan[f[1]] = f[2] + 0; planned += f[2]
+	}
+}
+function plancheck(   i, p, total) {
+	for (i = 1; i <= nplan; i++) {
+		p = order[i]
+		if (!(p in seen))
+			res("not ok", p ": planned " plan[p] " tests, but the program did not run (missing from the suite?)")
+		else if (ran[p] != plan[p])
+			res("not ok", p ": planned " plan[p] " tests, ran " ran[p] + 0)
+	}
+	for (p in seen) if (!(p in plan))
+		res("not ok", p ": ran, but is in no plan (add it to its folder'"'"'s suite.plan)")
+	for (p in ran) total += ran[p]
+	printf "# plan: planned %d ran %d\n", planned, total
+}
 # The kernel console and SeaBIOS can leave junk before a marker, so
 # markers are matched anywhere in the line.
-/FXT-TEST-BEGIN / { sub(/.*FXT-TEST-BEGIN /, ""); cur = $1; sawtap = sawfail = 0; lastrun = ""; next }
+/FXT-TEST-BEGIN / { sub(/.*FXT-TEST-BEGIN /, ""); cur = $1; seen[cur] = 1; sawtap = sawfail = 0; lastrun = ""; next }
 /FXT-TEST-END / {
 	sub(/.*FXT-TEST-END /, ""); rc = $2; sub(/rc=/, "", rc)
 	# kselftest exits 4 (KSFT_SKIP) when everything skipped.
@@ -46,6 +76,7 @@ cur != "" && /^(not )?ok [0-9]+/ {
 	# The harness prints skips as "ok N # SKIP why": name them.
 	if (desc ~ /^#/) desc = lastrun " " desc
 	if (status == "not ok" && desc !~ /# (SKIP|TODO)/) sawfail = 1
+	if (desc !~ /# *(SKIP|skip)/) ran[cur]++
 	res(status, cur ": " desc)
 	next
 }
@@ -53,6 +84,7 @@ cur != "" && /^Bail out!/ { res("not ok", cur ": " $0); sawfail = 1; next }
 END {
 	if (qrc == "host") {
 		if (cur != "") res("not ok", cur ": no end marker")
+		plancheck()
 		printf "1..%d\n", n
 		exit
 	}
@@ -67,5 +99,6 @@ END {
 		for (i = 2; i <= nhits && i <= 20; i++) print "# " hits[i]
 	} else if (sawdmesg) res("ok", "dmesg clean")
 	else res("not ok", "dmesg clean (no dmesg in log)")
+	plancheck()
 	printf "1..%d\n", n
 }'

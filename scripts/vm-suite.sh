@@ -4,7 +4,9 @@
 # Build the initramfs, boot it (scripts/vm-run.sh) and turn the serial
 # log into build/results/vm-CFG.tap: every TAP result of every program,
 # prefixed with the program's name, plus one "dmesg clean" line and a
-# failing line if the VM did not finish.  Exits non-zero on any failure.
+# failing line if the VM did not finish, checked against the VM plan
+# (scripts/plan.sh vm; PLAN=FILE names another).  Exits non-zero on any
+# failure.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -16,8 +18,10 @@ initrd=$FXT_BUILD/$cfg/initramfs.cpio.gz
 mkdir -p "$FXT_RESULTS"
 rm -f "$tap" "$log"
 
+planfile=$FXT_RESULTS/vm-$cfg.plan
+if [ -n "${PLAN:-}" ]; then cp "$PLAN" "$planfile"; else "$FXT_ROOT/scripts/plan.sh" vm > "$planfile"; fi
 "$FXT_ROOT/scripts/mkinitramfs.sh" "$cfg" "$initrd"
 rc=0
 "$FXT_ROOT/scripts/vm-run.sh" "$cfg" "$initrd" "$@" || rc=$?
-"$FXT_ROOT/scripts/parse-vm-log.sh" "$log" "$rc" > "$tap"
+"$FXT_ROOT/scripts/parse-vm-log.sh" "$log" "$rc" "$planfile" > "$tap"
 ! grep -q '^not ok' "$tap"

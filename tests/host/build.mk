@@ -54,7 +54,8 @@ FXT_HAVE_FUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const unsigned cha
 	$(FXT_CLANG) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo y)
 
 # A TAP wrapper so that `make check` runs the fuzzer like any host test
-# (tests/host/fxt_fuzz_run.sh); a SKIP, not a failure, without libFuzzer.
+# (tests/host/fxt_fuzz_run.sh); without libFuzzer it fails, naming the
+# packages that bring it.
 $(B)/tests/host/run_fxt_fuzz: tests/host/fxt_fuzz_run.sh $(B)/tests/host/gen_fxt_corpus \
 		$(if $(FXT_HAVE_FUZZER),$(FXT_FUZZ))
 	@mkdir -p $(@D)

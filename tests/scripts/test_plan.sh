@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# test_plan.sh: the suites' plan check (scripts/plan.sh,
+# scripts/parse-vm-log.sh) cannot be passed by running less.  A suite's
+# serial log is made the way tests/vm/init.sh makes it, by running stand-in
+# test programs between the same markers; then programs are taken out of
+# the "initramfs", made to stop early or to skip, and the parsed suite
+# must fail, naming the program.  TAP on stdout.
+set -uo pipefail
+
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+parse=$src/scripts/parse-vm-log.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0 failed=0
+ok() {	# ok COND-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
+}
+
+# A stand-in test program: prints kselftest-style TAP for N results,
+# optionally skipping the last one.
+mkprog() {	# mkprog NAME RESULTS [skip]
+	local f=$tmp/tests/$1
+	{ echo '#!/bin/sh'
+	  echo 'echo "TAP version 13"; echo "1..'"$2"'"'
+	  for i in $(seq "$2"); do
+		if [ "${3:-}" = skip ] && [ "$i" -eq "$2" ]; then
+			echo "echo '#  RUN           t.case$i ...'; echo 'ok $i # SKIP no reason'"
+		else
+			echo "echo 'ok $i t.case$i'"
+		fi
+	  done
+	  echo 'exit 0'; } > "$f"
+	chmod +x "$f"
+}
+
+# What /init prints, for the programs now in $tmp/tests.
+mklog() {
+	echo "FXT-VM: kernel test"
+	echo "FXT-TEST-BEGIN init"; echo "TAP version 13"; echo "ok 1 insmod fxtprof.ko"; echo "FXT-TEST-END init rc=0"
+	for t in "$tmp"/tests/test_*; do
+		[ -x "$t" ] || continue
+		echo "FXT-TEST-BEGIN ${t##*/}"
+		"$t"
+		echo "FXT-TEST-END ${t##*/} rc=$?"
+	done
+	echo "FXT-DMESG-BEGIN"; echo "[    0.000000] Linux version test"; echo "FXT-DMESG-END"
+	echo "FXT-VM: done"
+}
+
+suite() {	# suite: parse the log of what is in $tmp/tests against the plan
+	mklog > "$tmp/log"
+	"$parse" "$tmp/log" 0 "$tmp/plan" > "$tmp/tap"
+}
+
+fresh() {
+	rm -rf "$tmp/tests"
+	mkdir -p "$tmp/tests"
+	mkprog test_alpha 3
+	mkprog test_beta 2
+	printf 'init 1\ntest_alpha 3\ntest_beta 2\n' > "$tmp/plan"
+}
+
+echo "TAP version 13"
+echo "1..8"
+
+fresh
+suite
+ok "$(! grep -q '^not ok' "$tmp/tap" && grep -qx '# plan: planned 6 ran 6' "$tmp/tap"; echo $?)" \
+	"a suite that runs its whole plan passes, planned 6 ran 6"
+
+fresh
+rm "$tmp/tests/test_beta"
+suite
+ok "$(grep -q '^not ok - test_beta: planned 2 tests, but the program did not run' "$tmp/tap"; echo $?)" \
+	"a program removed from the initramfs fails the suite, by name"
+
+fresh
+mkprog test_alpha 2
+suite
+ok "$(grep -q '^not ok - test_alpha: planned 3 tests, ran 2' "$tmp/tap"; echo $?)" \
+	"a program that gives fewer results than planned fails"
+
+fresh
+mkprog test_alpha 3 skip
+suite
+ok "$(grep -q '^not ok - test_alpha: planned 3 tests, ran 2' "$tmp/tap"; echo $?)" \
+	"a skipped test is not a result"
+
+fresh
+mkprog test_gamma 1
+suite
+ok "$(grep -q '^not ok - test_gamma: ran, but is in no plan' "$tmp/tap"; echo $?)" \
+	"a program in no plan fails"
+
+fresh
+: > "$tmp/plan"
+mklog > "$tmp/log"
+rc=0
+"$parse" "$tmp/log" 0 "$tmp/plan" > "$tmp/tap" 2>/dev/null || rc=$?
+ok "$([ "$rc" -ne 0 ]; echo $?)" "a suite without a plan is an error (rc $rc)"
+
+# scripts/plan.sh reads every tests/*/suite.plan of a tree.
+mkdir -p "$tmp/tree/scripts" "$tmp/tree/tests/a"
+cp "$src/scripts/env.sh" "$src/scripts/plan.sh" "$tmp/tree/scripts/"
+printf '# comment\nvm test_a 4\nhost tests/a/test_h 2\n' > "$tmp/tree/tests/a/suite.plan"
+out=$(FXTPROF_CACHE=$tmp/cache "$tmp/tree/scripts/plan.sh" vm 2>&1)
+ok "$([ "$out" = "test_a 4" ]; echo $?)" "plan.sh gathers one kind's lines (got: $out)"
+
+printf 'vm test_a four\n' > "$tmp/tree/tests/a/suite.plan"
+rc=0
+FXTPROF_CACHE=$tmp/cache "$tmp/tree/scripts/plan.sh" vm > /dev/null 2>&1 || rc=$?
+ok "$([ "$rc" -ne 0 ]; echo $?)" "a malformed plan line is an error (rc $rc)"
+
+exit "$failed"
