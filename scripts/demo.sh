@@ -9,16 +9,30 @@
 #   3. the VM (CFG, default x86_64) in command mode runs tests/reader/demo-vm.sh: a workload
 #      under `fxtprof record -d 3 tcp://10.0.2.2:PORT`
 #   4. fxtprof check and fxtprof report on build/demo.fxt
+# Each phase prints how long it took; the last line is "demo: done in Ns"
+# or "demo: FAILED in PHASE".
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 cd "$FXT_ROOT"
 
+t0=$(date +%s) phase= phase_t=$t0 phases=()
+step() {	# step NAME: start a phase, closing the previous one
+	local now
+	now=$(date +%s)
+	[ -z "$phase" ] || phases+=("$(printf '%-24s %5ss' "$phase" $((now - phase_t)))")
+	phase=$* phase_t=$now
+}
+trap 'echo "demo: FAILED in $phase" >&2' ERR
+set -E
+
 # CFG (make passes it): the VM that records; the listener, check and
 # report always run on this host's x86_64 build.
 cfg=${1:-x86_64}
+step setup
 "$FXT_ROOT/scripts/setup.sh"
-make -j"$(nproc)" all
-[ "$cfg" = x86_64 ] || make -j"$(nproc)" ARCH="${cfg/debug/x86_64}" CFG="$cfg" all
+step build
+make -j"$(nproc)" ARCH=x86_64 user
+make -j"$(nproc)" CFG="$cfg" all
 
 bin=$FXT_BUILD/x86_64/bin
 out=$FXT_BUILD/demo.fxt
@@ -35,22 +49,29 @@ port=$(sed -n 's/^listening on tcp:\/\/.*:\([0-9]*\)$/\1/p' "$work/receive.out")
 [ -n "$port" ] || { echo "demo: fxtprof receive did not start" >&2; exit 1; }
 sed "s/@PORT@/$port/g" tests/reader/demo-vm.sh > "$work/demo.sh"
 
+step "record in the VM"
 echo "demo: host listener on 127.0.0.1:$port -> $out"
 echo "demo: booting the $cfg VM (TCG, about a minute)"
 vm_rc=0
 "$FXT_ROOT/scripts/vm-cmd.sh" "$cfg" "$work/demo.sh" || vm_rc=$?
 if [ "$vm_rc" != 0 ]; then
 	echo "demo: the VM script failed (rc $vm_rc)" >&2
-	exit 1	# the trap stops the listener
+	false	# the EXIT trap stops the listener
 fi
-wait $sink || { echo "demo: fxtprof receive failed" >&2; exit 1; }
+wait $sink || { echo "demo: fxtprof receive failed" >&2; false; }
 trap - EXIT
 cat "$work/receive.out"
 cp "$(ls "$work"/streams/*.fxt | head -n 1)" "$out"
 
+step "check and report"
 echo
 echo "demo: fxtprof check $out"
 "$bin/fxtprof" check "$out"
 echo
 echo "demo: fxtprof report $out"
 "$bin/fxtprof" report "$out"
+step ""
+echo
+echo "demo: time per phase:"
+printf '  %s\n' "${phases[@]}"
+echo "demo: done in $(( $(date +%s) - t0 ))s, the trace is build/demo.fxt"
