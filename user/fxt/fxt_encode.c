@@ -6,7 +6,8 @@
  * validates all of them, and only then writes, so a failing call leaves
  * nothing half-built behind and a successful one always produces a record
  * whose size field matches the words written.  Bit positions follow
- * lib/fxt/fields.h (see /work/shared/reference/fxt-format.md §1).
+ * Fuchsia's lib/fxt/fields.h; Documentation/fxt-mapping.md says what we
+ * write.
  */
 #include <errno.h>
 

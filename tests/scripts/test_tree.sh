@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# test_tree.sh: rules every tracked file keeps.  It names its files by
+# their paths in the repository, never by a path of one machine; it opens
+# with an SPDX line.  TAP on stdout.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+
+echo "TAP version 13"
+echo "1..2"
+files=$(git ls-files)
+# A path of a development machine, not of the repository.
+paths=$(grep -lE '(^|[^A-Za-z0-9_.])/(work|home|Users)/' $files 2>/dev/null || true)
+if [ -z "$paths" ]; then echo "ok 1 no machine paths"; else
+	echo "not ok 1 no machine paths"; sed 's/^/# in /' <<<"$paths"; fi
+nospdx=$(for f in $files; do head -n 5 "$f" | grep -q 'SPDX-License-Identifier' || echo "$f"; done)
+if [ -z "$nospdx" ]; then echo "ok 2 an SPDX line in every file"; else
+	echo "not ok 2 an SPDX line in every file"; sed 's/^/# missing in /' <<<"$nospdx"; fi
+[ -z "$paths$nospdx" ]
