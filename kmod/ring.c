@@ -39,6 +39,7 @@
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/poll.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -74,9 +75,12 @@ struct fxtprof_ring *fxtprof_ring_alloc(int cpu, u64 size, u64 watermark,
 		goto out_free_ring;
 
 	for (i = 0; i < nr_pages; i++) {
+		/* A large ring takes a while: let a killed caller go. */
+		if (fatal_signal_pending(current))
+			goto out_free_pages;
 		ring->pages[i] = alloc_pages_node(cpu_to_node(cpu),
 						  GFP_KERNEL_ACCOUNT | __GFP_ZERO |
-						  __GFP_NOWARN, 0);
+						  __GFP_NORETRY | __GFP_NOWARN, 0);
 		if (!ring->pages[i])
 			goto out_free_pages;
 		ring->nr_pages++;

@@ -10,6 +10,8 @@
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/oom.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -18,6 +20,26 @@
 
 #include "fxtprof.h"
 
+/*
+ * A session's rings are kernel memory that stays pinned while the session
+ * lives, as perf's mlocked buffers are (perf_event_mlock_kb), so their
+ * total is capped.  The default, an eighth of RAM, leaves room for the old
+ * rings while a reconfigure allocates the new ones: the old ones are only
+ * freed once the new configuration stands, so a failed one changes nothing.
+ */
+static unsigned long max_rings_kb;
+module_param(max_rings_kb, ulong, 0644);
+MODULE_PARM_DESC(max_rings_kb,
+		 "Cap on the total size of a session's rings, in KiB (0: an eighth of RAM)");
+
+static u64 fxtprof_rings_limit(void)
+{
+	unsigned long kb = READ_ONCE(max_rings_kb);
+
+	if (kb)
+		return (u64)kb << 10;
+	return ((u64)totalram_pages() << PAGE_SHIFT) / 8;
+}
 
 struct fxtprof_session *fxtprof_session_new(void)
 {
@@ -137,6 +159,10 @@ int fxtprof_config_check(struct fxtprof_config *c, struct cpumask *mask)
 	    c->ring_size > FXTPROF_MAX_RING_SIZE)
 		return -EINVAL;
 
+	/* Every possible CPU gets a ring (see fxtprof_session_configure()). */
+	if ((u64)num_possible_cpus() * c->ring_size > fxtprof_rings_limit())
+		return -E2BIG;
+
 	if (!c->watermark)
 		c->watermark = c->ring_size / 4;
 	if (c->watermark > c->ring_size)
@@ -151,21 +177,39 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 			      const struct cpumask *mask)
 {
 	struct fxtprof_ring **rings;
+	bool failed = false;
 	int cpu;
 
 	if (sess->running || atomic_read(&sess->mapped))
 		return -EBUSY;
 
+	/*
+	 * Check first, as the ftrace ring buffer does: memory that is not
+	 * there would only be found by allocating until the OOM killer
+	 * runs.  The pages are then asked for with __GFP_NORETRY, and as
+	 * the OOM origin, so that if memory runs out anyway the allocation
+	 * fails, or this caller is the one chosen, not a bystander.
+	 */
+	if ((u64)num_possible_cpus() * (cfg->ring_size >> PAGE_SHIFT) >
+	    si_mem_available())
+		return -ENOMEM;
+
 	/* Every possible CPU gets a ring: task records come from anywhere. */
 	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL);
 	if (!rings)
 		return -ENOMEM;
+	set_current_oom_origin();
 	for_each_possible_cpu(cpu) {
 		rings[cpu] = fxtprof_ring_alloc(cpu, cfg->ring_size,
 						cfg->watermark, &sess->wq);
-		if (!rings[cpu])
-			goto out_free_rings;
+		if (!rings[cpu]) {
+			failed = true;
+			break;
+		}
 	}
+	clear_current_oom_origin();
+	if (failed)
+		goto out_free_rings;
 
 	fxtprof_free_rings(sess->rings);
 	sess->rings = rings;

@@ -21,7 +21,7 @@ plan=${3:?$usage}
 [ -s "$plan" ] || { echo "parse-vm-log.sh: empty or missing plan $plan" >&2; exit 2; }
 
 # Kernel messages that mean the run is not clean, whatever the tests said.
-bad='WARNING:|BUG:|Oops|general protection fault|sleeping function called|self-detected stall|RCU stall|rcu_sched detected stall|soft lockup|hung task|blocked for more than|KASAN:|UBSAN:|Kernel panic|kernel BUG|unreferenced object'
+bad='WARNING:|BUG:|Oops|general protection fault|sleeping function called|self-detected stall|RCU stall|rcu_sched detected stall|soft lockup|hung task|blocked for more than|KASAN:|UBSAN:|Kernel panic|kernel BUG|unreferenced object|invoked oom-killer|Out of memory'
 
 echo "TAP version 13"
 tr -d '\r' < "$log" | awk -v qrc="$qrc" -v bad="$bad" -v planfile="$plan" '

@@ -11,6 +11,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -564,6 +565,81 @@ TEST_F(dev, start_stop)
 }
 
 /* delete_module(2) as rmmod does it: never wait for the module to go idle. */
+/* A field of /proc/meminfo ("MemTotal", "MemAvailable"), in bytes. */
+static unsigned long long meminfo(const char *field)
+{
+	unsigned long long kb = 0;
+	char line[128], name[64];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63[^:]: %llu kB", name, &kb) == 2 &&
+		    !strcmp(name, field))
+			break;
+	fclose(f);
+	return kb << 10;
+}
+
+#define MAX_RINGS_KB "/sys/module/fxtprof/parameters/max_rings_kb"
+
+/*
+ * Ring memory is capped (max_rings_kb, by default an eighth of RAM): a
+ * configuration over the cap gets E2BIG before anything is allocated.
+ * With the cap lifted, rings that the available memory cannot hold get
+ * ENOMEM, checked before allocating and never by waking the OOM killer
+ * (the suite's dmesg scan fails on any OOM report).  Either way the
+ * session keeps the rings it had, and they still work.
+ */
+TEST_F(dev, ring_memory_is_bounded)
+{
+	struct fxtprof_config small = vm_config(FXTPROF_CFG_SAMPLE, 0, 1 << 16);
+	struct fxtprof_info info = get_info(self->fd);
+	unsigned long long ram = meminfo("MemTotal"), big, need, avail, hog = 0;
+	struct fxtprof_config c;
+	char lifted[32];
+	void *p = MAP_FAILED;
+
+	ASSERT_NE(0, ram);
+	ASSERT_LT(0, info.nr_cpus);
+	/* The smallest power of two whose rings exceed the cap. */
+	for (big = FXTPROF_MIN_RING_SIZE; info.nr_cpus * big <= ram / 8; big <<= 1)
+		;
+	ASSERT_LE(big, FXTPROF_MAX_RING_SIZE);
+
+	ASSERT_EQ(0, xioctl(self->fd, FXTPROF_IOC_CONFIGURE, &small));
+	c = vm_config(FXTPROF_CFG_SAMPLE, 0, big);
+	EXPECT_EQ(-E2BIG, xioctl(self->fd, FXTPROF_IOC_CONFIGURE, &c));
+	EXPECT_EQ(1 << 16, get_info(self->fd).ring_size);
+
+	/*
+	 * Lift the cap, and take memory away until the largest rings do not
+	 * fit in what is left: half of what they need stays available.
+	 */
+	snprintf(lifted, sizeof(lifted), "%llu", (ram * 4) >> 10);
+	ASSERT_EQ(0, vm_write_file(MAX_RINGS_KB, lifted));
+	need = (unsigned long long)info.nr_cpus * FXTPROF_MAX_RING_SIZE;
+	avail = meminfo("MemAvailable");
+	if (avail > need / 2) {
+		hog = avail - need / 2;
+		p = mmap(NULL, hog, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		ASSERT_NE(MAP_FAILED, p);
+	}
+	c = vm_config(FXTPROF_CFG_SAMPLE, 0, FXTPROF_MAX_RING_SIZE);
+	EXPECT_EQ(-ENOMEM, xioctl(self->fd, FXTPROF_IOC_CONFIGURE, &c))
+		TH_LOG("%u rings of %u MiB, %llu MiB available",
+		       info.nr_cpus, FXTPROF_MAX_RING_SIZE >> 20,
+		       meminfo("MemAvailable") >> 20);
+	if (p != MAP_FAILED)
+		munmap(p, hog);
+	EXPECT_EQ(0, vm_write_file(MAX_RINGS_KB, "0"));
+	EXPECT_EQ(1 << 16, get_info(self->fd).ring_size);
+	/* The session is as it was, and still records. */
+	EXPECT_EQ(0, device_works(self->fd));
+}
+
 static int try_rmmod(void)
 {
 	return syscall(SYS_delete_module, "fxtprof", O_NONBLOCK) ? -errno : 0;

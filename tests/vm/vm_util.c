@@ -239,7 +239,7 @@ int vm_kernel_complaints(int print)
 		"WARNING:", "BUG:", "Oops", "KASAN", "UBSAN", "general protection",
 		"Unable to handle", "list_add corruption", "list_del corruption",
 		"INFO: task", "rcu: INFO", "stack-protector", "Call trace:",
-		"Call Trace:",
+		"Call Trace:", "invoked oom-killer",
 	};
 	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
 	int count = 0;
