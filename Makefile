@@ -9,6 +9,7 @@
 #   make vm-suite        boot the VM suite for CFG only (default: ARCH)
 #   make demo | bench-kernel | bench-reader | bench-socket   (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
+#   make install         libfxtprof.a and its public headers (DESTDIR, PREFIX)
 #   make clean           remove build/ except build/deps (the slow caches)
 #
 # Userspace is built from fragments owned by each directory: every
@@ -18,7 +19,9 @@
 #   CC HOSTCC AR    target and host compilers, target archiver (CC/AR are
 #                   aarch64-linux-gnu-gcc/-ar for ARCH=arm64)
 #   CFLAGS          -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer
-#   CPPFLAGS        -Iinclude -Iuser/lib (+ arm64 liburing/lz4 headers)
+#   CPPFLAGS        -Iinclude -Iinclude/uapi -Iuser/lib (+ arm64 liburing/lz4
+#                   headers): <libfxtprof.h> and <linux/fxtprof.h> resolve
+#                   as they do once installed
 #   LDFLAGS         library search path (arm64: staged liburing/lz4), and
 #                   -static for every program when ARCH=arm64
 #   STATIC_LDFLAGS  -static: use it to link VM test programs
@@ -45,7 +48,7 @@ KSFT_INC := $(DEPS)/kselftest
 HOSTCC := gcc
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer
 # -isystem: the harness header is not -Wextra clean.
-CPPFLAGS := -Iinclude -Iuser/lib -isystem $(KSFT_INC)
+CPPFLAGS := -Iinclude -Iinclude/uapi -Iuser/lib -isystem $(KSFT_INC)
 LDFLAGS :=
 STATIC_LDFLAGS := -static
 
@@ -72,7 +75,7 @@ VM_TEST_PROGS :=
 HOST_TESTS :=
 
 .PHONY: all module user deps check vm-suite demo bench-kernel bench-reader \
-	bench-socket clean
+	bench-socket install clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -136,6 +139,22 @@ demo bench-kernel bench-reader bench-socket:
 	$(MAKE) all
 	@if [ -x scripts/$@.sh ]; then scripts/$@.sh $(CFG); \
 	else scripts/vm-cmd.sh $(CFG) tests/vm/$@.sh $(VM_FILES); fi
+
+# The library and its public headers, laid out for programs built outside
+# this tree: <libfxtprof.h> includes <linux/fxtprof.h>, so the ABI header
+# goes to include/linux/ as the kernel's own uapi headers do.  The host
+# test tests/host/installed_headers.sh compiles against the same layout.
+PREFIX ?= /usr/local
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR ?= $(PREFIX)/lib
+# $(call install_libfxtprof,INCLUDEDIR,LIBDIR)
+install_libfxtprof = install -d $(1)/linux $(2) && \
+	install -m 0644 include/libfxtprof.h $(1)/ && \
+	install -m 0644 include/uapi/linux/fxtprof.h $(1)/linux/ && \
+	install -m 0644 $(FXTPROF_LIB) $(2)/
+
+install: $(FXTPROF_LIB)
+	$(call install_libfxtprof,$(DESTDIR)$(INCLUDEDIR),$(DESTDIR)$(LIBDIR))
 
 clean:
 	rm -rf build/x86_64 build/arm64 build/debug build/results

@@ -17,7 +17,7 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 static atomic_t fxtprof_busy = ATOMIC_INIT(0);
 

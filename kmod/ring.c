@@ -43,7 +43,7 @@
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 #define FXTPROF_META_PAGES	2
 

@@ -18,7 +18,7 @@
 #include <asm/irq_regs.h>
 
 #include "compat.h"
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 static enum cpuhp_state fxtprof_cpuhp_state;
 

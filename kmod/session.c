@@ -16,7 +16,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 
 struct fxtprof_session *fxtprof_session_new(void)

@@ -18,7 +18,7 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 #ifdef CONFIG_X86
 #include <asm/unwind.h>

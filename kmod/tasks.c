@@ -22,7 +22,7 @@
 #include <trace/events/task.h>
 
 #include "compat.h"
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 #define FXTPROF_PROBE_CHECK(tp, fn)					\
 	static_assert(__builtin_types_compatible_p(			\

@@ -65,3 +65,29 @@ $(B)/tests/host/run_fxt_fuzz: tests/host/fxt_fuzz_run.sh $(B)/tests/host/gen_fxt
 	@chmod +x $@
 
 HOST_TESTS += $(B)/tests/host/run_fxt_fuzz
+
+# ---- headers --------------------------------------------------------
+# The public headers and the library staged with the Makefile's own
+# install commands ($(install_libfxtprof)); installed_headers.sh builds a
+# program against that and nothing else.
+INSTALLED_STAGE := $(B)/tests/host/installed
+$(INSTALLED_STAGE)/stamp: include/libfxtprof.h include/uapi/linux/fxtprof.h \
+		$(FXTPROF_LIB)
+	rm -rf $(@D)
+	$(call install_libfxtprof,$(@D)/include,$(@D)/lib)
+	@touch $@
+
+$(B)/tests/host/run_installed_headers: tests/host/installed_headers.sh \
+		tests/host/installed_headers.c $(INSTALLED_STAGE)/stamp
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s %s %s %s\n' $(abspath $<) $(CC) \
+		$(abspath $(INSTALLED_STAGE)) $(abspath tests/host/installed_headers.c) \
+		$(abspath $(B)/tests/host/installed_headers) > $@
+	@chmod +x $@
+
+$(B)/tests/host/run_header_names: tests/host/header_names.sh
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s\n' $(abspath $<) $(abspath .) > $@
+	@chmod +x $@
+
+HOST_TESTS += $(B)/tests/host/run_installed_headers $(B)/tests/host/run_header_names

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "fxtprof.h"
+#include <libfxtprof.h>
 #include "ring_sim.h"
 
 static __u64 splitmix64(__u64 x)

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "fxtprof.h"
+#include <libfxtprof.h>
 #include "vm_util.h"
 
 static long page_size(void)

@@ -2,8 +2,8 @@
 #
 # user/lib/build.mk - libfxtprof: the device handle, the ring consumer and
 # the userspace ring producer (ring_sim), plus the library's host test.
-#   FXTPROF_LIB   the archive; link it, include "fxtprof.h" (-Iuser/lib is
-#                 on CPPFLAGS)
+#   FXTPROF_LIB   the archive; link it, #include <libfxtprof.h> (include/
+#                 is on CPPFLAGS; `make install` installs both)
 
 FXTPROF_LIB_SRCS := user/lib/dev.c user/lib/ring.c user/lib/ring_sim.c
 FXTPROF_LIB := $(B)/lib/libfxtprof.a

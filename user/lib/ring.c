@@ -28,7 +28,7 @@
  * is validated against the bytes actually pending before it is read.
  */
 #include <string.h>
-#include "fxtprof_internal.h"
+#include "libfxtprof_internal.h"
 
 int fxtprof_ring__attach(struct fxtprof_ring *ring, void *consumer_page,
 			 const void *ctrl_and_data, size_t len)

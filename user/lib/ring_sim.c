@@ -28,7 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include "fxtprof_internal.h"
+#include "libfxtprof_internal.h"
 #include "ring_sim.h"
 
 struct fxtprof_ring_sim {

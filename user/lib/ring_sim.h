@@ -15,7 +15,7 @@
 #ifndef FXTPROF_RING_SIM_H
 #define FXTPROF_RING_SIM_H
 
-#include "fxtprof.h"
+#include <libfxtprof.h>
 
 #ifdef __cplusplus
 extern "C" {

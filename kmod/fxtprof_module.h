@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * fxtprof.h - internals shared by the files of fxtprof.ko.  The user ABI
- * lives in include/uapi/fxtprof.h; nothing here is visible to userspace.
+ * fxtprof_module.h - internals shared by the files of fxtprof.ko.  The user
+ * ABI lives in include/uapi/linux/fxtprof.h; nothing here is visible to
+ * userspace.
  */
-#ifndef _FXTPROF_INTERNAL_H
-#define _FXTPROF_INTERNAL_H
+#ifndef _FXTPROF_MODULE_H
+#define _FXTPROF_MODULE_H
 
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
@@ -12,7 +13,7 @@
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
-#include <uapi/fxtprof.h>
+#include <linux/fxtprof.h>
 
 /*
  * One CPU's ring.  The producer side is only ever entered on the ring's own
@@ -141,4 +142,4 @@ int fxtprof_tasks_start(struct fxtprof_session *sess);
 void fxtprof_tasks_stop(struct fxtprof_session *sess);
 void fxtprof_tasks_snapshot(struct fxtprof_session *sess);
 
-#endif /* _FXTPROF_INTERNAL_H */
+#endif /* _FXTPROF_MODULE_H */
