@@ -19,9 +19,9 @@
 #   CC HOSTCC AR    target and host compilers, target archiver (CC/AR are
 #                   aarch64-linux-gnu-gcc/-ar for ARCH=arm64)
 #   CFLAGS          -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer
-#   CPPFLAGS        -Iinclude -Iinclude/uapi -Iuser/lib (+ arm64 liburing/lz4
-#                   headers): <libfxtprof.h> and <linux/fxtprof.h> resolve
-#                   as they do once installed
+#   CPPFLAGS        -Iinclude -Iinclude/uapi (+ arm64 liburing/lz4 headers):
+#                   <libfxtprof.h> and <linux/fxtprof.h> resolve as they do
+#                   once installed
 #   LDFLAGS         library search path (arm64: staged liburing/lz4), and
 #                   -static for every program when ARCH=arm64
 #   STATIC_LDFLAGS  -static: use it to link VM test programs
@@ -48,7 +48,7 @@ KSFT_INC := $(DEPS)/kselftest
 HOSTCC := gcc
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer
 # -isystem: the harness header is not -Wextra clean.
-CPPFLAGS := -Iinclude -Iinclude/uapi -Iuser/lib -isystem $(KSFT_INC)
+CPPFLAGS := -Iinclude -Iinclude/uapi -isystem $(KSFT_INC)
 LDFLAGS :=
 STATIC_LDFLAGS := -static
 

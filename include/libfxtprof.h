@@ -15,9 +15,9 @@
  * Two objects:
  *  - struct fxtprof_dev: an open device: configure/start/stop/flush/stats
  *    and the per-CPU rings it maps.
- *  - struct fxtprof_ring: one mapped ring.  Its fields are visible only so
- *    it can be embedded and so a userspace producer (ring_sim.h) can use
- *    it; treat them as private.
+ *  - struct fxtprof_ring: one mapped ring, the consumer's side (the
+ *    module's side is its own struct fxtprof_kring).  Its fields are
+ *    visible only so it can be embedded; treat them as private.
  *
  * Consuming one ring:
  *

@@ -10,53 +10,11 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
-#include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/fxtprof.h>
 
-/*
- * One CPU's ring.  The producer side is only ever entered on the ring's own
- * CPU with interrupts disabled (the sampling hrtimer runs in hard irq, the
- * task probes and the snapshot disable interrupts around their record, the
- * flush runs in an IPI), so a record can never be interleaved with another
- * one: a tracepoint record interrupted by the timer is impossible by
- * construction.  The one exception, flushing an offline CPU's ring from
- * another CPU, happens under cpus_read_lock() while no producer can run.
- */
-struct fxtprof_ring {
-	struct fxtprof_ring_consumer *cons;	/* user-writable page */
-	struct fxtprof_ring_ctrl *ctrl;		/* read-only for the user */
-	u8 *data;				/* size bytes, mapped twice */
-	void *vaddr;				/* vmap of the whole region */
-	struct page **pages;			/* meta pages, then data once */
-	unsigned int nr_pages;
-	int cpu;
-	u64 size;
-	u64 mask;
-	u64 watermark;
-	u64 head;				/* private producer_pos */
-
-	/* Drops not yet reported by a LOST record. */
-	u64 pend_records;
-	u64 pend_bytes;
-	u64 pend_first_ns;
-	u64 pend_last_ns;
-
-	/* Statistics, written by the producer, read by GET_STATS. */
-	u64 records;
-	u64 bytes;
-	u64 samples;
-	u64 lost_records;
-	u64 lost_bytes;
-	u64 timer_overruns;
-	u64 handler_ns;
-	u64 handler_calls;
-	u64 ustack_faults;
-
-	struct irq_work wakeup;
-	wait_queue_head_t *wq;
-};
+#include "kring.h"
 
 /* Per-CPU sampling state. */
 struct fxtprof_cpu {
@@ -85,7 +43,7 @@ struct fxtprof_session {
 	u64 mmap_stride;
 	cpumask_var_t sample_mask;
 
-	struct fxtprof_ring **rings;	/* nr_cpu_ids slots, possible CPUs */
+	struct fxtprof_kring **rings;	/* nr_cpu_ids slots, possible CPUs */
 	struct fxtprof_cpu __percpu *cpus;
 	atomic_t mapped;		/* live VMAs of this session */
 	bool configured;
@@ -93,17 +51,6 @@ struct fxtprof_session {
 	bool drain_all;			/* readable below the watermark */
 	u64 flush_seq;
 };
-
-/* ring.c */
-struct fxtprof_ring *fxtprof_ring_alloc(int cpu, u64 size, u64 watermark,
-					wait_queue_head_t *wq);
-void fxtprof_ring_free(struct fxtprof_ring *ring);
-void *fxtprof_ring_reserve(struct fxtprof_ring *ring, u32 size, u16 type,
-			   u64 now);
-void fxtprof_ring_commit(struct fxtprof_ring *ring, u32 size);
-u64 fxtprof_ring_used(const struct fxtprof_ring *ring);
-void fxtprof_ring_stats(const struct fxtprof_ring *ring,
-			struct fxtprof_stats *st);
 
 static inline u32 fxtprof_rec_size(size_t bytes)
 {

@@ -43,14 +43,14 @@ out_free_sess:
 	return NULL;
 }
 
-static void fxtprof_free_rings(struct fxtprof_ring **rings)
+static void fxtprof_free_rings(struct fxtprof_kring **rings)
 {
 	int cpu;
 
 	if (!rings)
 		return;
 	for_each_possible_cpu(cpu)
-		fxtprof_ring_free(rings[cpu]);
+		fxtprof_kring_free(rings[cpu]);
 	kfree(rings);
 }
 
@@ -150,7 +150,7 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 			      const struct fxtprof_config *cfg,
 			      const struct cpumask *mask)
 {
-	struct fxtprof_ring **rings;
+	struct fxtprof_kring **rings;
 	int cpu;
 
 	if (sess->running || atomic_read(&sess->mapped))
@@ -161,7 +161,7 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 	if (!rings)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		rings[cpu] = fxtprof_ring_alloc(cpu, cfg->ring_size,
+		rings[cpu] = fxtprof_kring_alloc(cpu, cfg->ring_size,
 						cfg->watermark, &sess->wq);
 		if (!rings[cpu])
 			goto out_free_rings;
@@ -232,17 +232,17 @@ void fxtprof_session_stop(struct fxtprof_session *sess)
 	wake_up_interruptible_poll(&sess->wq, EPOLLIN | EPOLLRDNORM);
 }
 
-static void fxtprof_write_flush(struct fxtprof_ring *ring, u64 seq)
+static void fxtprof_write_flush(struct fxtprof_kring *ring, u64 seq)
 {
 	const u32 size = sizeof(struct fxtprof_flush_rec);
 	struct fxtprof_flush_rec *rec;
 
-	rec = fxtprof_ring_reserve(ring, size, FXTPROF_REC_FLUSH,
+	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_FLUSH,
 				   ktime_get_boot_fast_ns());
 	if (!rec)
 		return;
 	rec->seq = seq;
-	fxtprof_ring_commit(ring, size);
+	fxtprof_kring_commit(ring, size);
 }
 
 struct fxtprof_flush_arg {
@@ -317,7 +317,7 @@ __poll_t fxtprof_session_poll(struct fxtprof_session *sess)
 	if (!sess->rings)
 		goto out_unlock;
 	for_each_possible_cpu(cpu) {
-		used = fxtprof_ring_used(sess->rings[cpu]);
+		used = fxtprof_kring_used(sess->rings[cpu]);
 		if (used >= sess->watermark || (used && sess->drain_all)) {
 			mask = EPOLLIN | EPOLLRDNORM;
 			break;

@@ -1,12 +1,42 @@
 # SPDX-License-Identifier: MIT
 #
-# tests/host/build.mk - FXT host tests (kselftest harness, TAP output), in
-# a normal and an ASan+UBSan flavour, the decoder fuzzer and the encoder
-# benchmark.  Needs user/fxt/build.mk (FXT_LIB, FXT_CPPFLAGS) and KSFT_INC.
+# tests/host/build.mk - the host tests (kselftest harness or TAP scripts,
+# no kernel needed): the ring test against the module's own producer, the
+# FXT tests in a normal and an ASan+UBSan flavour, the decoder fuzzer and
+# the encoder benchmark, and the header tests.  Needs user/fxt/build.mk
+# (FXT_LIB, FXT_CPPFLAGS), user/lib/build.mk (FXTPROF_LIB) and KSFT_INC.
 #
-#   HOST_TESTS += normal + sanitizer test programs + the bounded fuzz run
+#   HOST_TESTS += test_ring, normal + sanitizer FXT tests, the bounded fuzz
+#                 run, the header tests
+#   RING_SIM_LIB  = one ring in userspace, produced by kmod/kring.c
+#                 (tests/host/ring_sim.h); for test_ring and bench_reader
 #   FXT_BENCH   = the benchmark (not run by make check)
 #   FXT_FUZZ_TIME = seconds the fuzz run lasts (default 30)
+
+# ---- the ring -------------------------------------------------------
+# kmod/kring.c, the module's producer core, built for userspace: the kshim
+# headers stand in for the kernel primitives it includes, and must come
+# before the system's (kshim/linux/types.h extends the system one).
+# Built for every ARCH: bench_reader links it too.
+KSHIM_CPPFLAGS := -Itests/host/kshim -Ikmod
+RING_SIM_LIB := $(B)/tests/host/libringsim.a
+
+$(B)/tests/host/kring.o: kmod/kring.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(KSHIM_CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(B)/tests/host/ring_sim.o: CPPFLAGS += $(KSHIM_CPPFLAGS)
+
+$(RING_SIM_LIB): $(B)/tests/host/ring_sim.o $(B)/tests/host/kring.o
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(B)/tests/host/test_ring: $(B)/tests/host/test_ring.o $(RING_SIM_LIB) \
+		$(FXTPROF_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+
+HOST_TESTS += $(B)/tests/host/test_ring
+
+# ---- FXT ------------------------------------------------------------
 
 FXT_TESTS := test_fxt_encode test_fxt_roundtrip test_fxt_reader
 FXT_TEST_HDRS := tests/host/fxt_test_util.h $(FXT_HDRS)
