@@ -43,12 +43,16 @@ struct fxtprof_session {
 	u64 mmap_stride;
 	cpumask_var_t sample_mask;
 
-	struct fxtprof_kring **rings;	/* nr_cpu_ids slots, possible CPUs */
+	/*
+	 * nr_cpu_ids slots, one per possible CPU.  Replaced only by
+	 * configure, under lock, which frees the old array after an RCU
+	 * grace period: poll() reads it under rcu_read_lock() alone.
+	 */
+	struct fxtprof_kring **rings;
 	struct fxtprof_cpu __percpu *cpus;
 	atomic_t mapped;		/* live VMAs of this session */
 	bool configured;
 	bool running;
-	bool drain_all;			/* readable below the watermark */
 	u64 flush_seq;
 };
 

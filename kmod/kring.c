@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kring.c - the producer core of the per-CPU rings: reserve, commit and
- * the accounting of drops.
+ * kring.c - the producer core of the per-CPU rings: reserve, commit, the
+ * accounting of drops, and the readiness test poll() makes.
  *
  * This file is built twice: into fxtprof.ko, and for the host ring tests
  * (tests/host/test_ring.c), which run this very code against libfxtprof's
@@ -154,12 +154,40 @@ void fxtprof_kring_commit(struct fxtprof_kring *ring, u32 size)
 		irq_work_queue(&ring->wakeup);
 }
 
-/* Pending bytes; garbage in consumer_pos yields a value > size. */
-u64 fxtprof_kring_used(const struct fxtprof_kring *ring)
+/**
+ * fxtprof_kring_mark_drain - ask the reader for everything committed so far
+ * @ring: a ring no producer can enter meanwhile: its own CPU with
+ *	  interrupts disabled, or any CPU once the producers are stopped
+ *
+ * Until the reader has consumed up to the current producer position,
+ * fxtprof_kring_readable() is true whatever the watermark.  The caller
+ * wakes the wait queue afterwards; the wakeup orders this store before the
+ * poller's re-check.
+ */
+void fxtprof_kring_mark_drain(struct fxtprof_kring *ring)
 {
-	/* Only for poll()'s answer: the reader re-reads with (B). */
-	return READ_ONCE(ring->ctrl->producer_pos) -
-	       READ_ONCE(ring->cons->consumer_pos);
+	WRITE_ONCE(ring->drain_pos, ring->head);
+}
+
+/**
+ * fxtprof_kring_readable - does the reader have work on this ring?
+ * @ring: any ring, from any context
+ *
+ * True when a watermark's worth is pending, or when the reader has not yet
+ * consumed what the last stop or flush asked for.  A pure comparison of
+ * published positions: it changes nothing, so every caller gets the same
+ * answer for the same positions.  A garbage consumer_pos makes the ring
+ * look more than full, so it reads as readable.  Plain READ_ONCE()s: the
+ * answer only decides whether poll() reports EPOLLIN, and the reader
+ * re-reads the positions with (B) before it reads a record.
+ */
+bool fxtprof_kring_readable(const struct fxtprof_kring *ring)
+{
+	u64 cons = READ_ONCE(ring->cons->consumer_pos);
+	u64 prod = READ_ONCE(ring->ctrl->producer_pos);
+	u64 drain = READ_ONCE(ring->drain_pos);
+
+	return prod - cons >= ring->watermark || (s64)(drain - cons) > 0;
 }
 
 void fxtprof_kring_stats(const struct fxtprof_kring *ring,

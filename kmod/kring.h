@@ -43,6 +43,12 @@ struct fxtprof_kring {
 	u64 mask;
 	u64 watermark;
 	u64 head;				/* private producer_pos */
+	/*
+	 * producer_pos at the last stop or flush: poll() reports the ring
+	 * readable until the reader has consumed up to here, whatever the
+	 * watermark.  Written by fxtprof_kring_mark_drain(), read by poll.
+	 */
+	u64 drain_pos;
 
 	/* Drops not yet reported by a LOST record. */
 	u64 pend_records;
@@ -69,7 +75,8 @@ struct fxtprof_kring {
 void *fxtprof_kring_reserve(struct fxtprof_kring *ring, u32 size, u16 type,
 			    u64 now);
 void fxtprof_kring_commit(struct fxtprof_kring *ring, u32 size);
-u64 fxtprof_kring_used(const struct fxtprof_kring *ring);
+void fxtprof_kring_mark_drain(struct fxtprof_kring *ring);
+bool fxtprof_kring_readable(const struct fxtprof_kring *ring);
 void fxtprof_kring_stats(const struct fxtprof_kring *ring,
 			 struct fxtprof_stats *st);
 

@@ -4,13 +4,15 @@
  * validate a configuration, allocate its rings, start, stop and flush.
  *
  * States: new --configure--> configured --start--> running --stop-->
- * configured.  Every call below runs under sess->lock.
+ * configured.  Every call below runs under sess->lock, but poll, which
+ * takes no lock (see fxtprof_session_poll()).
  */
 
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
 #include <linux/mm.h>
 #include <linux/poll.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
@@ -150,7 +152,7 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 			      const struct fxtprof_config *cfg,
 			      const struct cpumask *mask)
 {
-	struct fxtprof_kring **rings;
+	struct fxtprof_kring **rings, **old;
 	int cpu;
 
 	if (sess->running || atomic_read(&sess->mapped))
@@ -167,8 +169,13 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 			goto out_free_rings;
 	}
 
-	fxtprof_free_rings(sess->rings);
-	sess->rings = rings;
+	old = sess->rings;
+	rcu_assign_pointer(sess->rings, rings);
+	if (old) {
+		/* A concurrent poll() may still be reading the old rings. */
+		synchronize_rcu();
+		fxtprof_free_rings(old);
+	}
 	sess->flags = cfg->flags;
 	sess->freq_hz = cfg->freq_hz;
 	sess->period_ns = div_u64(NSEC_PER_SEC, cfg->freq_hz);
@@ -209,7 +216,6 @@ int fxtprof_session_start(struct fxtprof_session *sess)
 			goto out_stop_tasks;
 	}
 	sess->running = true;
-	sess->drain_all = false;
 	return 0;
 
 out_stop_tasks:
@@ -218,9 +224,15 @@ out_stop_tasks:
 	return ret;
 }
 
-/* After this returns no producer touches the rings until the next start. */
+/*
+ * After this returns no producer touches the rings until the next start,
+ * and poll() reports every ring readable until the reader has taken all
+ * that was committed: the last bytes below the watermark too.
+ */
 void fxtprof_session_stop(struct fxtprof_session *sess)
 {
+	int cpu;
+
 	if (!sess->running)
 		return;
 	if (sess->flags & FXTPROF_CFG_SAMPLE)
@@ -228,7 +240,9 @@ void fxtprof_session_stop(struct fxtprof_session *sess)
 	if (sess->flags & FXTPROF_CFG_TASKS)
 		fxtprof_tasks_stop(sess);
 	sess->running = false;
-	sess->drain_all = true;
+	/* The producers are stopped and synchronised: no one moves head. */
+	for_each_possible_cpu(cpu)
+		fxtprof_kring_mark_drain(sess->rings[cpu]);
 	wake_up_interruptible_poll(&sess->wq, EPOLLIN | EPOLLRDNORM);
 }
 
@@ -238,11 +252,13 @@ static void fxtprof_write_flush(struct fxtprof_kring *ring, u64 seq)
 	struct fxtprof_flush_rec *rec;
 
 	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_FLUSH,
-				   ktime_get_boot_fast_ns());
-	if (!rec)
-		return;
-	rec->seq = seq;
-	fxtprof_kring_commit(ring, size);
+				    ktime_get_boot_fast_ns());
+	if (rec) {
+		rec->seq = seq;
+		fxtprof_kring_commit(ring, size);
+	}
+	/* Even without the marker: what is committed must be drained. */
+	fxtprof_kring_mark_drain(ring);
 }
 
 struct fxtprof_flush_arg {
@@ -277,7 +293,6 @@ u64 fxtprof_session_flush(struct fxtprof_session *sess)
 	}
 	cpus_read_unlock();
 
-	sess->drain_all = true;
 	wake_up_interruptible_poll(&sess->wq, EPOLLIN | EPOLLRDNORM);
 	return arg.seq;
 }
@@ -303,29 +318,28 @@ void fxtprof_session_info(struct fxtprof_session *sess,
 }
 
 /*
- * Readable when a ring holds a watermark's worth, or anything at all after
- * a stop or flush: the reader then wants every last byte.  Once a running
- * session's rings are empty again, the watermark applies again.
+ * Readable when a ring holds a watermark's worth, or when the reader has
+ * not yet consumed what the last stop or flush committed: it then wants
+ * every last byte.  A pure comparison of published positions
+ * (fxtprof_kring_readable()): no lock but RCU, no state changed, so the
+ * answer does not depend on who polled before.
  */
 __poll_t fxtprof_session_poll(struct fxtprof_session *sess)
 {
+	struct fxtprof_kring **rings;
 	__poll_t mask = 0;
 	int cpu;
-	u64 used;
 
-	mutex_lock(&sess->lock);
-	if (!sess->rings)
-		goto out_unlock;
-	for_each_possible_cpu(cpu) {
-		used = fxtprof_kring_used(sess->rings[cpu]);
-		if (used >= sess->watermark || (used && sess->drain_all)) {
-			mask = EPOLLIN | EPOLLRDNORM;
-			break;
+	rcu_read_lock();
+	rings = rcu_dereference(sess->rings);
+	if (rings) {
+		for_each_possible_cpu(cpu) {
+			if (fxtprof_kring_readable(rings[cpu])) {
+				mask = EPOLLIN | EPOLLRDNORM;
+				break;
+			}
 		}
 	}
-	if (!mask && sess->running)
-		sess->drain_all = false;
-out_unlock:
-	mutex_unlock(&sess->lock);
+	rcu_read_unlock();
 	return mask;
 }

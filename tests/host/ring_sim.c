@@ -16,7 +16,7 @@
  * The consumer page is mapped once, RW, and shared by both sides.
  *
  * Everything that decides what lands in the ring (fit, drop, LOST, the
- * positions and their barriers, the wakeup) is kring.c's;
+ * positions and their barriers, the wakeup, poll's answer) is kring.c's;
  * this file only plays the module's callers: it allocates, and it marks
  * the "interrupts disabled" window the producer asserts.
  */
@@ -210,7 +210,19 @@ int fxtprof_ring_sim__flush(struct fxtprof_ring_sim *sim, __u64 seq,
 		fxtprof_ring_sim__commit(sim);
 		ret = 0;
 	}
+	/* As kmod/session.c: drained up to here, marker or not. */
+	fxtprof_kring_mark_drain(&sim->kr);
 	return ret;
+}
+
+void fxtprof_ring_sim__stop(struct fxtprof_ring_sim *sim)
+{
+	fxtprof_kring_mark_drain(&sim->kr);
+}
+
+bool fxtprof_ring_sim__readable(const struct fxtprof_ring_sim *sim)
+{
+	return fxtprof_kring_readable(&sim->kr);
 }
 
 unsigned long fxtprof_ring_sim__wakeups(const struct fxtprof_ring_sim *sim)

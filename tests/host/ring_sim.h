@@ -6,7 +6,8 @@
  * Builds exactly what the module exposes for one CPU (consumer page,
  * control page, data mapped twice back to back, in one memfd) and drives
  * kmod/kring.c on it the way the module's callers do: reserve, fill,
- * commit; FLUSH records as FXTPROF_IOC_FLUSH writes them.  Host tests use it to run libfxtprof's consumer
+ * commit; FLUSH records as FXTPROF_IOC_FLUSH writes them; the drain mark
+ * of stop and flush.  Host tests use it to run libfxtprof's consumer
  * against the real producer without a kernel, benchmarks to feed the
  * reader at rates no timer can reach.
  *
@@ -15,6 +16,7 @@
 #ifndef FXTPROF_RING_SIM_H
 #define FXTPROF_RING_SIM_H
 
+#include <stdbool.h>
 #include <libfxtprof.h>
 
 #ifdef __cplusplus
@@ -49,11 +51,16 @@ void *fxtprof_ring_sim__reserve(struct fxtprof_ring_sim *sim, __u16 type,
 /* Publish the open reservation (and the LOST record before it, if any). */
 void fxtprof_ring_sim__commit(struct fxtprof_ring_sim *sim);
 
-/* As FXTPROF_IOC_FLUSH on this ring: pending LOST, then a FLUSH record.
- * Returns 0 or -ENOSPC (the marker was counted as lost). */
+/* As FXTPROF_IOC_FLUSH on this ring: pending LOST, then a FLUSH record,
+ * then the drain mark.  Returns 0 or -ENOSPC (the marker was counted as
+ * lost). */
 int fxtprof_ring_sim__flush(struct fxtprof_ring_sim *sim, __u64 seq,
 			    __u64 time_ns);
+/* As FXTPROF_IOC_STOP on this ring, once its producers are stopped. */
+void fxtprof_ring_sim__stop(struct fxtprof_ring_sim *sim);
 
+/* What the module's poll() says of this ring (kmod/kring.c). */
+bool fxtprof_ring_sim__readable(const struct fxtprof_ring_sim *sim);
 /* How often the producer queued its wakeup (a watermark crossing). */
 unsigned long fxtprof_ring_sim__wakeups(const struct fxtprof_ring_sim *sim);
 

@@ -454,6 +454,74 @@ TEST_F(sim, watermark_crossing_wakes_once)
 	EXPECT_EQ(2, fxtprof_ring_sim__wakeups(self->sim));
 }
 
+/*
+ * poll()'s answer is a pure function of the positions: asking changes
+ * nothing, so it never depends on who asked before.  Below the watermark
+ * a ring is readable only until the reader has consumed what the last
+ * flush or stop committed.
+ */
+TEST_F(sim, readable_is_a_pure_comparison)
+{
+	const __u32 rec = 64;
+	const __u64 below = self->page / 4 / rec - 1;
+	const void *p;
+	size_t len;
+	__u64 t = 0;
+
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+	ASSERT_EQ(0, produce_fixed(self->sim, rec, t++));
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+
+	/* a flush asks for everything, however little */
+	ASSERT_EQ(0, fxtprof_ring_sim__flush(self->sim, 1, t++));
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+	/* consuming part of it is not enough */
+	ASSERT_EQ(0, fxtprof_ring__peek(&self->ring, &p, &len));
+	fxtprof_ring__consume(&self->ring, rec);
+	EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+	fxtprof_ring__consume(&self->ring, len - rec);
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+
+	/* records after the flush wait for the watermark, asked or not */
+	ASSERT_EQ(0, produce_fixed(self->sim, rec, t++));
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+	for (__u64 i = 1; i < below; i++)
+		ASSERT_EQ(0, produce_fixed(self->sim, rec, t++));
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+	ASSERT_EQ(0, produce_fixed(self->sim, rec, t++));
+	EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+	ASSERT_EQ(0, fxtprof_ring__peek(&self->ring, &p, &len));
+	fxtprof_ring__consume(&self->ring, len);
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+
+	/* a stop asks for everything too */
+	ASSERT_EQ(0, produce_fixed(self->sim, rec, t++));
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+	fxtprof_ring_sim__stop(self->sim);
+	EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+	ASSERT_EQ(0, fxtprof_ring__peek(&self->ring, &p, &len));
+	EXPECT_EQ(rec, len);
+	fxtprof_ring__consume(&self->ring, len);
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+	/* a flush of an empty ring: its marker is readable */
+	ASSERT_EQ(0, fxtprof_ring_sim__flush(self->sim, 2, t++));
+	EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+
+	/* a garbage consumer position reads as readable, never as empty */
+	{
+		void *cons;
+		const void *ro;
+		size_t vlen;
+
+		fxtprof_ring_sim__consumer_view(self->sim, &cons, &ro, &vlen);
+		((struct fxtprof_ring_consumer *)cons)->consumer_pos += 1ull << 40;
+		EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+		((struct fxtprof_ring_consumer *)cons)->consumer_pos -= 1ull << 41;
+		EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+	}
+}
+
 /* A record larger than the ring can never fit; it is lost, not stuck. */
 TEST_F(sim, oversized_record_is_lost)
 {
