@@ -12,12 +12,13 @@
 #     fxt_sink       one-connection TCP listener saving to a file (demo)
 #     bench_reader   drain + translate throughput (make bench-reader)
 #
-# Fragments under tests/ are parsed before user/, so the libraries are
-# spelled out, and the static fxtprof takes the reader's object list
-# ($(READER_OBJS), user/reader/build.mk) through secondary expansion.
+# The Makefile reads user/ fragments before tests/: the libraries and the
+# reader's object list ($(READER_OBJS), user/reader/build.mk) are defined
+# by now.  (The secondary expansion of $(READER_OBJS) below predates that
+# order; it is harmless.)
 
-RDR_FXT_LIB := $(B)/lib/libfxt.a
-RDR_FXTPROF_LIB := $(B)/lib/libfxtprof.a
+RDR_FXT_LIB := $(FXT_LIB)
+RDR_FXTPROF_LIB := $(FXTPROF_LIB)
 RDR_FXT_CPPFLAGS := -Iuser/fxt -Iuser/reader
 
 .SECONDEXPANSION:
