@@ -164,7 +164,7 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		rings[cpu] = fxtprof_kring_alloc(cpu, cfg->ring_size,
-						cfg->watermark, &sess->wq);
+						 cfg->watermark, &sess->wq);
 		if (!rings[cpu])
 			goto out_free_rings;
 	}
