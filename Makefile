@@ -13,21 +13,30 @@
 #   make vm-suite        boot the VM suite for CFG only (default: ARCH)
 #   make demo | bench-kernel | bench-reader | bench-socket   (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
+#   make install         libfxtprof.a and its public headers (DESTDIR, PREFIX)
 #   make clean           remove build/ except build/deps (the slow caches)
 #
-# Userspace is built from fragments owned by each directory: every
-# user/*/build.mk and tests/*/build.mk is included (plus $(EXTRA_MK)).
+# Userspace is built from fragments owned by each directory, each building
+# what lives in its directory.  They are included in this order: every
+# user/*/build.mk by name, then every tests/*/build.mk by name, then
+# $(EXTRA_MK).  A variable a fragment defines (FXT_LIB, FXTPROF_LIB,
+# RING_SIM_LIB...) can be used in the prerequisites of any fragment read
+# after it: every tests/ fragment can use the user/ libraries.
 # Fragments are parsed from the repository root and get:
 #   B               output dir, build/$(ARCH); put everything under $(B)/
 #   CC HOSTCC AR    target and host compilers, target archiver (CC/AR are
 #                   aarch64-linux-gnu-gcc/-ar for ARCH=arm64)
 #   CFLAGS          -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer
-#   CPPFLAGS        -Iinclude -Iuser/lib (+ arm64 liburing/lz4 headers)
+#   CPPFLAGS        -Iinclude -Iinclude/uapi (+ arm64 liburing/lz4 headers):
+#                   <libfxtprof.h> and <linux/fxtprof.h> resolve as they do
+#                   once installed
 #   LDFLAGS         library search path (arm64: staged liburing/lz4), and
 #                   -static for every program when ARCH=arm64
 #   STATIC_LDFLAGS  -static: use it to link VM test programs
-#   KSFT_INC        dir with kselftest_harness.h / kselftest.h (already on
-#                   CPPFLAGS as -isystem: #include "kselftest_harness.h")
+#   KSFT_INC        dir with kselftest_harness.h / kselftest.h, for tests
+#                   only: on CPPFLAGS as -isystem for objects under
+#                   $(B)/tests/ (#include "kselftest_harness.h"); test
+#                   programs and those objects wait for its extraction
 #   a pattern rule  $(B)/%.o: %.c  (with -MMD dependency files)
 # and append full paths ($(B)/...) of what they build to:
 #   USER_PROGS      programs for the target (tools, helpers)
@@ -37,8 +46,8 @@
 #   HOST_TESTS      programs `make check` runs natively, each printing TAP
 #                   to stdout; built only when ARCH=x86_64 (the host)
 # Example fragment (tests/foo/build.mk):
-#   $(B)/tests/foo/test_foo: $(B)/tests/foo/test_foo.o $(B)/user/lib/libfxt.a
-#           $(CC) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -luring
+#   $(B)/tests/foo/test_foo: $(B)/tests/foo/test_foo.o $(FXTPROF_LIB)
+#           $(CC) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
 #   VM_TEST_PROGS += $(B)/tests/foo/test_foo
 
 # CFG names a kernel configuration (scripts/env.sh: x86_64, arm64, debug,
@@ -52,8 +61,7 @@ DEPS := build/deps
 KSFT_INC := $(DEPS)/kselftest
 HOSTCC := gcc
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer
-# -isystem: the harness header is not -Wextra clean.
-CPPFLAGS := -Iinclude -Iuser/lib -isystem $(KSFT_INC)
+CPPFLAGS := -Iinclude -Iinclude/uapi
 LDFLAGS :=
 STATIC_LDFLAGS := -static
 
@@ -80,11 +88,12 @@ VM_TEST_PROGS :=
 HOST_TESTS :=
 
 .PHONY: all module user deps check check-fresh vm-suite demo bench-kernel \
-	bench-reader bench-socket clean
+	bench-reader bench-socket install clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
-# prerequisites, which make expands as it reads each fragment.
+# prerequisites, which make expands as it reads each fragment; so user/
+# comes before tests/, and within each, fragments go by name.
 FRAGMENTS := $(sort $(wildcard user/*/build.mk)) \
 	     $(sort $(wildcard tests/*/build.mk)) $(EXTRA_MK)
 include $(FRAGMENTS)
@@ -96,11 +105,15 @@ $(B)/%.o: %.c
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # The harness headers are extracted from Debian's linux-source tarball
-# (never committed); every program may include them.
+# (never committed).  Only tests include them: objects built from tests/
+# get them on the include path (-isystem: the harness header is not
+# -Wextra clean), and those objects and the test programs wait for the
+# extraction.  Tools and libraries do not.
+$(B)/tests/%.o: CPPFLAGS += -isystem $(KSFT_INC)
 $(KSFT_INC)/kselftest_harness.h:
 	scripts/get-kselftest.sh
-KSFT_USERS := $(USER_PROGS) $(VM_TEST_PROGS) $(HOST_TESTS) \
-	$(patsubst %.c,$(B)/%.o,$(wildcard user/*/*.c tests/*/*.c))
+KSFT_USERS := $(VM_TEST_PROGS) $(HOST_TESTS) \
+	$(patsubst %.c,$(B)/%.o,$(wildcard tests/*/*.c))
 ifneq ($(strip $(KSFT_USERS)),)
 $(KSFT_USERS): | $(KSFT_INC)/kselftest_harness.h
 endif
@@ -151,6 +164,22 @@ bench-kernel bench-reader bench-socket:
 	$(MAKE) all
 	@if [ -x scripts/$@.sh ]; then scripts/$@.sh $(CFG); \
 	else scripts/vm-cmd.sh $(CFG) tests/vm/$@.sh $(VM_FILES); fi
+
+# The library and its public headers, laid out for programs built outside
+# this tree: <libfxtprof.h> includes <linux/fxtprof.h>, so the ABI header
+# goes to include/linux/ as the kernel's own uapi headers do.  The host
+# test tests/host/installed_headers.sh compiles against the same layout.
+PREFIX ?= /usr/local
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR ?= $(PREFIX)/lib
+# $(call install_libfxtprof,INCLUDEDIR,LIBDIR)
+install_libfxtprof = install -d $(1)/linux $(2) && \
+	install -m 0644 include/libfxtprof.h $(1)/ && \
+	install -m 0644 include/uapi/linux/fxtprof.h $(1)/linux/ && \
+	install -m 0644 $(FXTPROF_LIB) $(2)/
+
+install: $(FXTPROF_LIB)
+	$(call install_libfxtprof,$(DESTDIR)$(INCLUDEDIR),$(DESTDIR)$(LIBDIR))
 
 clean:
 	rm -rf build/x86_64 build/arm64 build/debug build/results

@@ -17,7 +17,7 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 static atomic_t fxtprof_busy = ATOMIC_INIT(0);
 
@@ -164,7 +164,7 @@ static long fxtprof_ioctl(struct file *file, unsigned int cmd,
 		mutex_lock(&sess->lock);
 		if (sess->configured && u.stats.cpu < nr_cpu_ids &&
 		    sess->rings[u.stats.cpu])
-			fxtprof_ring_stats(sess->rings[u.stats.cpu], &u.stats);
+			fxtprof_kring_stats(sess->rings[u.stats.cpu], &u.stats);
 		else
 			ret = -EINVAL;
 		mutex_unlock(&sess->lock);

@@ -18,12 +18,12 @@
 #include <asm/irq_regs.h>
 
 #include "compat.h"
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 static enum cpuhp_state fxtprof_cpuhp_state;
 
 static void fxtprof_sample(struct fxtprof_session *sess,
-			   struct fxtprof_ring *ring, struct fxtprof_cpu *pc,
+			   struct fxtprof_kring *ring, struct fxtprof_cpu *pc,
 			   struct pt_regs *regs, u64 now)
 {
 	struct task_struct *task = current;
@@ -61,7 +61,7 @@ static void fxtprof_sample(struct fxtprof_session *sess,
 	}
 
 	size = sizeof(*rec) + (nr_k + nr_u) * sizeof(u64);
-	rec = fxtprof_ring_reserve(ring, size, FXTPROF_REC_SAMPLE, now);
+	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_SAMPLE, now);
 	if (!rec)
 		return;
 	rec->pid = task->tgid;
@@ -72,7 +72,7 @@ static void fxtprof_sample(struct fxtprof_session *sess,
 	rec->nr_user = nr_u;
 	rec->reserved = 0;
 	memcpy(rec->ips, pc->ips, (nr_k + nr_u) * sizeof(u64));
-	fxtprof_ring_commit(ring, size);
+	fxtprof_kring_commit(ring, size);
 	WRITE_ONCE(ring->samples, ring->samples + 1);
 }
 
@@ -80,7 +80,7 @@ static enum hrtimer_restart fxtprof_timer_fn(struct hrtimer *timer)
 {
 	struct fxtprof_cpu *pc = container_of(timer, struct fxtprof_cpu, timer);
 	struct fxtprof_session *sess = pc->sess;
-	struct fxtprof_ring *ring = sess->rings[smp_processor_id()];
+	struct fxtprof_kring *ring = sess->rings[smp_processor_id()];
 	struct pt_regs *regs = get_irq_regs();
 	u64 start = local_clock();
 	u64 overruns;

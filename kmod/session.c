@@ -4,7 +4,8 @@
  * validate a configuration, allocate its rings, start, stop and flush.
  *
  * States: new --configure--> configured --start--> running --stop-->
- * configured.  Every call below runs under sess->lock.
+ * configured.  Every call below runs under sess->lock, but poll, which
+ * takes no lock (see fxtprof_session_poll()).
  */
 
 #include <linux/bitmap.h>
@@ -13,12 +14,13 @@
 #include <linux/moduleparam.h>
 #include <linux/oom.h>
 #include <linux/poll.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 /*
  * A session's rings are kernel memory that stays pinned while the session
@@ -65,14 +67,14 @@ out_free_sess:
 	return NULL;
 }
 
-static void fxtprof_free_rings(struct fxtprof_ring **rings)
+static void fxtprof_free_rings(struct fxtprof_kring **rings)
 {
 	int cpu;
 
 	if (!rings)
 		return;
 	for_each_possible_cpu(cpu)
-		fxtprof_ring_free(rings[cpu]);
+		fxtprof_kring_free(rings[cpu]);
 	kfree(rings);
 }
 
@@ -176,7 +178,7 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 			      const struct fxtprof_config *cfg,
 			      const struct cpumask *mask)
 {
-	struct fxtprof_ring **rings;
+	struct fxtprof_kring **rings, **old;
 	bool failed = false;
 	int cpu;
 
@@ -200,8 +202,8 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 		return -ENOMEM;
 	set_current_oom_origin();
 	for_each_possible_cpu(cpu) {
-		rings[cpu] = fxtprof_ring_alloc(cpu, cfg->ring_size,
-						cfg->watermark, &sess->wq);
+		rings[cpu] = fxtprof_kring_alloc(cpu, cfg->ring_size,
+						 cfg->watermark, &sess->wq);
 		if (!rings[cpu]) {
 			failed = true;
 			break;
@@ -211,8 +213,13 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 	if (failed)
 		goto out_free_rings;
 
-	fxtprof_free_rings(sess->rings);
-	sess->rings = rings;
+	old = sess->rings;
+	rcu_assign_pointer(sess->rings, rings);
+	if (old) {
+		/* A concurrent poll() may still be reading the old rings. */
+		synchronize_rcu();
+		fxtprof_free_rings(old);
+	}
 	sess->flags = cfg->flags;
 	sess->freq_hz = cfg->freq_hz;
 	sess->period_ns = div_u64(NSEC_PER_SEC, cfg->freq_hz);
@@ -253,7 +260,6 @@ int fxtprof_session_start(struct fxtprof_session *sess)
 			goto out_stop_tasks;
 	}
 	sess->running = true;
-	sess->drain_all = false;
 	return 0;
 
 out_stop_tasks:
@@ -262,9 +268,15 @@ out_stop_tasks:
 	return ret;
 }
 
-/* After this returns no producer touches the rings until the next start. */
+/*
+ * After this returns no producer touches the rings until the next start,
+ * and poll() reports every ring readable until the reader has taken all
+ * that was committed: the last bytes below the watermark too.
+ */
 void fxtprof_session_stop(struct fxtprof_session *sess)
 {
+	int cpu;
+
 	if (!sess->running)
 		return;
 	if (sess->flags & FXTPROF_CFG_SAMPLE)
@@ -272,21 +284,25 @@ void fxtprof_session_stop(struct fxtprof_session *sess)
 	if (sess->flags & FXTPROF_CFG_TASKS)
 		fxtprof_tasks_stop(sess);
 	sess->running = false;
-	sess->drain_all = true;
+	/* The producers are stopped and synchronised: no one moves head. */
+	for_each_possible_cpu(cpu)
+		fxtprof_kring_mark_drain(sess->rings[cpu]);
 	wake_up_interruptible_poll(&sess->wq, EPOLLIN | EPOLLRDNORM);
 }
 
-static void fxtprof_write_flush(struct fxtprof_ring *ring, u64 seq)
+static void fxtprof_write_flush(struct fxtprof_kring *ring, u64 seq)
 {
 	const u32 size = sizeof(struct fxtprof_flush_rec);
 	struct fxtprof_flush_rec *rec;
 
-	rec = fxtprof_ring_reserve(ring, size, FXTPROF_REC_FLUSH,
-				   ktime_get_boot_fast_ns());
-	if (!rec)
-		return;
-	rec->seq = seq;
-	fxtprof_ring_commit(ring, size);
+	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_FLUSH,
+				    ktime_get_boot_fast_ns());
+	if (rec) {
+		rec->seq = seq;
+		fxtprof_kring_commit(ring, size);
+	}
+	/* Even without the marker: what is committed must be drained. */
+	fxtprof_kring_mark_drain(ring);
 }
 
 struct fxtprof_flush_arg {
@@ -321,7 +337,6 @@ u64 fxtprof_session_flush(struct fxtprof_session *sess)
 	}
 	cpus_read_unlock();
 
-	sess->drain_all = true;
 	wake_up_interruptible_poll(&sess->wq, EPOLLIN | EPOLLRDNORM);
 	return arg.seq;
 }
@@ -347,29 +362,28 @@ void fxtprof_session_info(struct fxtprof_session *sess,
 }
 
 /*
- * Readable when a ring holds a watermark's worth, or anything at all after
- * a stop or flush: the reader then wants every last byte.  Once a running
- * session's rings are empty again, the watermark applies again.
+ * Readable when a ring holds a watermark's worth, or when the reader has
+ * not yet consumed what the last stop or flush committed: it then wants
+ * every last byte.  A pure comparison of published positions
+ * (fxtprof_kring_readable()): no lock but RCU, no state changed, so the
+ * answer does not depend on who polled before.
  */
 __poll_t fxtprof_session_poll(struct fxtprof_session *sess)
 {
+	struct fxtprof_kring **rings;
 	__poll_t mask = 0;
 	int cpu;
-	u64 used;
 
-	mutex_lock(&sess->lock);
-	if (!sess->rings)
-		goto out_unlock;
-	for_each_possible_cpu(cpu) {
-		used = fxtprof_ring_used(sess->rings[cpu]);
-		if (used >= sess->watermark || (used && sess->drain_all)) {
-			mask = EPOLLIN | EPOLLRDNORM;
-			break;
+	rcu_read_lock();
+	rings = rcu_dereference(sess->rings);
+	if (rings) {
+		for_each_possible_cpu(cpu) {
+			if (fxtprof_kring_readable(rings[cpu])) {
+				mask = EPOLLIN | EPOLLRDNORM;
+				break;
+			}
 		}
 	}
-	if (!mask && sess->running)
-		sess->drain_all = false;
-out_unlock:
-	mutex_unlock(&sess->lock);
+	rcu_read_unlock();
 	return mask;
 }

@@ -19,7 +19,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 #ifdef CONFIG_X86
 #include <asm/unwind.h>

@@ -22,7 +22,7 @@
 #include <trace/events/task.h>
 
 #include "compat.h"
-#include "fxtprof.h"
+#include "fxtprof_module.h"
 
 #define FXTPROF_PROBE_CHECK(tp, fn)					\
 	static_assert(__builtin_types_compatible_p(			\
@@ -40,7 +40,7 @@ static void fxtprof_copy_comm(char *dst, const char *comm)
  * to commit so the sampling timer cannot write into the middle of a record.
  */
 struct fxtprof_task_rec {
-	struct fxtprof_ring *ring;
+	struct fxtprof_kring *ring;
 	unsigned long irqflags;
 	u32 size;
 };
@@ -52,14 +52,14 @@ static void *fxtprof_task_rec_begin(struct fxtprof_session *sess,
 	local_irq_save(tr->irqflags);
 	tr->ring = sess->rings[smp_processor_id()];
 	tr->size = size;
-	return fxtprof_ring_reserve(tr->ring, size, type,
+	return fxtprof_kring_reserve(tr->ring, size, type,
 				    ktime_get_boot_fast_ns());
 }
 
 static void fxtprof_task_rec_end(struct fxtprof_task_rec *tr, void *rec)
 {
 	if (rec)
-		fxtprof_ring_commit(tr->ring, tr->size);
+		fxtprof_kring_commit(tr->ring, tr->size);
 	local_irq_restore(tr->irqflags);
 }
 

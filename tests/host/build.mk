@@ -1,12 +1,42 @@
 # SPDX-License-Identifier: MIT
 #
-# tests/host/build.mk - FXT host tests (kselftest harness, TAP output), in
-# a normal and an ASan+UBSan flavour, the decoder fuzzer and the encoder
-# benchmark.  Needs user/fxt/build.mk (FXT_LIB, FXT_CPPFLAGS) and KSFT_INC.
+# tests/host/build.mk - the host tests (kselftest harness or TAP scripts,
+# no kernel needed): the ring test against the module's own producer, the
+# FXT tests in a normal and an ASan+UBSan flavour, the decoder fuzzer and
+# the encoder benchmark, and the header tests.  Needs user/fxt/build.mk
+# (FXT_LIB, FXT_CPPFLAGS), user/lib/build.mk (FXTPROF_LIB) and KSFT_INC.
 #
-#   HOST_TESTS += normal + sanitizer test programs + the bounded fuzz run
+#   HOST_TESTS += test_ring, normal + sanitizer FXT tests, the bounded fuzz
+#                 run, the header tests
+#   RING_SIM_LIB  = one ring in userspace, produced by kmod/kring.c
+#                 (tests/host/ring_sim.h); for test_ring and bench_reader
 #   FXT_BENCH   = the benchmark (not run by make check)
 #   FXT_FUZZ_TIME = seconds the fuzz run lasts (default 30)
+
+# ---- the ring -------------------------------------------------------
+# kmod/kring.c, the module's producer core, built for userspace: the kshim
+# headers stand in for the kernel primitives it includes, and must come
+# before the system's (kshim/linux/types.h extends the system one).
+# Built for every ARCH: bench_reader links it too.
+KSHIM_CPPFLAGS := -Itests/host/kshim -Ikmod
+RING_SIM_LIB := $(B)/tests/host/libringsim.a
+
+$(B)/tests/host/kring.o: kmod/kring.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(KSHIM_CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(B)/tests/host/ring_sim.o: CPPFLAGS += $(KSHIM_CPPFLAGS)
+
+$(RING_SIM_LIB): $(B)/tests/host/ring_sim.o $(B)/tests/host/kring.o
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(B)/tests/host/test_ring: $(B)/tests/host/test_ring.o $(RING_SIM_LIB) \
+		$(FXTPROF_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+
+HOST_TESTS += $(B)/tests/host/test_ring
+
+# ---- FXT ------------------------------------------------------------
 
 FXT_TESTS := test_fxt_encode test_fxt_roundtrip test_fxt_reader
 FXT_TEST_HDRS := tests/host/fxt_test_util.h $(FXT_HDRS)
@@ -66,3 +96,29 @@ $(B)/tests/host/run_fxt_fuzz: tests/host/fxt_fuzz_run.sh $(B)/tests/host/gen_fxt
 	@chmod +x $@
 
 HOST_TESTS += $(B)/tests/host/run_fxt_fuzz
+
+# ---- headers --------------------------------------------------------
+# The public headers and the library staged with the Makefile's own
+# install commands ($(install_libfxtprof)); installed_headers.sh builds a
+# program against that and nothing else.
+INSTALLED_STAGE := $(B)/tests/host/installed
+$(INSTALLED_STAGE)/stamp: include/libfxtprof.h include/uapi/linux/fxtprof.h \
+		$(FXTPROF_LIB)
+	rm -rf $(@D)
+	$(call install_libfxtprof,$(@D)/include,$(@D)/lib)
+	@touch $@
+
+$(B)/tests/host/run_installed_headers: tests/host/installed_headers.sh \
+		tests/host/installed_headers.c $(INSTALLED_STAGE)/stamp
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s %s %s %s\n' $(abspath $<) $(CC) \
+		$(abspath $(INSTALLED_STAGE)) $(abspath tests/host/installed_headers.c) \
+		$(abspath $(B)/tests/host/installed_headers) > $@
+	@chmod +x $@
+
+$(B)/tests/host/run_header_names: tests/host/header_names.sh
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s\n' $(abspath $<) $(abspath .) > $@
+	@chmod +x $@
+
+HOST_TESTS += $(B)/tests/host/run_installed_headers $(B)/tests/host/run_header_names

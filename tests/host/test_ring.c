@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_ring.c - the ring protocol in userspace: libfxtprof's consumer
- * against ring_sim.c, the module's producer rules in C11 atomics.
+ * (user/lib/ring.c) against the module's own producer (kmod/kring.c, built
+ * for the host with the kernel primitives mapped onto C11 atomics), on the
+ * module's memory layout (tests/host/ring_sim.c).
  *
  * Test records are SAMPLE records whose content is a pure function of a
  * sequence number (pid:tid = seq, nr_kernel and ips from a hash of seq),
@@ -20,7 +22,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "fxtprof.h"
+#include <libfxtprof.h>
 #include "ring_sim.h"
 
 static __u64 splitmix64(__u64 x)
@@ -71,6 +73,19 @@ static int produce(struct fxtprof_ring_sim *sim, __u64 seed, __u64 seq,
 	s->reserved = 0;
 	for (unsigned int i = 0; i < n; i++)
 		s->ips[i] = splitmix64(seq * 131 + i);
+	fxtprof_ring_sim__commit(sim);
+	return 0;
+}
+
+/* A sample of exactly @size bytes at time @t; 0 or -ENOSPC. */
+static int produce_fixed(struct fxtprof_ring_sim *sim, __u32 size, __u64 t)
+{
+	struct fxtprof_sample *s;
+
+	s = fxtprof_ring_sim__reserve(sim, FXTPROF_REC_SAMPLE, size, t);
+	if (!s)
+		return -ENOSPC;
+	s->nr_user = (size - sizeof(*s)) / 8;
 	fxtprof_ring_sim__commit(sim);
 	return 0;
 }
@@ -348,6 +363,7 @@ TEST_F(sim, full_ring_drops_whole_records)
 	EXPECT_EQ(dropped, st.lost_records);
 	EXPECT_EQ(dropped * rec, st.lost_bytes);
 	EXPECT_EQ(dropped, st.lost_unreported);
+	EXPECT_EQ(dropped * rec, st.lost_unreported_bytes);
 	EXPECT_EQ(dropped, fxtprof_ring_sim__ctrl(self->sim)->lost_records);
 	EXPECT_EQ(dropped * rec, fxtprof_ring_sim__ctrl(self->sim)->lost_bytes);
 
@@ -374,6 +390,7 @@ TEST_F(sim, full_ring_drops_whole_records)
 				FXTPROF_REC_SAMPLE, 32, 5000));
 		fxtprof_ring_sim__stats(self->sim, &st);
 		EXPECT_EQ(1, st.lost_unreported);
+		EXPECT_EQ(32, st.lost_unreported_bytes);
 		EXPECT_EQ(dropped + 1, st.lost_records);
 	}
 
@@ -404,8 +421,105 @@ TEST_F(sim, full_ring_drops_whole_records)
 	fxtprof_ring__consume(&self->ring, len);
 	fxtprof_ring_sim__stats(self->sim, &st);
 	EXPECT_EQ(0, st.lost_unreported);
+	EXPECT_EQ(0, st.lost_unreported_bytes);
 	EXPECT_EQ(dropped + 1, st.lost_records);
 	EXPECT_EQ(dropped * rec + 32, st.lost_bytes);
+}
+
+/*
+ * The producer wakes the reader when a commit takes the ring across the
+ * watermark (a quarter of it), not on every record above it, and again
+ * after the reader has brought it back below.
+ */
+TEST_F(sim, watermark_crossing_wakes_once)
+{
+	const __u32 rec = 64;
+	const __u64 below = self->page / 4 / rec - 1;
+	const void *p;
+	size_t len;
+	__u64 i;
+
+	for (i = 0; i < below; i++)
+		ASSERT_EQ(0, produce_fixed(self->sim, rec, i));
+	EXPECT_EQ(0, fxtprof_ring_sim__wakeups(self->sim));
+	ASSERT_EQ(0, produce_fixed(self->sim, rec, i++));	/* crosses */
+	EXPECT_EQ(1, fxtprof_ring_sim__wakeups(self->sim));
+	ASSERT_EQ(0, produce_fixed(self->sim, rec, i++));	/* above */
+	EXPECT_EQ(1, fxtprof_ring_sim__wakeups(self->sim));
+
+	ASSERT_EQ(0, fxtprof_ring__peek(&self->ring, &p, &len));
+	fxtprof_ring__consume(&self->ring, len);
+	for (__u64 n = 0; n <= below; n++)
+		ASSERT_EQ(0, produce_fixed(self->sim, rec, i++));
+	EXPECT_EQ(2, fxtprof_ring_sim__wakeups(self->sim));
+}
+
+/*
+ * poll()'s answer is a pure function of the positions: asking changes
+ * nothing, so it never depends on who asked before.  Below the watermark
+ * a ring is readable only until the reader has consumed what the last
+ * flush or stop committed.
+ */
+TEST_F(sim, readable_is_a_pure_comparison)
+{
+	const __u32 rec = 64;
+	const __u64 below = self->page / 4 / rec - 1;
+	const void *p;
+	size_t len;
+	__u64 t = 0;
+
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+	ASSERT_EQ(0, produce_fixed(self->sim, rec, t++));
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+
+	/* a flush asks for everything, however little */
+	ASSERT_EQ(0, fxtprof_ring_sim__flush(self->sim, 1, t++));
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+	/* consuming part of it is not enough */
+	ASSERT_EQ(0, fxtprof_ring__peek(&self->ring, &p, &len));
+	fxtprof_ring__consume(&self->ring, rec);
+	EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+	fxtprof_ring__consume(&self->ring, len - rec);
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+
+	/* records after the flush wait for the watermark, asked or not */
+	ASSERT_EQ(0, produce_fixed(self->sim, rec, t++));
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+	for (__u64 i = 1; i < below; i++)
+		ASSERT_EQ(0, produce_fixed(self->sim, rec, t++));
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+	ASSERT_EQ(0, produce_fixed(self->sim, rec, t++));
+	EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+	ASSERT_EQ(0, fxtprof_ring__peek(&self->ring, &p, &len));
+	fxtprof_ring__consume(&self->ring, len);
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+
+	/* a stop asks for everything too */
+	ASSERT_EQ(0, produce_fixed(self->sim, rec, t++));
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+	fxtprof_ring_sim__stop(self->sim);
+	EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+	ASSERT_EQ(0, fxtprof_ring__peek(&self->ring, &p, &len));
+	EXPECT_EQ(rec, len);
+	fxtprof_ring__consume(&self->ring, len);
+	EXPECT_FALSE(fxtprof_ring_sim__readable(self->sim));
+	/* a flush of an empty ring: its marker is readable */
+	ASSERT_EQ(0, fxtprof_ring_sim__flush(self->sim, 2, t++));
+	EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+
+	/* a garbage consumer position reads as readable, never as empty */
+	{
+		void *cons;
+		const void *ro;
+		size_t vlen;
+
+		fxtprof_ring_sim__consumer_view(self->sim, &cons, &ro, &vlen);
+		((struct fxtprof_ring_consumer *)cons)->consumer_pos += 1ull << 40;
+		EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+		((struct fxtprof_ring_consumer *)cons)->consumer_pos -= 1ull << 41;
+		EXPECT_TRUE(fxtprof_ring_sim__readable(self->sim));
+	}
 }
 
 /* A record larger than the ring can never fit; it is lost, not stuck. */

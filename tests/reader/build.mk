@@ -12,18 +12,21 @@
 #     fxt_sink       one-connection TCP listener saving to a file (demo)
 #     bench_reader   drain + translate throughput (make bench-reader)
 #
-# Fragments under tests/ are parsed before user/, so the libraries are
-# spelled out, and the static fxtprof takes the reader's object list
-# ($(READER_OBJS), user/reader/build.mk) through secondary expansion.
+# The Makefile reads user/ fragments before tests/: the libraries and the
+# reader's object list ($(READER_OBJS), user/reader/build.mk) are defined
+# by now.  (The secondary expansion of $(READER_OBJS) below predates that
+# order; it is harmless.)
 
-RDR_FXT_LIB := $(B)/lib/libfxt.a
-RDR_FXTPROF_LIB := $(B)/lib/libfxtprof.a
+RDR_FXT_LIB := $(FXT_LIB)
+RDR_FXTPROF_LIB := $(FXTPROF_LIB)
 RDR_FXT_CPPFLAGS := -Iuser/fxt -Iuser/reader
 
 .SECONDEXPANSION:
 
 $(B)/tests/reader/test_record.o $(B)/user/reader/bench_reader.o: \
 	CPPFLAGS += $(RDR_FXT_CPPFLAGS)
+# The bench's rings: tests/host/ring_sim.h, the module's producer code.
+$(B)/user/reader/bench_reader.o: CPPFLAGS += -Itests/host
 
 $(B)/tests/reader/fxtprof: $$(READER_OBJS) $(RDR_FXTPROF_LIB) $(RDR_FXT_LIB)
 	@mkdir -p $(@D)
@@ -41,7 +44,7 @@ $(B)/bin/fxt_sink: $(B)/tests/reader/fxt_sink.o
 
 # The same objects `fxtprof record` runs (an archive of the reader's
 # objects but main.o, so only what the bench calls is linked), plus
-# ring_sim from libfxtprof.
+# the ring simulator (RING_SIM_LIB, tests/host/build.mk).
 RDR_AR := $(patsubst %gcc,%gcc-ar,$(filter %gcc,$(CC)))
 RDR_AR := $(if $(RDR_AR),$(RDR_AR),$(AR))
 $(B)/lib/libreader.a: $$(filter-out %/main.o,$$(READER_OBJS))
@@ -49,7 +52,7 @@ $(B)/lib/libreader.a: $$(filter-out %/main.o,$$(READER_OBJS))
 	rm -f $@ && $(RDR_AR) rcs $@ $^
 
 $(B)/bin/bench_reader: $(B)/user/reader/bench_reader.o $(B)/lib/libreader.a \
-		$(RDR_FXTPROF_LIB) $(RDR_FXT_LIB)
+		$(RING_SIM_LIB) $(RDR_FXTPROF_LIB) $(RDR_FXT_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
 

@@ -6,8 +6,9 @@
 # arches, static, libc only): it runs /tests/fxtprof record against a TCP
 # peer that stalls or vanishes and checks that the kernel rings lose
 # nothing.  Links the reader's objects
-# (out, evloop, translate, names, netaddr) directly.  Fragments are
-# included in name order, before user/: library paths are spelled out.
+# (out, evloop, translate, names, netaddr) directly.  The Makefile reads
+# user/ fragments first, so $(FXT_LIB) and $(FXTPROF_LIB) would do; the
+# paths below are the same files spelled out.
 
 SOCK_TEST_OBJS := $(addprefix $(B)/user/reader/,out.o evloop.o translate.o \
 		  names.o netaddr.o)

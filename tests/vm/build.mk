@@ -7,11 +7,8 @@
 VM_TESTS := $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(wildcard tests/vm/test_*.c))
 VM_HELPERS := $(B)/tests/vm/fxt_child $(B)/tests/vm/fxt_fpchain
 VM_UTIL_OBJ := $(B)/tests/vm/vm_util.o
-# Spelled out, not $(FXTPROF_LIB): fragments are included in sorted order,
-# so tests/ is parsed before user/lib/build.mk defines it.
-VM_FXTPROF_LIB := $(B)/lib/libfxtprof.a
 
-$(VM_TESTS): $(B)/tests/vm/%: $(B)/tests/vm/%.o $(VM_UTIL_OBJ) $(VM_FXTPROF_LIB)
+$(VM_TESTS): $(B)/tests/vm/%: $(B)/tests/vm/%.o $(VM_UTIL_OBJ) $(FXTPROF_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
 
 $(B)/tests/vm/fxt_child: $(B)/tests/vm/fxt_child.o

@@ -11,6 +11,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "fxtprof.h"
+#include <libfxtprof.h>
 #include "vm_util.h"
 
 static long page_size(void)
@@ -561,6 +562,85 @@ TEST_F(dev, start_stop)
 		}
 		EXPECT_EQ(r.nr_by_type[FXTPROF_REC_SAMPLE], samples);
 	}
+	vm_recs_free(&r);
+}
+
+/* poll(2) right now: 1 if readable, 0 if not, -errno. */
+static int poll_now(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, timeout_ms);
+
+	if (n < 0)
+		return -errno;
+	return n && (p.revents & POLLIN);
+}
+
+static void fork_and_reap(int n)
+{
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (!pid)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+}
+
+/*
+ * poll() compares positions and changes nothing: below the watermark a
+ * ring is readable until the reader has consumed what the last flush or
+ * stop committed, and never because of what an earlier poll saw.  A flush
+ * wakes a sleeping poll.
+ */
+TEST_F(dev, poll_is_a_pure_comparison)
+{
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS, 0, 1 << 16);
+	struct vm_recs r = { 0 };
+	pid_t pid;
+
+	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
+	EXPECT_EQ(0, poll_now(self->fd, 0));
+	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
+
+	/* a flush asks for everything, however often one asks */
+	ASSERT_EQ(0, fxtprof_dev__flush(self->dev, NULL));
+	EXPECT_EQ(1, poll_now(self->fd, 0));
+	EXPECT_EQ(1, poll_now(self->fd, 0));
+	ASSERT_LT(0, vm_recs_drain(self->dev, &r));
+	/*
+	 * No poll between the drain and these records: what the reader
+	 * consumed decides, not whether a poll saw the rings empty.
+	 */
+	fork_and_reap(3);
+	EXPECT_EQ(0, poll_now(self->fd, 0));
+	EXPECT_EQ(0, poll_now(self->fd, 0));
+
+	/* a stop asks for everything too */
+	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
+	EXPECT_EQ(1, poll_now(self->fd, 0));
+	ASSERT_LE(0, vm_recs_drain_all(self->dev, &r));
+	EXPECT_EQ(0, poll_now(self->fd, 0));
+	EXPECT_LT(0, r.nr_by_type[FXTPROF_REC_FORK]);
+
+	/* a flush from elsewhere wakes a sleeping poll */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		vm_sleep_ms(100);
+		_exit(fxtprof_dev__flush(self->dev, NULL) ? 1 : 0);
+	}
+	EXPECT_EQ(1, poll_now(self->fd, 10000));
+	{
+		int status;
+
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_EQ(0, status);
+	}
+	ASSERT_LT(0, vm_recs_drain_all(self->dev, &r));
+	EXPECT_EQ(0, poll_now(self->fd, 0));
+	EXPECT_EQ(0, r.err);
 	vm_recs_free(&r);
 }
 

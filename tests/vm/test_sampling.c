@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "fxtprof.h"
+#include <libfxtprof.h>
 #include "vm_util.h"
 
 #define KERNEL_TEXT_MIN 0xffff000000000000ull

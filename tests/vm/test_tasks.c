@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "fxtprof.h"
+#include <libfxtprof.h>
 #include "vm_util.h"
 
 static pid_t gettid_(void)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "fxtprof.h"
+#include <libfxtprof.h>
 #include "vm_util.h"
 
 FIXTURE(dev) {

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
-#include "fxtprof.h"
+#include <libfxtprof.h>
 
 /* Every record drained, copied out of the rings (records are 8-aligned). */
 struct vm_recs {

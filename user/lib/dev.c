@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include "fxtprof_internal.h"
+#include "libfxtprof_internal.h"
 
 struct fxtprof_map {
 	void *consumer;		/* page_size bytes, RW */

@@ -2,22 +2,22 @@
 /*
  * ring.c - consuming one fxtprof ring.
  *
- * The ring is single-producer (the module on one CPU, or ring_sim.c),
- * single-consumer (us).  Positions are free-running byte counts; pending
- * bytes are [consumer_pos, producer_pos).  The ordering contract, with
- * the kernel side on the left:
+ * The ring is single-producer (the module on one CPU: kmod/kring.c, which
+ * the host tests also run), single-consumer (us).  Positions are
+ * free-running byte counts; pending bytes are [consumer_pos, producer_pos).
+ * The ordering contract, with the kernel side on the left.  Each barrier
+ * has the label of its pair, and kmod/kring.c uses the same labels:
  *
- *   producer (kernel)                      consumer (this file)
- *   ----------------------------------     ----------------------------------
- *   c = smp_load_acquire(consumer_pos) (A)
- *   if (p + size - c <= data_size)
- *     write record at p                    p = smp_load_acquire(producer_pos) (B')
- *     smp_store_release(producer_pos,      read records in [c, p)
- *                       p + size)    (B)   smp_store_release(consumer_pos, p) (A')
+ *   producer (kmod/kring.c)                 consumer (this file)
+ *   -----------------------                 --------------------
+ *   cons = load_acquire(consumer_pos)  (A)  prod = load_acquire(producer_pos) (B)
+ *   if (head + size - cons <= size)         read records in [cons, prod)
+ *       write the record                    store_release(consumer_pos, new)  (A)
+ *       store_release(producer_pos)    (B)
  *
- * B pairs with B': whoever sees the new producer_pos sees the record.
- * A' pairs with A: the producer overwrites bytes only after it has seen
- * the consumer move past them, and that is after our reads of them.
+ *   (A) consumer_pos: the producer overwrites bytes only after it has seen
+ *       the consumer move past them, and that is after our reads of them.
+ *   (B) producer_pos: whoever sees the new producer_pos sees the record.
  *
  * The data is mapped twice back to back, so [c, p) is one contiguous span
  * starting at data + (c & mask) whenever p - c <= data_size.
@@ -28,7 +28,7 @@
  * is validated against the bytes actually pending before it is read.
  */
 #include <string.h>
-#include "fxtprof_internal.h"
+#include "libfxtprof_internal.h"
 
 int fxtprof_ring__attach(struct fxtprof_ring *ring, void *consumer_page,
 			 const void *ctrl_and_data, size_t len)
@@ -73,6 +73,7 @@ int fxtprof_ring__attach(struct fxtprof_ring *ring, void *consumer_page,
 		return -EINVAL;
 
 	cons = READ_ONCE(((struct fxtprof_ring_consumer *)consumer_page)->consumer_pos);
+	/* (B) As in fxtprof_ring__peek(). */
 	prod = smp_load_acquire(&ctrl->producer_pos);
 	if (prod - cons > size || (cons | prod) % FXTPROF_REC_ALIGN)
 		return -EPROTO;
@@ -91,8 +92,9 @@ int fxtprof_ring__peek(struct fxtprof_ring *ring, const void **data,
 		       size_t *len)
 {
 	/*
-	 * (B') Pairs with the producer's smp_store_release(producer_pos)
-	 * after writing the record: everything below prod is written.
+	 * (B) Pairs with the producer's smp_store_release(producer_pos) in
+	 * fxtprof_kring_commit(), after it wrote the record: everything
+	 * below prod is written.
 	 */
 	__u64 prod = smp_load_acquire(&ring->ctrl->producer_pos);
 	__u64 avail = prod - ring->cons;
@@ -111,15 +113,17 @@ void fxtprof_ring__consume(struct fxtprof_ring *ring, size_t len)
 {
 	ring->cons += len;
 	/*
-	 * (A') Pairs with the producer's smp_load_acquire(consumer_pos)
-	 * before it reuses space: our reads of the records above happen
-	 * before it can see the space as free and overwrite it.
+	 * (A) Pairs with the producer's smp_load_acquire(consumer_pos) in
+	 * fxtprof_kring_reserve(), before it reuses space: our reads of the
+	 * records above happen before it can see the space as free and
+	 * overwrite it.
 	 */
 	smp_store_release(&ring->consumer->consumer_pos, ring->cons);
 }
 
 size_t fxtprof_ring__pending(const struct fxtprof_ring *ring)
 {
+	/* (B) As in fxtprof_ring__peek(), though only a hint is returned. */
 	__u64 avail = smp_load_acquire(&ring->ctrl->producer_pos) - ring->cons;
 
 	return avail > ring->size ? ring->size : avail;

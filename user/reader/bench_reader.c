@@ -27,7 +27,7 @@
 #include "evloop.h"
 #include "fxt.h"
 #include "fxt_reader.h"
-#include "fxtprof.h"
+#include <libfxtprof.h>
 #include "out.h"
 #include "ring_sim.h"
 #include "translate.h"

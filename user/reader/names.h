@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fxtprof.h"
+#include <libfxtprof.h>
 
 struct name_entry {
 	uint32_t tid;		/* 0 = free slot; for processes, the pid */

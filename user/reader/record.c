@@ -28,7 +28,7 @@
 
 #include "evloop.h"
 #include "fxt.h"
-#include "fxtprof.h"
+#include <libfxtprof.h>
 #include "out.h"
 #include "reader.h"
 #include "translate.h"

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "fxt.h"
-#include "fxtprof.h"
+#include <libfxtprof.h>
 #include "names.h"
 
 #define TRANSLATE_PROVIDER_ID	1

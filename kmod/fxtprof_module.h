@@ -1,61 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * fxtprof.h - internals shared by the files of fxtprof.ko.  The user ABI
- * lives in include/uapi/fxtprof.h; nothing here is visible to userspace.
+ * fxtprof_module.h - internals shared by the files of fxtprof.ko.  The user
+ * ABI lives in include/uapi/linux/fxtprof.h; nothing here is visible to
+ * userspace.
  */
-#ifndef _FXTPROF_INTERNAL_H
-#define _FXTPROF_INTERNAL_H
+#ifndef _FXTPROF_MODULE_H
+#define _FXTPROF_MODULE_H
 
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
-#include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
-#include <uapi/fxtprof.h>
+#include <linux/fxtprof.h>
 
-/*
- * One CPU's ring.  The producer side is only ever entered on the ring's own
- * CPU with interrupts disabled (the sampling hrtimer runs in hard irq, the
- * task probes and the snapshot disable interrupts around their record, the
- * flush runs in an IPI), so a record can never be interleaved with another
- * one: a tracepoint record interrupted by the timer is impossible by
- * construction.  The one exception, flushing an offline CPU's ring from
- * another CPU, happens under cpus_read_lock() while no producer can run.
- */
-struct fxtprof_ring {
-	struct fxtprof_ring_consumer *cons;	/* user-writable page */
-	struct fxtprof_ring_ctrl *ctrl;		/* read-only for the user */
-	u8 *data;				/* size bytes, mapped twice */
-	void *vaddr;				/* vmap of the whole region */
-	struct page **pages;			/* meta pages, then data once */
-	unsigned int nr_pages;
-	int cpu;
-	u64 size;
-	u64 mask;
-	u64 watermark;
-	u64 head;				/* private producer_pos */
-
-	/* Drops not yet reported by a LOST record. */
-	u64 pend_records;
-	u64 pend_bytes;
-	u64 pend_first_ns;
-	u64 pend_last_ns;
-
-	/* Statistics, written by the producer, read by GET_STATS. */
-	u64 records;
-	u64 bytes;
-	u64 samples;
-	u64 lost_records;
-	u64 lost_bytes;
-	u64 timer_overruns;
-	u64 handler_ns;
-	u64 handler_calls;
-	u64 ustack_faults;
-
-	struct irq_work wakeup;
-	wait_queue_head_t *wq;
-};
+#include "kring.h"
 
 /* Per-CPU sampling state. */
 struct fxtprof_cpu {
@@ -84,25 +43,18 @@ struct fxtprof_session {
 	u64 mmap_stride;
 	cpumask_var_t sample_mask;
 
-	struct fxtprof_ring **rings;	/* nr_cpu_ids slots, possible CPUs */
+	/*
+	 * nr_cpu_ids slots, one per possible CPU.  Replaced only by
+	 * configure, under lock, which frees the old array after an RCU
+	 * grace period: poll() reads it under rcu_read_lock() alone.
+	 */
+	struct fxtprof_kring **rings;
 	struct fxtprof_cpu __percpu *cpus;
 	atomic_t mapped;		/* live VMAs of this session */
 	bool configured;
 	bool running;
-	bool drain_all;			/* readable below the watermark */
 	u64 flush_seq;
 };
-
-/* ring.c */
-struct fxtprof_ring *fxtprof_ring_alloc(int cpu, u64 size, u64 watermark,
-					wait_queue_head_t *wq);
-void fxtprof_ring_free(struct fxtprof_ring *ring);
-void *fxtprof_ring_reserve(struct fxtprof_ring *ring, u32 size, u16 type,
-			   u64 now);
-void fxtprof_ring_commit(struct fxtprof_ring *ring, u32 size);
-u64 fxtprof_ring_used(const struct fxtprof_ring *ring);
-void fxtprof_ring_stats(const struct fxtprof_ring *ring,
-			struct fxtprof_stats *st);
 
 static inline u32 fxtprof_rec_size(size_t bytes)
 {
@@ -141,4 +93,4 @@ int fxtprof_tasks_start(struct fxtprof_session *sess);
 void fxtprof_tasks_stop(struct fxtprof_session *sess);
 void fxtprof_tasks_snapshot(struct fxtprof_session *sess);
 
-#endif /* _FXTPROF_INTERNAL_H */
+#endif /* _FXTPROF_MODULE_H */

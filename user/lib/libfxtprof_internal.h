@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1-only OR BSD-2-Clause) */
 /*
- * fxtprof_internal.h - libfxtprof internals shared by its .c files.
+ * libfxtprof_internal.h - libfxtprof internals shared by its .c files.
  * Not installed, not included by users of the library.
  */
-#ifndef FXTPROF_INTERNAL_H
-#define FXTPROF_INTERNAL_H
+#ifndef LIBFXTPROF_INTERNAL_H
+#define LIBFXTPROF_INTERNAL_H
 
 #include <errno.h>
-#include "fxtprof.h"
+#include <libfxtprof.h>
 
 /*
  * Barriers named like the kernel's so the userspace half of the protocol
@@ -46,4 +46,4 @@ static inline __u32 fxt_rec_min_size(__u16 type)
 	return 0;
 }
 
-#endif /* FXTPROF_INTERNAL_H */
+#endif /* LIBFXTPROF_INTERNAL_H */

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1-only OR BSD-2-Clause) */
 /*
- * fxtprof.h - libfxtprof: attach to /dev/fxtprof and consume its rings.
+ * libfxtprof.h - libfxtprof: attach to /dev/fxtprof and consume its rings.
+ * The library's public header: it needs nothing but itself and
+ * <linux/fxtprof.h>, so it builds from an installed include path
+ * (`make install`).
  *
  * One library, used by the tests, the reader and the benchmarks, so the
  * ring protocol is written exactly once.  Conventions (as libbpf/liburing):
@@ -12,9 +15,9 @@
  * Two objects:
  *  - struct fxtprof_dev: an open device: configure/start/stop/flush/stats
  *    and the per-CPU rings it maps.
- *  - struct fxtprof_ring: one mapped ring.  Its fields are visible only so
- *    it can be embedded and so a userspace producer (ring_sim.h) can use
- *    it; treat them as private.
+ *  - struct fxtprof_ring: one mapped ring, the consumer's side (the
+ *    module's side is its own struct fxtprof_kring).  Its fields are
+ *    visible only so it can be embedded; treat them as private.
  *
  * Consuming one ring:
  *
@@ -29,11 +32,11 @@
  * functions on one ring are not thread-safe, different rings are
  * independent.
  */
-#ifndef FXTPROF_LIB_H
-#define FXTPROF_LIB_H
+#ifndef LIBFXTPROF_H
+#define LIBFXTPROF_H
 
 #include <stddef.h>
-#include "../../include/uapi/fxtprof.h"
+#include <linux/fxtprof.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,7 +58,7 @@ struct fxtprof_ring {
 };
 
 /*
- * Attach to a ring laid out as in include/uapi/fxtprof.h.
+ * Attach to a ring laid out as in <linux/fxtprof.h>.
  * @consumer_page: the RW consumer page.
  * @ctrl_and_data: control page followed by the data mapped twice.
  * @len: bytes mapped at @ctrl_and_data.
@@ -161,4 +164,4 @@ struct fxtprof_ring *fxtprof_dev__ring(struct fxtprof_dev *dev, __u32 cpu);
 }
 #endif
 
-#endif /* FXTPROF_LIB_H */
+#endif /* LIBFXTPROF_H */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
 /*
- * fxtprof.h - the user ABI of /dev/fxtprof, shared verbatim by the kernel
- * module and every userspace program.
+ * linux/fxtprof.h - the user ABI of /dev/fxtprof, shared verbatim by the
+ * kernel module and every userspace program.  Included as
+ * <linux/fxtprof.h>: the tree puts include/uapi on the include path, and
+ * `make install` puts this file in $(PREFIX)/include/linux/.
  *
  * Everything that crosses the kernel/user boundary is defined here and
  * nowhere else: ioctl numbers and structures, the mmap layout of the
@@ -19,8 +21,8 @@
  *  - Records start with struct fxtprof_rec_hdr whose size lets a reader
  *    skip types it does not know.
  */
-#ifndef _UAPI_FXTPROF_H
-#define _UAPI_FXTPROF_H
+#ifndef _UAPI_LINUX_FXTPROF_H
+#define _UAPI_LINUX_FXTPROF_H
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
@@ -373,4 +375,4 @@ FXTPROF_ASSERT_REC(fxtprof_flush_rec, 24);
 #undef FXTPROF_ASSERT_REC
 #undef FXTPROF_ASSERT
 
-#endif /* _UAPI_FXTPROF_H */
+#endif /* _UAPI_LINUX_FXTPROF_H */
