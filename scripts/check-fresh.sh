@@ -8,7 +8,9 @@
 # Prints both summaries and the time each took; exits non-zero if either
 # failed.  Not part of make check: it downloads over a gigabyte.
 #
-# Env: FRESH_DIR (default build/fresh), FRESH_KEEP=1 keeps the root.
+# Env: FRESH_DIR (default /var/tmp/fxtprof-fresh: outside every checkout,
+# so nothing that cleans build/ can reach through the root's bind mounts
+# of /dev and /sys), FRESH_KEEP=1 keeps the root.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 cd "$FXT_ROOT"
@@ -19,13 +21,18 @@ command -v mmdebstrap >/dev/null || {
 	apt-get install -y -qq --no-install-recommends mmdebstrap
 }
 
-dir=${FRESH_DIR:-$FXT_BUILD/fresh}
+dir=${FRESH_DIR:-/var/tmp/fxtprof-fresh}
 root=$dir/root
 mounts=()
 cleanup() {
 	local m
 	for m in "${mounts[@]}"; do umount -R -l "$m" 2>/dev/null || true; done
-	[ "${FRESH_KEEP:-0}" = 1 ] || rm -rf "$root"
+	# Never delete through a mount that is still there.
+	if grep -q " $root/" /proc/mounts; then
+		echo "check-fresh: mounts remain under $root; not removing it" >&2
+	elif [ "${FRESH_KEEP:-0}" != 1 ]; then
+		rm -rf "$root"
+	fi
 }
 trap cleanup EXIT
 

@@ -61,7 +61,8 @@ fi
 wait $sink || { echo "demo: fxtprof receive failed" >&2; false; }
 trap - EXIT
 cat "$work/receive.out"
-cp "$(ls "$work"/streams/*.fxt | head -n 1)" "$out"
+streams=("$work"/streams/*.fxt)
+cp "${streams[0]}" "$out"
 
 step "check and report"
 echo

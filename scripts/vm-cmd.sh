@@ -24,9 +24,12 @@ export LOG=$FXT_RESULTS/vm-$cfg-$name.log
 "$FXT_ROOT/scripts/mkinitramfs.sh" "$cfg" "$initrd" "$script:/cmd/$name" "${files[@]}"
 "$FXT_ROOT/scripts/vm-run.sh" "$cfg" "$initrd" "fxtprof.run=/cmd/$name" "$@" || true
 
-# Echo the script's own output; its rc is on the END marker.
-tr -d '\r' < "$LOG" | awk '
+# Echo the script's own output; its rc is on the END marker.  awk reads
+# the log itself: a pipe into an awk that stops early would SIGPIPE the
+# writer, and pipefail would turn that into the status (141).
+awk '
+	{ sub(/\r$/, "") }
 	/FXT-RUN-END rc=/ { sub(/.*rc=/, ""); rc = $1; exit }
 	on { print }
 	/FXT-RUN-BEGIN/ { on = 1 }
-	END { exit (rc == "" ? 1 : rc) }'
+	END { exit (rc == "" ? 1 : rc) }' "$LOG"
