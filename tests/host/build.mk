@@ -122,3 +122,15 @@ $(B)/tests/host/run_header_names: tests/host/header_names.sh
 	@chmod +x $@
 
 HOST_TESTS += $(B)/tests/host/run_installed_headers $(B)/tests/host/run_header_names
+
+# ---- documentation ----------------------------------------------------
+# The ioctl table of Documentation/abi.md against the uapi header.
+$(B)/tests/host/test_abi_doc.bin: tests/host/test_abi_doc.c include/uapi/linux/fxtprof.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+$(B)/tests/host/run_abi_doc: $(B)/tests/host/test_abi_doc.bin
+	@printf '#!/bin/sh\nexec %s %s\n' $(abspath $<) $(abspath Documentation/abi.md) > $@
+	@chmod +x $@
+
+HOST_TESTS += $(B)/tests/host/run_abi_doc
