@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_abi_fuzz.c - a bounded random walk over everything userspace can do
+ * to /dev/fxtprof: ioctls with well-formed and malformed arguments, mmap
+ * and munmap of any offset, length and protection, read, write and poll,
+ * close and reopen; in one process, and in two processes that race over
+ * the same open file (one configures, starts and stops while the other
+ * maps, polls and flushes).  The kernel must answer each with a result or
+ * an errno, never a splat: the suite scans dmesg afterwards, on the
+ * regular kernels and on the KASAN + lockdep one.  Then the device must
+ * still work.  The seed is fixed, and printed, so a failure replays.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include <libfxtprof.h>
+#include "vm_util.h"
+
+#define FUZZ_SECONDS	8
+#define FUZZ_MAX_OPS	200000
+#define FUZZ_MAPS	16
+
+struct fuzz {
+	uint64_t rng;
+	int fd;
+	long page;
+	void *map[FUZZ_MAPS];
+	size_t maplen[FUZZ_MAPS];
+	unsigned long ops, ok, failed;
+	bool reopen;		/* may close and reopen the device */
+};
+
+/* xorshift64*: small, and the same sequence on every kernel. */
+static uint64_t fuzz_rand(struct fuzz *f)
+{
+	f->rng ^= f->rng >> 12;
+	f->rng ^= f->rng << 25;
+	f->rng ^= f->rng >> 27;
+	return f->rng * 0x2545F4914F6CDD1Dull;
+}
+
+static uint64_t fuzz_below(struct fuzz *f, uint64_t n)
+{
+	return n ? fuzz_rand(f) % n : 0;
+}
+
+/* Mostly plausible values, sometimes anything. */
+static uint64_t fuzz_u64(struct fuzz *f)
+{
+	static const uint64_t edge[] = {
+		0, 1, 2, 7, 8, 4095, 4096, 4097, 16384, 65536, 1 << 20,
+		2 << 20, 256 << 20, 1ull << 32, UINT64_MAX, INT64_MAX,
+	};
+
+	if (fuzz_below(f, 4))
+		return edge[fuzz_below(f, sizeof(edge) / sizeof(edge[0]))];
+	return fuzz_rand(f);
+}
+
+static void fuzz_count(struct fuzz *f, long ret)
+{
+	f->ops++;
+	if (ret < 0)
+		f->failed++;
+	else
+		f->ok++;
+}
+
+static void fuzz_ioctl(struct fuzz *f)
+{
+	static const unsigned long nr[] = {
+		FXTPROF_IOC_GET_INFO, FXTPROF_IOC_CONFIGURE, FXTPROF_IOC_START,
+		FXTPROF_IOC_STOP, FXTPROF_IOC_FLUSH, FXTPROF_IOC_GET_STATS,
+	};
+	union {
+		struct fxtprof_info info;
+		struct fxtprof_config cfg;
+		struct fxtprof_flush flush;
+		struct fxtprof_stats stats;
+		unsigned char raw[512];
+	} arg;
+	uint64_t mask = fuzz_u64(f);
+	unsigned long req;
+	void *p = &arg;
+	size_t i;
+
+	for (i = 0; i < sizeof(arg.raw); i++)
+		arg.raw[i] = fuzz_below(f, 4) ? 0 : fuzz_rand(f);
+	if (fuzz_below(f, 8))
+		req = nr[fuzz_below(f, sizeof(nr) / sizeof(nr[0]))];
+	else
+		req = fuzz_rand(f);
+	/* The size field: usually right, sometimes short, long or absurd. */
+	switch (fuzz_below(f, 6)) {
+	case 0: arg.cfg.size = fuzz_rand(f); break;
+	case 1: arg.cfg.size = _IOC_SIZE(req) + 8 * fuzz_below(f, 8); break;
+	default: arg.cfg.size = _IOC_SIZE(req); break;
+	}
+	if (req == FXTPROF_IOC_CONFIGURE && fuzz_below(f, 2)) {
+		arg.cfg.flags = fuzz_below(f, 2) ? FXTPROF_CFG_ALL : fuzz_rand(f);
+		arg.cfg.freq_hz = fuzz_below(f, 2) ? 1000 : fuzz_rand(f);
+		arg.cfg.ring_size = fuzz_below(f, 2) ? 1ull << (12 + fuzz_below(f, 10))
+						     : fuzz_u64(f);
+		arg.cfg.watermark = fuzz_below(f, 2) ? 0 : fuzz_u64(f);
+		arg.cfg.cpumask_ptr = fuzz_below(f, 2) ? (uintptr_t)&mask : fuzz_u64(f);
+		arg.cfg.cpumask_len = fuzz_below(f, 2) ? 8 * fuzz_below(f, 3)
+						       : fuzz_rand(f);
+		arg.cfg.reserved = fuzz_below(f, 8) ? 0 : fuzz_rand(f);
+	}
+	if (req == FXTPROF_IOC_GET_STATS)
+		arg.stats.cpu = fuzz_below(f, 4) ? fuzz_below(f, 4) : fuzz_rand(f);
+	/* Now and then a pointer the kernel must not follow. */
+	if (!fuzz_below(f, 16))
+		p = (void *)(uintptr_t)fuzz_u64(f);
+	fuzz_count(f, ioctl(f->fd, req, p));
+}
+
+static void fuzz_mmap(struct fuzz *f)
+{
+	static const int prots[] = {
+		PROT_READ, PROT_READ | PROT_WRITE, PROT_WRITE, PROT_NONE,
+		PROT_READ | PROT_EXEC,
+	};
+	unsigned int slot = fuzz_below(f, FUZZ_MAPS);
+	size_t len = f->page * (1 + fuzz_below(f, 8));
+	off_t off = f->page * fuzz_below(f, 64);
+	int flags = fuzz_below(f, 8) ? MAP_SHARED : MAP_PRIVATE;
+	int prot = prots[fuzz_below(f, sizeof(prots) / sizeof(prots[0]))];
+	void *p;
+
+	if (f->map[slot]) {
+		fuzz_count(f, munmap(f->map[slot], f->maplen[slot]));
+		f->map[slot] = NULL;
+		return;
+	}
+	if (!fuzz_below(f, 8))
+		len = fuzz_u64(f) & ~(size_t)(f->page - 1);
+	if (!fuzz_below(f, 8))
+		off = fuzz_u64(f) & ~(uint64_t)(f->page - 1) & INT64_MAX;
+	p = mmap(NULL, len, prot, flags, f->fd, off);
+	fuzz_count(f, p == MAP_FAILED ? -1 : 0);
+	if (p != MAP_FAILED) {
+		f->map[slot] = p;
+		f->maplen[slot] = len;
+		/* Reading what we were given must never fault. */
+		if (prot & PROT_READ)
+			(void)((volatile unsigned char *)p)[len - 1];
+	}
+}
+
+static void fuzz_unmap_all(struct fuzz *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < FUZZ_MAPS; i++) {
+		if (f->map[i])
+			munmap(f->map[i], f->maplen[i]);
+		f->map[i] = NULL;
+	}
+}
+
+static void fuzz_other(struct fuzz *f)
+{
+	unsigned char buf[64] = { 0 };
+	struct pollfd pfd = { .fd = f->fd, .events = POLLIN };
+	unsigned int slot;
+
+	switch (fuzz_below(f, 6)) {
+	case 0:
+		fuzz_count(f, read(f->fd, buf, fuzz_below(f, sizeof(buf) + 1)));
+		break;
+	case 1:
+		fuzz_count(f, write(f->fd, buf, fuzz_below(f, sizeof(buf) + 1)));
+		break;
+	case 2:
+		fuzz_count(f, poll(&pfd, 1, 0));
+		break;
+	case 3:
+		fuzz_count(f, lseek(f->fd, fuzz_rand(f), SEEK_SET));
+		break;
+	case 4:
+		slot = fuzz_below(f, FUZZ_MAPS);
+		if (f->map[slot])
+			fuzz_count(f, mprotect(f->map[slot], f->maplen[slot],
+					       PROT_READ | PROT_WRITE));
+		break;
+	default:
+		/*
+		 * Close and reopen.  A mapping keeps the session, so the
+		 * reopen is EBUSY until every mapping is gone: drop them
+		 * now and then first.
+		 */
+		if (!f->reopen)
+			break;
+		close(f->fd);
+		if (fuzz_below(f, 2))
+			fuzz_unmap_all(f);
+		f->fd = open("/dev/fxtprof", O_RDWR | O_CLOEXEC);
+		fuzz_count(f, f->fd);
+		break;
+	}
+}
+
+static void fuzz_run(struct fuzz *f, unsigned int seconds, unsigned int mix)
+{
+	time_t end = time(NULL) + seconds;
+
+	while (f->ops < FUZZ_MAX_OPS && time(NULL) < end) {
+		unsigned int what = fuzz_below(f, 16);
+
+		if (f->fd < 0) {
+			/* Only our own mappings can keep the device busy. */
+			fuzz_unmap_all(f);
+			f->fd = open("/dev/fxtprof", O_RDWR | O_CLOEXEC);
+			if (f->fd < 0) {
+				usleep(1000);
+				continue;
+			}
+		}
+		if (what < mix)
+			fuzz_ioctl(f);
+		else if (what < 13)
+			fuzz_mmap(f);
+		else
+			fuzz_other(f);
+	}
+	fuzz_unmap_all(f);
+	if (f->fd >= 0) {
+		ioctl(f->fd, FXTPROF_IOC_STOP);
+		close(f->fd);
+	}
+}
+
+/* The device still configures, maps, records and stops. */
+static int device_works(void)
+{
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE, 1000, 0);
+	struct fxtprof_dev *dev;
+	int ret;
+
+	ret = fxtprof_dev__open(NULL, &dev);
+	if (ret)
+		return ret;
+	ret = fxtprof_dev__configure(dev, &c);
+	if (!ret)
+		ret = fxtprof_dev__start(dev);
+	if (!ret) {
+		vm_sleep_ms(50);
+		ret = fxtprof_dev__stop(dev);
+	}
+	fxtprof_dev__close(dev);
+	return ret;
+}
+
+TEST(random_operations_one_process)
+{
+	struct fuzz f = { .rng = 0x6678747066757a7aull, .fd = -1,
+			  .page = sysconf(_SC_PAGESIZE), .reopen = true };
+
+	TH_LOG("seed 0x%llx", (unsigned long long)f.rng);
+	fuzz_run(&f, FUZZ_SECONDS, 8);
+	TH_LOG("%lu operations: %lu succeeded, %lu refused", f.ops, f.ok, f.failed);
+	/* Too few operations would prove nothing. */
+	EXPECT_LE(1000, f.ops);
+	EXPECT_LT(0, f.ok);
+	EXPECT_LT(0, f.failed);
+	EXPECT_EQ(0, device_works());
+}
+
+/*
+ * Two processes, one open file: the parent reconfigures, starts and stops
+ * while the child maps, polls and flushes on the inherited descriptor.
+ */
+TEST(random_operations_two_processes)
+{
+	struct fuzz f = { .rng = 0x7261636532707263ull,
+			  .page = sysconf(_SC_PAGESIZE) };
+	int status = 0;
+	pid_t child;
+
+	f.fd = open("/dev/fxtprof", O_RDWR);
+	ASSERT_LE(0, f.fd);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		f.rng ^= 0x5a5a5a5a5a5a5a5aull;
+		fuzz_run(&f, FUZZ_SECONDS, 3);	/* mostly mmap, poll, read */
+		printf("# child: %lu operations\n", f.ops);
+		fflush(stdout);
+		_exit(f.ops >= 100 ? 0 : 2);
+	}
+	fuzz_run(&f, FUZZ_SECONDS, 14);		/* mostly ioctls */
+	TH_LOG("parent: %lu operations", f.ops);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("child status 0x%x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_LE(100, f.ops);
+	EXPECT_EQ(0, device_works());
+}
+
+TEST_HARNESS_MAIN
