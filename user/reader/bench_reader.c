@@ -295,9 +295,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	r_mem.out_bytes = m.total;
-	if (tr.st.encode_failed) {
+	if (tr.st.encode_errors) {
 		fprintf(stderr, "bench_reader: %" PRIu64 " records failed to encode\n",
-			tr.st.encode_failed);
+			tr.st.encode_errors);
 		return 1;
 	}
 	fxt_writer__free(w);

@@ -143,6 +143,11 @@ static void out_drop_queue(struct out *o)
 	o->st.buffered_bytes = 0;
 }
 
+size_t out__capacity(const struct out *o)
+{
+	return o->cap;
+}
+
 size_t out__room(const struct out *o)
 {
 	/* From rec_head: retiring a record reads its header from the ring. */
@@ -155,15 +160,17 @@ int out__write(void *ctx, const void *rec, size_t len)
 	uint64_t header = 0;
 	size_t off, first;
 
-	o->st.committed_records++;
-	o->st.committed_bytes += len;
 	if (len >= 8)
 		memcpy(&header, rec, 8);
-	/* The queue is framed by the headers: they must tell the truth. */
-	if (len < 8 || len % 8 || rec_words(header) * 8 != len) {
-		out_count_drop(o, header & 0xf, len);
+	/*
+	 * The queue is framed by the headers: they must tell the truth.  A
+	 * record that lies is the encoder's error, not a drop: the caller
+	 * counts it.
+	 */
+	if (len < 8 || len % 8 || rec_words(header) * 8 != len)
 		return -EINVAL;
-	}
+	o->st.committed_records++;
+	o->st.committed_bytes += len;
 	if (o->state != OUT_UP || o->closing)
 		goto drop;
 	if (len > out__room(o)) {

@@ -80,7 +80,11 @@ int out__open_fd(struct out **op, int fd, struct evloop *loop,
  */
 void out__set_replay(struct out *o, int (*replay)(void *ctx), void *ctx);
 
-/* fxt_sink_fn: queue one whole record, or drop it whole (-ENOBUFS). */
+/*
+ * fxt_sink_fn: queue one whole record, or drop it whole (-ENOBUFS).  A
+ * record whose header does not give its length is refused (-EINVAL) and
+ * not counted: that is the caller's encoder error, not an output drop.
+ */
 int out__write(void *ctx, const void *rec, size_t len);
 
 /* Start sending (sockets) or write out (files) what is queued. */
@@ -112,6 +116,8 @@ bool out__drained(const struct out *o);
 /* Not connected: errno of the last failure, else 0. */
 int out__error(const struct out *o);
 bool out__is_socket(const struct out *o);
+/* Bytes the queue holds at most: a larger record can never be queued. */
+size_t out__capacity(const struct out *o);
 /* Bytes the queue can still take. */
 size_t out__room(const struct out *o);
 

@@ -270,6 +270,9 @@ static void announce_output_gap(struct recorder *r)
 {
 	const struct out_stats *st = out__stats(r->out);
 
+	/* Retried on every turn until the output takes it. */
+	translator__encode_errors_notice(&r->tr, now_boottime());
+
 	if (!out__gap_pending(r->out))
 		return;
 	if (!translator__output_gap(&r->tr, now_boottime(),
@@ -502,6 +505,12 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 			(unsigned long long)total->lost_bytes);
 	else
 		fprintf(stderr, "fxtprof: kernel rings lost nothing\n");
+	if (ts->encode_errors)
+		fprintf(stderr, "fxtprof: %" PRIu64 " records could not be"
+			" encoded (last: %s); they are not output drops\n",
+			ts->encode_errors, strerror(-ts->last_encode_error));
+	else
+		fprintf(stderr, "fxtprof: encoder errors: none\n");
 	if (os->dropped_records)
 		fprintf(stderr, "fxtprof: output dropped %" PRIu64
 			" records (%" PRIu64 " bytes): the destination was too slow\n",
@@ -615,6 +624,13 @@ int cmd_record(int argc, char **argv)
 		summary(&r, &total);
 	if (!ret)
 		ret = r.error;
+	/* A recording with holes the encoder made is not a success. */
+	if (!ret && r.tr.st.encode_errors) {
+		if (opts.quiet)
+			reader_err(-EIO, "%" PRIu64 " records could not be encoded",
+				   r.tr.st.encode_errors);
+		ret = -EIO;
+	}
 
 out_restore_signals:
 	close(r.sigfd);

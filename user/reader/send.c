@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "evloop.h"
+#include "fxt.h"
 #include "fxt_reader.h"
 #include "out.h"
 #include "reader.h"
@@ -104,12 +106,74 @@ static int send_parse(int argc, char **argv, struct send_opts *o)
 	return 0;
 }
 
+/*
+ * Records send could not pass on whole, apart from output drops: larger
+ * than the queue (no amount of waiting makes room) or refused as not a
+ * record by the output.
+ */
+struct send_errors {
+	uint64_t records;
+	int last;		/* -errno */
+	uint64_t announced;
+};
+
+/*
+ * The in-band notice of those errors, a counter "fxtprof:encode_errors".
+ * Strings and the thread are inline: the replayed stream owns the string
+ * table and its indices must not be disturbed.
+ */
+static int send_error_notice(struct out *out, struct send_errors *e)
+{
+	static const char cat[] = "fxtprof", name[] = "fxtprof:encode_errors",
+			  k_rec[] = "records", k_err[] = "errno";
+	uint64_t words[64];
+	struct fxt_arg args[2] = {
+		{ .name = fxt_sref_inline(k_rec, sizeof(k_rec) - 1),
+		  .type = FXT_ARG_UINT64, .v.u64 = e->records },
+		{ .name = fxt_sref_inline(k_err, sizeof(k_err) - 1),
+		  .type = FXT_ARG_UINT32, .v.u32 = (uint32_t)-e->last },
+	};
+	struct fxt_event ev = {
+		.type = FXT_EVENT_COUNTER,
+		.thread = fxt_tref_inline((uint64_t)getpid(),
+					  (uint64_t)gettid()),
+		.category = fxt_sref_inline(cat, sizeof(cat) - 1),
+		.name = fxt_sref_inline(name, sizeof(name) - 1),
+		.args = args, .nargs = 2,
+	};
+	struct timespec ts;
+	int n;
+
+	if (e->records == e->announced)
+		return 0;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	ev.ts = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	n = fxt_enc_event(words, sizeof(words) / 8, &ev);
+	if (n < 0)
+		return n;
+	n = out__write(out, words, (size_t)n * 8);
+	if (!n)
+		e->announced = e->records;
+	return n;
+}
+
+static void send_count_error(struct send_errors *e, int err)
+{
+	e->records++;
+	e->last = err;
+}
+
 /* Queue one record, running the loop until the writer has room. */
 static int send_record(struct evloop *loop, struct out *out,
-		       const struct fxt_record *rec)
+		       const struct fxt_record *rec, struct send_errors *e)
 {
 	size_t len = (size_t)rec->size * 8;
+	int ret;
 
+	if (len > out__capacity(out)) {
+		send_count_error(e, -EMSGSIZE);
+		return 0;
+	}
 	if (out__room(out) < len)
 		out__flush(out);
 	while (out__room(out) < len) {
@@ -118,11 +182,19 @@ static int send_record(struct evloop *loop, struct out *out,
 		if (evloop__run_once(loop, 100) < 0)
 			return -EIO;
 	}
-	return out__write(out, rec->words, len);
+	ret = out__write(out, rec->words, len);
+	if (ret == -EINVAL) {
+		send_count_error(e, ret);
+		return 0;
+	}
+	if (!ret)
+		send_error_notice(out, e);	/* retried after each record */
+	return ret;
 }
 
 /* Feed the file to the framing and queue what it cuts out. */
-static int send_stream(int fd, struct evloop *loop, struct out *out)
+static int send_stream(int fd, struct evloop *loop, struct out *out,
+		       struct send_errors *e)
 {
 	static unsigned char buf[SEND_READ_CHUNK];
 	struct fxt_reader *rd;
@@ -138,7 +210,7 @@ static int send_stream(int fd, struct evloop *loop, struct out *out)
 
 		ret = fxt_reader__next(rd, &rec);
 		if (ret > 0) {
-			ret = send_record(loop, out, &rec);
+			ret = send_record(loop, out, &rec, e);
 			if (ret) {
 				reader_err(ret, "cannot send");
 				break;
@@ -180,6 +252,7 @@ static int send_stream(int fd, struct evloop *loop, struct out *out)
 int cmd_send(int argc, char **argv)
 {
 	struct send_opts opts;
+	struct send_errors errs = { 0 };
 	const struct out_stats *st;
 	struct evloop loop;
 	struct out *out;
@@ -206,22 +279,32 @@ int cmd_send(int argc, char **argv)
 		goto out_fini_loop;
 	}
 
-	ret = send_stream(fd, &loop, out);
+	ret = send_stream(fd, &loop, out, &errs);
+	if (errs.records > errs.announced && out__room(out) >= 512)
+		send_error_notice(out, &errs);
 	if (out__linger(out, (int64_t)(opts.linger * 1e3)) && !ret)
 		ret = reader_err(-ETIMEDOUT, "%s did not take everything",
 				 opts.uri);
 	st = out__stats(out);
 	if (!ret && (st->dropped_records || out__error(out)))
 		ret = -EPIPE;
+	if (!ret && errs.records)
+		ret = -EIO;
 	if (!opts.quiet)
 		fprintf(stderr, "fxtprof: sent %" PRIu64 " bytes (%" PRIu64
 			" records) to %s; buffered at the end %" PRIu64
 			" bytes (%" PRIu64 " records); dropped %" PRIu64
-			" records (%" PRIu64 " bytes)%s%s\n", st->sent_bytes,
+			" records (%" PRIu64 " bytes); encoder errors %" PRIu64
+			"%s%s\n", st->sent_bytes,
 			st->sent_records, opts.uri, st->buffered_bytes,
 			st->buffered_records, st->dropped_records,
-			st->dropped_bytes, out__error(out) ? ": " : "",
+			st->dropped_bytes, errs.records,
+			out__error(out) ? ": " : "",
 			out__error(out) ? strerror(out__error(out)) : "");
+	if (!opts.quiet && errs.records)
+		fprintf(stderr, "fxtprof: %" PRIu64 " records could not be"
+			" passed on whole (last: %s); they are not output"
+			" drops\n", errs.records, strerror(-errs.last));
 	out__close(out);
 out_fini_loop:
 	evloop__fini(&loop);

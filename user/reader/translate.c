@@ -304,10 +304,44 @@ int translator__record(void *ctx, const struct fxtprof_rec_hdr *rec)
 		break;
 	}
 out:
-	/* An output that drops a record has counted it; keep draining. */
-	if (ret)
-		t->st.encode_failed++;
+	/*
+	 * An output that drops a record has counted it (-ENOBUFS); anything
+	 * else is the encoder's failure, counted apart so that the summary,
+	 * the exit status and the stream can tell.  Keep draining either way.
+	 */
+	if (ret && ret != -ENOBUFS) {
+		t->st.encode_errors++;
+		t->st.last_encode_error = ret;
+	}
 	return 0;
+}
+
+int translator__encode_errors_notice(struct translator *t, uint64_t ts)
+{
+	static const char name_s[] = "fxtprof:encode_errors", err_s[] = "errno";
+	struct fxt_sref name, err_key;
+	struct fxt_arg args[2];
+	int ret;
+
+	if (t->st.encode_errors == t->st.encode_errors_announced)
+		return 0;
+	ret = translator_refs(t);
+	/* Interned only now: a stream without errors stays byte for byte
+	 * what it was. */
+	if (!ret)
+		ret = fxt_writer__string_ref(t->w, name_s, sizeof(name_s) - 1,
+					     &name);
+	if (!ret)
+		ret = fxt_writer__string_ref(t->w, err_s, sizeof(err_s) - 1,
+					     &err_key);
+	if (ret)
+		return ret;
+	args[0] = arg_u64(t->s_records, t->st.encode_errors);
+	args[1] = arg_u32(err_key, (uint32_t)-t->st.last_encode_error);
+	ret = counter(t, ts, name, args, 2);
+	if (!ret)
+		t->st.encode_errors_announced = t->st.encode_errors;
+	return ret;
 }
 
 int translator__output_gap(struct translator *t, uint64_t ts,

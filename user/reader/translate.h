@@ -29,7 +29,14 @@ struct translate_stats {
 	uint64_t records[FXTPROF_REC_MAX];	/* ring records seen, by type */
 	uint64_t kernel_lost_records;		/* summed from LOST records */
 	uint64_t kernel_lost_bytes;
-	uint64_t encode_failed;			/* FXT records not written */
+	/*
+	 * Records the encoder could not turn into FXT (an FXT limit, bad
+	 * UTF-8 it could not repair, no memory), apart from the records the
+	 * output dropped, which the output counts itself.
+	 */
+	uint64_t encode_errors;
+	int last_encode_error;			/* -errno of the latest */
+	uint64_t encode_errors_announced;	/* carried by the last notice */
 };
 
 struct translator {
@@ -66,6 +73,13 @@ int translator__record(void *ctx, const struct fxtprof_rec_hdr *rec);
 /* In-band notice of records the output dropped: overflow event + counter. */
 int translator__output_gap(struct translator *t, uint64_t ts,
 			   uint64_t dropped_records, uint64_t dropped_bytes);
+
+/*
+ * In-band notice of encoder errors not yet announced: a counter
+ * "fxtprof:encode_errors" with the running total.  0 when there is
+ * nothing to say or it was written, else -errno (it stays pending).
+ */
+int translator__encode_errors_notice(struct translator *t, uint64_t ts);
 
 /* The final statistics of a recording, as a counter on the reader thread. */
 int translator__final_stats(struct translator *t, uint64_t ts,
