@@ -10,12 +10,14 @@
  *    normal record over 4095 words, more than 15 arguments or a large
  *    record of 4096+ words (Perfetto's tokenizer reads only 12 size bits).
  *
- *  - struct fxt_writer: encodes into a fixed scratch buffer and hands each
- *    complete record to a sink callback, one record per call.  It owns the
- *    string table: the only way to get an indexed string ref is
- *    fxt_writer__string_ref(), which writes the string record to the sink
- *    before returning the ref, so a record can never use an index that the
- *    stream has not registered yet.
+ *  - struct fxt_writer: encodes each record in place, straight into memory
+ *    its sink reserves for it (in the manner of Fuchsia's FxtWriter
+ *    Reserve), or for a sink that only takes finished records, into one
+ *    scratch buffer handed over by a call.  It owns the string table: the
+ *    only way to get an indexed string ref is fxt_writer__string_ref(),
+ *    which writes the string record to the sink before returning the ref,
+ *    so a record can never use an index that the stream has not
+ *    registered yet.
  *
  * All functions return 0 (or a word count where documented) on success
  * and a negative errno on failure; errno itself is never used.
@@ -243,16 +245,30 @@ size_t fxt_utf8_sanitize(char *dst, size_t dst_cap, const char *src,
 /* ------------------------------------------------------------------ */
 
 /*
- * Sink: receives exactly one complete record per call.  It must either
- * take all len bytes and return 0, or take nothing and return -errno
- * (e.g. -EAGAIN when a queue is full).  The writer relies on this: a
- * string index is only considered registered once its record was taken.
+ * A sink takes whole records, in one of two ways.
+ *
+ * Copying: write() receives exactly one complete record per call.  It must
+ * either take all len bytes and return 0, or take nothing and return
+ * -errno (e.g. -ENOBUFS when a queue is full).
+ *
+ * In place: reserve() returns room for exactly one record of len bytes
+ * (8-byte aligned), or NULL to refuse it whole (the writer then fails with
+ * -ENOBUFS); @type is the record's FXT type (enum fxt_record_type), so
+ * that the sink can count what it refuses without reading the record.
+ * The writer fills the room completely and then calls commit(); nothing
+ * can fail in between, because every input was validated before the
+ * reserve.  At most one record is reserved at a time.
+ *
+ * The writer relies on all-or-nothing: a string index is only considered
+ * registered once its record was taken.
  */
 typedef int (*fxt_sink_fn)(void *ctx, const void *rec, size_t len);
+typedef void *(*fxt_reserve_fn)(void *ctx, size_t len, unsigned int type);
+typedef void (*fxt_commit_fn)(void *ctx);
 
 struct fxt_writer_opts {
 	size_t sz;			/* sizeof(struct fxt_writer_opts) */
-	fxt_sink_fn write;
+	fxt_sink_fn write;		/* copying sink, or NULL ... */
 	void *ctx;
 	/*
 	 * String table slots, 0 = FXT_MAX_STRING_INDEX.  Minimum 64, so that
@@ -260,6 +276,8 @@ struct fxt_writer_opts {
 	 * other.  Small values are meant for tests.
 	 */
 	uint32_t strtab_size;
+	fxt_reserve_fn reserve;		/* ... in place: both set, write NULL */
+	fxt_commit_fn commit;
 };
 
 struct fxt_writer;
@@ -267,6 +285,7 @@ struct fxt_writer;
 int fxt_writer__new(const struct fxt_writer_opts *opts,
 		    struct fxt_writer **out);
 void fxt_writer__free(struct fxt_writer *w);
+/* Replace the copying sink (the writer then encodes through scratch). */
 void fxt_writer__set_sink(struct fxt_writer *w, fxt_sink_fn write, void *ctx);
 
 /*
