@@ -25,6 +25,8 @@
 #   KSFT_INC        dir with kselftest_harness.h / kselftest.h (already on
 #                   CPPFLAGS as -isystem: #include "kselftest_harness.h")
 #   a pattern rule  $(B)/%.o: %.c  (with -MMD dependency files)
+#   a pattern rule  $(B)/lib/lib%.a: archives its prerequisites, so a
+#                   fragment only lists them: $(B)/lib/libfoo.a: $(OBJS)
 # and append full paths ($(B)/...) of what they build to:
 #   USER_PROGS      programs for the target (tools, helpers)
 #   VM_TEST_PROGS   static programs copied to /tests in the VM initramfs;
@@ -84,6 +86,11 @@ include $(FRAGMENTS)
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# The archive of a part's objects; fragments give the prerequisites.
+$(B)/lib/lib%.a:
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

@@ -16,9 +16,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "evloop.h"
-#include "out.h"
+#include "sink/sink.h"
 #include "sock_util.h"
+#include "transport/evloop.h"
 
 #define STREAM_BYTES	(32u << 20)
 #define REPEAT		4
@@ -102,16 +102,16 @@ static uint64_t rec_len(const unsigned char *p)
 
 static double run_writer(int family, const struct buf *data)
 {
-	struct out_opts oo = { .max_buffered = OUT_DEFAULT_MAX_BUFFERED };
+	struct sink_opts oo = { .max_buffered = SINK_DEFAULT_MAX_BUFFERED };
 	struct sink s = { 0 };
 	struct evloop loop;
-	struct out *o;
+	struct sink *o;
 	pthread_t th;
 	uint64_t t0;
 	int sv[2], r;
 
 	if (make_pair(family, sv) || evloop__init(&loop, 64) ||
-	    out__open_fd(&o, sv[0], &loop, &oo))
+	    sink__open_fd(&o, sv[0], &loop, &oo))
 		return -1;
 	s.fd = sv[1];
 	pthread_create(&th, NULL, sink_main, &s);
@@ -123,19 +123,19 @@ static double run_writer(int family, const struct buf *data)
 			size_t len = rec_len(data->p + off);
 
 			/* Wait like `fxtprof send`: measure delivery, not drops. */
-			while (out__room(o) < len) {
-				out__flush(o);
+			while (!sink__fits(o, len)) {
+				sink__flush(o);
 				evloop__run_once(&loop, -1);
 			}
-			out__write(o, data->p + off, len);
+			sink__write(o, data->p + off, len, data->p[off] & 0xf);
 			off += len;
 			if (!(off & 0xffff))
-				out__flush(o);
+				sink__flush(o);
 		}
 	}
-	out__linger(o, 60000);
+	sink__linger(o, 60000);
 	pthread_join(th, NULL);
-	out__close(o);
+	sink__close(o);
 	evloop__fini(&loop);
 	close(sv[1]);
 	return (double)s.bytes / ((double)(now_ns() - t0) / 1e9) / 1e6;
@@ -149,15 +149,15 @@ static double run_writer(int family, const struct buf *data)
 static void run_stalled(int family, const struct buf *data, double *worst_us,
 			double *avg_us, uint64_t *dropped)
 {
-	struct out_opts oo = { .max_buffered = OUT_DEFAULT_MAX_BUFFERED };
+	struct sink_opts oo = { .max_buffered = SINK_DEFAULT_MAX_BUFFERED };
 	struct evloop loop;
-	struct out *o;
+	struct sink *o;
 	uint64_t t_end, worst = 0, total = 0, turns = 0;
 	size_t off = 0;
 	int sv[2];
 
 	if (make_pair(family, sv) || evloop__init(&loop, 64) ||
-	    out__open_fd(&o, sv[0], &loop, &oo))
+	    sink__open_fd(&o, sv[0], &loop, &oo))
 		return;
 	t_end = now_ns() + 2000000000ull;
 	while (now_ns() < t_end) {
@@ -170,11 +170,11 @@ static void run_stalled(int family, const struct buf *data, double *worst_us,
 			if (off >= data->len)
 				off = 0;
 			len = rec_len(data->p + off);
-			out__write(o, data->p + off, len);
+			sink__write(o, data->p + off, len, data->p[off] & 0xf);
 			off += len;
 			turn += len;
 		}
-		out__flush(o);
+		sink__flush(o);
 		evloop__run_once(&loop, 0);
 		dt = now_ns() - t0;
 		total += dt;
@@ -185,8 +185,8 @@ static void run_stalled(int family, const struct buf *data, double *worst_us,
 	}
 	*worst_us = (double)worst / 1e3;
 	*avg_us = (double)total / (double)turns / 1e3;
-	*dropped = out__stats(o)->dropped_records;
-	out__close(o);
+	*dropped = sink__stats(o)->dropped_records;
+	sink__close(o);
 	evloop__fini(&loop);
 	close(sv[1]);
 }
@@ -204,7 +204,7 @@ int main(void)
 		return 1;
 	printf("Stream: %zu MiB of FXT records (stack samples, 16 B..4 KiB),"
 	       " sent %d times; --max-buffered %u MiB.\n\n",
-	       data.len >> 20, REPEAT, OUT_DEFAULT_MAX_BUFFERED >> 20);
+	       data.len >> 20, REPEAT, SINK_DEFAULT_MAX_BUFFERED >> 20);
 	printf("| socket | blocking write() (ceiling) | fxtprof writer |"
 	       " ratio | stalled peer: worst turn | average turn |\n");
 	printf("|---|---|---|---|---|---|\n");
@@ -222,7 +222,7 @@ int main(void)
 	}
 	printf("\n(stalled: each turn queues 64 KiB and reaps without waiting;"
 	       " once the %u MiB cap is full, records are dropped and counted)\n",
-	       OUT_DEFAULT_MAX_BUFFERED >> 20);
+	       SINK_DEFAULT_MAX_BUFFERED >> 20);
 	buf__free(&data);
 	return 0;
 }

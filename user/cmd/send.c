@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "evloop.h"
-#include "fxt.h"
-#include "fxt_reader.h"
-#include "out.h"
-#include "reader.h"
+#include "cmd.h"
+#include "fxt/fxt.h"
+#include "fxt/fxt_reader.h"
+#include "sink/sink.h"
+#include "transport/evloop.h"
 
 #define SEND_READ_CHUNK	(64u << 10)
 
@@ -31,7 +31,7 @@ struct send_opts {
 	const char *file;
 	const char *uri;
 	double linger;
-	struct out_opts out;
+	struct sink_opts out;
 	bool quiet;
 };
 
@@ -45,7 +45,7 @@ static void send_usage(FILE *f)
 "      --sndbuf SIZE      SO_SNDBUF of the socket (default: the system's)\n"
 "      --linger SECS      wait at most SECS for the output at the end\n"
 "                         (default 30)\n"
-"  -q, --quiet            no summary\n", OUT_DEFAULT_MAX_BUFFERED >> 20);
+"  -q, --quiet            no summary\n", SINK_DEFAULT_MAX_BUFFERED >> 20);
 }
 
 static int send_parse(int argc, char **argv, struct send_opts *o)
@@ -122,7 +122,7 @@ struct send_errors {
  * Strings and the thread are inline: the replayed stream owns the string
  * table and its indices must not be disturbed.
  */
-static int send_error_notice(struct out *out, struct send_errors *e)
+static int send_error_notice(struct sink *out, struct send_errors *e)
 {
 	static const char cat[] = "fxtprof", name[] = "fxtprof:encode_errors",
 			  k_rec[] = "records", k_err[] = "errno";
@@ -151,7 +151,7 @@ static int send_error_notice(struct out *out, struct send_errors *e)
 	n = fxt_enc_event(words, sizeof(words) / 8, &ev);
 	if (n < 0)
 		return n;
-	n = out__write(out, words, (size_t)n * 8);
+	n = sink__write(out, words, (size_t)n * 8, FXT_REC_EVENT);
 	if (!n)
 		e->announced = e->records;
 	return n;
@@ -164,25 +164,25 @@ static void send_count_error(struct send_errors *e, int err)
 }
 
 /* Queue one record, running the loop until the writer has room. */
-static int send_record(struct evloop *loop, struct out *out,
+static int send_record(struct evloop *loop, struct sink *out,
 		       const struct fxt_record *rec, struct send_errors *e)
 {
 	size_t len = (size_t)rec->size * 8;
 	int ret;
 
-	if (len > out__capacity(out)) {
+	if (len > sink__capacity(out)) {
 		send_count_error(e, -EMSGSIZE);
 		return 0;
 	}
-	if (out__room(out) < len)
-		out__flush(out);
-	while (out__room(out) < len) {
-		if (out__error(out))
-			return -out__error(out);
+	if (!sink__fits(out, len))
+		sink__flush(out);
+	while (!sink__fits(out, len)) {
+		if (sink__error(out))
+			return -sink__error(out);
 		if (evloop__run_once(loop, 100) < 0)
 			return -EIO;
 	}
-	ret = out__write(out, rec->words, len);
+	ret = sink__write(out, rec->words, len, rec->type);
 	if (ret == -EINVAL) {
 		send_count_error(e, ret);
 		return 0;
@@ -193,7 +193,7 @@ static int send_record(struct evloop *loop, struct out *out,
 }
 
 /* Feed the file to the framing and queue what it cuts out. */
-static int send_stream(int fd, struct evloop *loop, struct out *out,
+static int send_stream(int fd, struct evloop *loop, struct sink *out,
 		       struct send_errors *e)
 {
 	static unsigned char buf[SEND_READ_CHUNK];
@@ -238,7 +238,7 @@ static int send_stream(int fd, struct evloop *loop, struct out *out,
 					   " the partial record was not sent");
 			break;
 		}
-		out__flush(out);	/* keep the socket busy while reading */
+		sink__flush(out);	/* keep the socket busy while reading */
 		ret = fxt_reader__feed(rd, buf, (size_t)n);
 		if (ret) {
 			reader_err(ret, "cannot buffer the input");
@@ -253,9 +253,9 @@ int cmd_send(int argc, char **argv)
 {
 	struct send_opts opts;
 	struct send_errors errs = { 0 };
-	const struct out_stats *st;
+	const struct sink_stats *st;
 	struct evloop loop;
-	struct out *out;
+	struct sink *out;
 	char err[256];
 	int fd, ret;
 
@@ -273,20 +273,20 @@ int cmd_send(int argc, char **argv)
 		reader_err(ret, "cannot set up io_uring");
 		goto out_close_file;
 	}
-	ret = out__open(&out, opts.uri, &loop, &opts.out, err, sizeof(err));
+	ret = sink__open(&out, opts.uri, &loop, &opts.out, err, sizeof(err));
 	if (ret) {
 		reader_err(ret, "%s", err);
 		goto out_fini_loop;
 	}
 
 	ret = send_stream(fd, &loop, out, &errs);
-	if (errs.records > errs.announced && out__room(out) >= 512)
+	if (errs.records > errs.announced && sink__fits(out, 512))
 		send_error_notice(out, &errs);
-	if (out__linger(out, (int64_t)(opts.linger * 1e3)) && !ret)
+	if (sink__linger(out, (int64_t)(opts.linger * 1e3)) && !ret)
 		ret = reader_err(-ETIMEDOUT, "%s did not take everything",
 				 opts.uri);
-	st = out__stats(out);
-	if (!ret && (st->dropped_records || out__error(out)))
+	st = sink__stats(out);
+	if (!ret && (st->dropped_records || sink__error(out)))
 		ret = -EPIPE;
 	if (!ret && errs.records)
 		ret = -EIO;
@@ -299,13 +299,13 @@ int cmd_send(int argc, char **argv)
 			st->sent_records, opts.uri, st->buffered_bytes,
 			st->buffered_records, st->dropped_records,
 			st->dropped_bytes, errs.records,
-			out__error(out) ? ": " : "",
-			out__error(out) ? strerror(out__error(out)) : "");
+			sink__error(out) ? ": " : "",
+			sink__error(out) ? strerror(sink__error(out)) : "");
 	if (!opts.quiet && errs.records)
 		fprintf(stderr, "fxtprof: %" PRIu64 " records could not be"
 			" passed on whole (last: %s); they are not output"
 			" drops\n", errs.records, strerror(-errs.last));
-	out__close(out);
+	sink__close(out);
 out_fini_loop:
 	evloop__fini(&loop);
 out_close_file:

@@ -5,10 +5,12 @@
  * Rings of the real layout (ring_sim, one per simulated CPU) are filled
  * with sample records carrying 16-frame stacks (8 kernel + 8 user), then
  * drained by the very code `fxtprof record` runs: fxtprof_ring__drain()
- * -> translator__record() -> fxt_writer -> a sink.  Only the drain is
- * timed (wall clock and thread CPU time); filling is not.  Sinks:
- *   mem   a memcpy into a 64 MiB buffer (wrapping), the pure translate cost
- *   file  out.c's file path (out__write/out__flush to a real file)
+ * -> stream_state__record() -> the FXT encoder, writing in place into a
+ * sink.  Only the drain is timed (wall clock and thread CPU time); filling
+ * is not.  Sinks:
+ *   mem   room reserved in a 64 MiB buffer (wrapping): the pure cost of
+ *         draining and encoding
+ *   file  the file sink (user/sink/sink_file.c) to a real file
  *   memcpy  the ceiling: memcpy of the same ring bytes, no translation
  *
  * usage: bench_reader [-n RECORDS] [-r RINGS] [-f FILE] [-o FXT-OUT]
@@ -24,13 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "evloop.h"
-#include "fxt.h"
-#include "fxt_reader.h"
+#include "encode/fxt_encoder.h"
 #include "fxtprof.h"
-#include "out.h"
 #include "ring_sim.h"
-#include "translate.h"
+#include "sink/sink.h"
+#include "state/stream_state.h"
+#include "transport/evloop.h"
 
 #define RING_SIZE	(4u << 20)
 #define FRAMES		16
@@ -40,6 +41,7 @@ struct mem_sink {
 	unsigned char *buf;
 	size_t len, cap;
 	uint64_t total;
+	size_t reserved;
 	FILE *save;		/* -o: keep the first pass */
 };
 
@@ -52,9 +54,29 @@ static int mem_write(void *ctx, const void *rec, size_t len)
 	memcpy(m->buf + m->len, rec, len);
 	m->len += len;
 	m->total += len;
-	if (m->save)
-		fwrite(rec, 1, len, m->save);
 	return 0;
+}
+
+/* The in-place memory sink: what an encoder costs with nothing behind. */
+static void *mem_reserve(void *ctx, size_t len, unsigned int type)
+{
+	struct mem_sink *m = ctx;
+
+	(void)type;
+	if (m->len + len > m->cap)
+		m->len = 0;
+	m->reserved = len;
+	return m->buf + m->len;
+}
+
+static void mem_commit(void *ctx)
+{
+	struct mem_sink *m = ctx;
+
+	if (m->save)
+		fwrite(m->buf + m->len, 1, m->reserved, m->save);
+	m->len += m->reserved;
+	m->total += m->reserved;
 }
 
 static double now(clockid_t c)
@@ -143,9 +165,9 @@ static void print_result(const char *name, const struct result *r,
 	putchar('\n');
 }
 
-static int run_translate(struct bench *b, uint64_t total, struct fxt_writer *w,
-			 struct translator *tr, int (*flush)(void *), void *fctx,
-			 struct result *res)
+static int run_translate(struct bench *b, uint64_t total,
+			 struct stream_state *st, int (*flush)(void *),
+			 void *fctx, struct result *res)
 {
 	uint64_t done = 0;
 
@@ -160,7 +182,7 @@ static int run_translate(struct bench *b, uint64_t total, struct fxt_writer *w,
 			return -ENOSPC;
 		for (cpu = 0; cpu < b->nr_rings; cpu++) {
 			int ret = fxtprof_ring__drain(&b->rings[cpu],
-						      translator__record, tr);
+						      stream_state__record, st);
 			if (ret < 0)
 				return ret;
 		}
@@ -172,7 +194,6 @@ static int run_translate(struct bench *b, uint64_t total, struct fxt_writer *w,
 		res->in_bytes += b->ring_bytes;
 		done += n;
 	}
-	(void)w;
 	return 0;
 }
 
@@ -208,22 +229,24 @@ static int run_memcpy(struct bench *b, uint64_t total, struct mem_sink *m,
 
 static int flush_out(void *ctx)
 {
-	return out__flush(ctx);
+	return sink__flush(ctx);
 }
 
 int main(int argc, char **argv)
 {
-	struct fxt_writer_opts wo = { .sz = sizeof(wo) };
+	struct fxt_writer_opts wo = {
+		.sz = sizeof(wo), .reserve = mem_reserve, .commit = mem_commit,
+	};
 	struct mem_sink m = { .cap = MEM_SINK };
 	uint64_t total = 4000000, file_total;
 	const char *file = NULL, *save = NULL;
 	struct result r_mem, r_file, r_cpy;
-	struct fxt_writer *w;
-	struct translator tr;
+	struct fxt_encoder *enc;
+	struct stream_state st;
 	struct bench b = { .nr_rings = 4 };
 	struct evloop loop;
-	struct out_opts oo = { 0 };
-	struct out *o;
+	struct sink_opts so = { 0 };
+	struct sink *o;
 	char err[256], tmpl[] = "/tmp/bench_reader.XXXXXX";
 	unsigned int i;
 	int c, ret;
@@ -270,37 +293,37 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	wo.write = mem_write;
 	wo.ctx = &m;
-	if (fxt_writer__new(&wo, &w))
+	if (fxt_encoder__new_opts(&enc, &wo))
 		return 1;
-	translator__init(&tr, w);
-	translator__prologue(&tr);
+	stream_state__init(&st, fxt_encoder__encoder(enc), NULL);
+	stream_state__sync(&st);
 	if (save) {
 		/* One small pass only, then stop saving. */
+		struct fxtprof_stats fst = { .size = sizeof(fst) };
 		struct result tmp;
 
-		run_translate(&b, 20000, w, &tr, NULL, NULL, &tmp);
-		struct fxtprof_stats st = { .size = sizeof(st) };
-		translator__final_stats(&tr, b.ts, &st);
+		run_translate(&b, 20000, &st, NULL, NULL, &tmp);
+		stream_state__final_stats(&st, b.ts, &fst);
 		fclose(m.save);
 		m.save = NULL;
 	}
 	/* warm-up */
-	run_translate(&b, total / 10 + 1000, w, &tr, NULL, NULL, &r_mem);
+	run_translate(&b, total / 10 + 1000, &st, NULL, NULL, &r_mem);
 	m.total = 0;
-	ret = run_translate(&b, total, w, &tr, NULL, NULL, &r_mem);
+	ret = run_translate(&b, total, &st, NULL, NULL, &r_mem);
 	if (ret) {
 		fprintf(stderr, "drain: %s\n", strerror(-ret));
 		return 1;
 	}
 	r_mem.out_bytes = m.total;
-	if (tr.st.encode_errors) {
+	if (st.st.encode_errors) {
 		fprintf(stderr, "bench_reader: %" PRIu64 " records failed to encode\n",
-			tr.st.encode_errors);
+			st.st.encode_errors);
 		return 1;
 	}
-	fxt_writer__free(w);
+	stream_state__fini(&st);
+	fxt_encoder__free(enc);
 
 	/* (b) file through out.c */
 	if (evloop__init(&loop, 8))
@@ -313,27 +336,27 @@ int main(int argc, char **argv)
 		close(fd);
 		file = tmpl;
 	}
-	ret = out__open(&o, file, &loop, &oo, err, sizeof(err));
+	ret = sink__open(&o, file, &loop, &so, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "out: %s\n", err);
+		fprintf(stderr, "sink: %s\n", err);
 		return 1;
 	}
-	wo.write = out__write;
-	wo.ctx = o;
-	if (fxt_writer__new(&wo, &w))
+	if (fxt_encoder__new(&enc, o))
 		return 1;
-	translator__init(&tr, w);
-	translator__prologue(&tr);
+	stream_state__init(&st, fxt_encoder__encoder(enc), o);
+	stream_state__sync(&st);
 	file_total = total / 2;		/* bounded disk use */
-	ret = run_translate(&b, file_total, w, &tr, flush_out, o, &r_file);
-	r_file.out_bytes = out__stats(o)->sent_bytes;
-	if (ret || out__stats(o)->dropped_records || out__error(o)) {
+	ret = run_translate(&b, file_total, &st, flush_out, o, &r_file);
+	r_file.out_bytes = sink__stats(o)->sent_bytes;
+	if (ret || sink__stats(o)->dropped_records || sink__error(o) ||
+	    st.st.encode_errors) {
 		fprintf(stderr, "file: ret %d dropped %" PRIu64 " error %d\n", ret,
-			out__stats(o)->dropped_records, out__error(o));
+			sink__stats(o)->dropped_records, sink__error(o));
 		return 1;
 	}
-	fxt_writer__free(w);
-	out__close(o);
+	stream_state__fini(&st);
+	fxt_encoder__free(enc);
+	sink__close(o);
 	evloop__fini(&loop);
 	if (file == tmpl)
 		unlink(tmpl);
