@@ -113,6 +113,15 @@ int gen__stream(uint64_t seed, size_t bytes, struct buf *out)
 	return ret;
 }
 
+size_t fxt_record_len(const void *rec)
+{
+	uint64_t h;
+
+	memcpy(&h, rec, 8);
+	return 8 * (size_t)((h & 0xf) == 15 ? (h >> 4) & 0xffffffffu :
+					     (h >> 4) & 0xfff);
+}
+
 uint64_t fxt_count_records(const void *data, size_t len, bool *whole)
 {
 	const unsigned char *p = data;

@@ -47,6 +47,8 @@ uint64_t gen__rand(struct gen *g);
 /* A whole valid stream of about @bytes, for files to send. */
 int gen__stream(uint64_t seed, size_t bytes, struct buf *out);
 
+/* The length in bytes an FXT record header gives. */
+size_t fxt_record_len(const void *rec);
 /* Walk headers: records in data, and whether it ends on a boundary. */
 uint64_t fxt_count_records(const void *data, size_t len, bool *whole);
 

@@ -106,15 +106,32 @@ void sink__commit(struct sink *s)
 int sink__write(struct sink *s, const void *rec, size_t len,
 		unsigned int kind)
 {
-	void *p;
+	size_t sent = 0;
+	unsigned char *p;
 
 	if (!len || len % 8)
 		return -EINVAL;
+	/*
+	 * Nothing queued: send straight from the caller's memory, and copy
+	 * only what the socket did not take.  The queue then holds the
+	 * record from its first unsent byte on.
+	 */
+	if (!record_queue__unsent(&s->q) && s->state == SINK_UP &&
+	    !s->closing && record_queue__fits(&s->q, len))
+		sent = sink_socket_send_first(s, rec, len);
 	p = sink__reserve(s, len, kind);
 	if (!p)
 		return -ENOBUFS;
-	memcpy(p, rec, len);
-	sink__commit(s);
+	memcpy(p + sent, (const unsigned char *)rec + sent, len - sent);
+	record_queue__commit(&s->q);
+	s->st.buffered_records++;
+	if (sent)
+		sink_sent(s, sent);
+	s->st.buffered_bytes = record_queue__unsent(&s->q);
+	if (s->socket)
+		sink_socket_committed(s);
+	else if (record_queue__unsent(&s->q) >= SINK_FILE_CHUNK)
+		sink_file_write_out(s);
 	return 0;
 }
 
@@ -136,7 +153,7 @@ static int sink_alloc(struct sink **sp, struct evloop *loop, bool socket,
 						   SINK_DEFAULT_MAX_BUFFERED;
 		s->reconnect = opts && opts->reconnect;
 		s->sndbuf = opts ? opts->sndbuf : 0;
-		s->send_mode = opts ? opts->send_mode : SINK_SEND_DIRECT;
+		s->send_mode = opts ? opts->send_mode : SINK_SEND_URING;
 	}
 	s->loop = loop;
 	s->fd = -1;

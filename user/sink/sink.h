@@ -11,10 +11,11 @@
  * and a record that does not fit is dropped and counted, by the kind the
  * encoder gave (for FXT, the record type) and in bytes.
  *
- * Sockets are written with non-blocking send() straight from the queue,
- * in batches, and wait for POLLOUT through io_uring when the socket is
- * full, so the thread that drains the kernel rings never blocks on a slow
- * peer (Documentation/architecture.md says why not an io_uring send).
+ * Sockets are written in batches (a contiguous run of records per send)
+ * through io_uring, one send in flight, submitted as soon as a batch is
+ * queued: the kernel sends at once what the socket takes and completes the
+ * rest as the peer reads, so the thread that drains the kernel rings never
+ * blocks on a slow peer.
  * Files are written with plain write(): the disk is the one place where
  * waiting is allowed, so a file never drops.
  *
@@ -63,10 +64,20 @@ struct sink_stats {
 	uint64_t disconnects;		/* peer went away */
 };
 
-/* How a socket sink hands its queue to the kernel (bench-socket compares). */
+/*
+ * How a socket sink hands its queue to the kernel.  Whatever the mode, a
+ * record written with sink__write() while nothing is queued is first
+ * sent with a non-blocking send() straight from the caller's memory, and
+ * only the remainder is queued.  bench-socket measures the three;
+ * Documentation/architecture.md says why the default is the default.
+ */
 enum sink_send_mode {
-	SINK_SEND_DIRECT = 0,	/* non-blocking send(); POLLOUT via io_uring */
-	SINK_SEND_URING,	/* one io_uring send in flight, parked in-kernel */
+	/* The queue's next run as an io_uring send, submitted at once. */
+	SINK_SEND_URING = 0,
+	/* Non-blocking send() first; the remainder as an io_uring send. */
+	SINK_SEND_DIRECT,
+	/* Non-blocking send() only; wait for POLLOUT through io_uring. */
+	SINK_SEND_POLL,
 };
 
 struct sink_opts {

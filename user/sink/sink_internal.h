@@ -69,6 +69,11 @@ int sink_socket_open(struct sink *s, const char *uri, char *err,
 		     size_t errlen);
 /* Hand what is queued to the kernel, as far as it takes it now. */
 void sink_socket_flush(struct sink *s);
+/*
+ * With nothing queued or in flight: send() the start of a record from the
+ * caller's memory; returns the bytes the socket took (0 for a file).
+ */
+size_t sink_socket_send_first(struct sink *s, const void *rec, size_t len);
 /* Called after each commit: sends early once a batch is queued. */
 void sink_socket_committed(struct sink *s);
 void sink_socket_flush_close(struct sink *s);

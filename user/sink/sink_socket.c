@@ -3,20 +3,19 @@
  * sink_socket.c - the stream socket sink: connecting, sending the queue,
  * reconnecting with backoff.
  *
- * Sending (SINK_SEND_DIRECT, the default): each flush hands the queue to
- * the kernel with non-blocking send() calls, one per contiguous run of
- * records (a batch), until the socket is full or the queue empty; a
- * commit that leaves a batch queued starts that at once, so a long drain
- * turn neither piles up megabytes nor leaves the socket idle.  What the
- * socket does not take stays queued, and one io_uring POLLOUT poll says
- * when to go on.  So with a peer that keeps up, records leave from the
- * cache-hot start of the queue in the same turn they were encoded, and
- * with a stalled one a turn costs one send() that returns -EAGAIN.
+ * Sending (SINK_SEND_URING, the default): once a batch of 64 KiB is
+ * queued, and at each flush, the queue's next contiguous run (up to 1 MiB)
+ * goes out as one io_uring send, submitted at once.  The kernel sends
+ * inline what the socket takes and, when it is full, waits on its own
+ * poll and completes the send as the peer reads, while this thread goes
+ * on encoding; one send is in flight, so the stream stays in order.  With
+ * nothing queued, sink__write() first tries a non-blocking send() from
+ * the caller's memory and queues only what the socket did not take.
  *
- * SINK_SEND_URING keeps one io_uring send of up to 1 MiB in flight on
- * the blocking socket instead, parked in the kernel while the socket is
- * full.  It is kept for `make bench-socket`, which measures both:
- * Documentation/architecture.md has the figures and the choice.
+ * SINK_SEND_DIRECT (send() first, the remainder through io_uring) and
+ * SINK_SEND_POLL (send() only, POLLOUT through io_uring) are the
+ * alternatives `make bench-socket` measures against it
+ * (Documentation/architecture.md has the figures and the choice).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,7 +30,7 @@
 /* One send, and one flush, move at most this much: the loop gets turns. */
 #define SINK_SEND_MAX		(1u << 20)
 #define SINK_FLUSH_MAX		(4u << 20)
-/* A commit that leaves this much unsent sends it (direct mode). */
+/* A commit that leaves this much unsent starts sending it. */
 #define SINK_BATCH		(64u << 10)
 /* Reconnect backoff: doubles from the first to the last value. */
 #define SINK_BACKOFF_MIN_MS	100
@@ -229,44 +228,7 @@ static void sink_wait_pollout(struct sink *s)
 	s->polling = true;
 }
 
-/* Direct: send() what the socket takes now, a batch per call. */
-static void sink_send_direct(struct sink *s)
-{
-	size_t budget = SINK_FLUSH_MAX;
-
-	while (budget) {
-		const void *p;
-		size_t len = record_queue__peek(&s->q, &p);
-		ssize_t n;
-
-		if (!len) {
-			if (s->closing)
-				sink_finish_close(s);
-			return;
-		}
-		if (len > budget)
-			len = budget;
-		/* MSG_NOSIGNAL: a vanished peer is an error code, not SIGPIPE. */
-		n = send(s->fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			sink_peer_gone(s, errno);
-			return;
-		}
-		sink_sent(s, (size_t)n);
-		budget -= (size_t)n;
-		/* A short send: the socket is full, the next would -EAGAIN. */
-		if ((size_t)n < len)
-			break;
-	}
-	/* Full, or the budget is spent: go on when the loop says so. */
-	sink_wait_pollout(s);
-}
-
-/* io_uring: one ordered send in flight. */
+/* An io_uring send of the next run, parked in the kernel while full. */
 static void sink_send_uring(struct sink *s)
 {
 	struct io_uring_sqe *sqe;
@@ -288,20 +250,71 @@ static void sink_send_uring(struct sink *s)
 		return;		/* the SQ is full: the next flush retries */
 	/*
 	 * A blocking socket, so io_uring waits for room itself instead of
-	 * failing with -EAGAIN.
+	 * failing with -EAGAIN; MSG_NOSIGNAL: a vanished peer is an error
+	 * code, not SIGPIPE.
 	 */
 	io_uring_prep_send(sqe, s->fd, p, len, MSG_NOSIGNAL);
 	s->sending = true;
+	/* Now, not at the loop's next turn: the socket has room to fill. */
+	evloop__submit(s->loop);
+}
+
+/*
+ * send() what the socket takes now, a contiguous run per call.  Returns
+ * true when the socket is full (or the budget spent) with data left.
+ */
+static bool sink_send_now(struct sink *s)
+{
+	size_t budget = SINK_FLUSH_MAX;
+
+	while (budget) {
+		const void *p;
+		size_t len = record_queue__peek(&s->q, &p);
+		ssize_t n;
+
+		if (!len) {
+			if (s->closing)
+				sink_finish_close(s);
+			return false;
+		}
+		if (len > budget)
+			len = budget;
+		n = send(s->fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return true;
+			sink_peer_gone(s, errno);
+			return false;
+		}
+		sink_sent(s, (size_t)n);
+		budget -= (size_t)n;
+		/* A short send: the socket is full, the next would -EAGAIN. */
+		if ((size_t)n < len)
+			return record_queue__unsent(&s->q) != 0;
+	}
+	return record_queue__unsent(&s->q) != 0;
 }
 
 static void sink_submit(struct sink *s)
 {
-	if (s->polling || s->state != SINK_UP || s->teardown)
+	if (s->polling || s->sending || s->state != SINK_UP || s->teardown)
 		return;
-	if (s->send_mode == SINK_SEND_URING)
+	switch (s->send_mode) {
+	case SINK_SEND_DIRECT:
+		/* What the socket does not take now goes through io_uring. */
+		if (sink_send_now(s))
+			sink_send_uring(s);
+		break;
+	case SINK_SEND_POLL:
+		if (sink_send_now(s))
+			sink_wait_pollout(s);
+		break;
+	default:
 		sink_send_uring(s);
-	else
-		sink_send_direct(s);
+		break;
+	}
 }
 
 static void sink_on_pollout(struct ev_handler *h,
@@ -349,10 +362,22 @@ void sink_socket_flush(struct sink *s)
 	sink_submit(s);
 }
 
+size_t sink_socket_send_first(struct sink *s, const void *rec, size_t len)
+{
+	ssize_t n;
+
+	if (!s->socket || s->sending || s->polling || s->teardown)
+		return 0;
+	do
+		n = send(s->fd, rec, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	/* A failure shows again, and is handled, at the next flush. */
+	return n > 0 ? (size_t)n : 0;
+}
+
 void sink_socket_committed(struct sink *s)
 {
-	if (s->send_mode == SINK_SEND_DIRECT &&
-	    record_queue__unsent(&s->q) >= SINK_BATCH)
+	if (record_queue__unsent(&s->q) >= SINK_BATCH)
 		sink_submit(s);
 }
 
