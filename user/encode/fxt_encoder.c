@@ -42,10 +42,17 @@ static const char *const fxt_enc_strings[S_NR] = {
 	[S_LOST_RECORDS] = "lost_records",
 };
 
+/* A sample's instant event: header, ts, pid, tid, cpu, mode, kframes. */
+#define SAMPLE_EVENT_WORDS	7
+/* Its stack: header, format, ts, pid, tid, size, then the frames. */
+#define SAMPLE_STACK_WORDS	6
+
 struct fxt_encoder {
 	struct fxt_writer *w;
-	bool pinned;			/* ref[] holds for this segment */
+	bool pinned;			/* ref[] and the words below hold */
 	struct fxt_sref ref[S_NR];
+	/* A sample's constant words for this segment (the refs in them). */
+	uint64_t sample_hdr, arg_cpu, arg_mode[4], arg_kframes;
 	uint64_t self_pid;		/* counters live on the reader */
 	uint64_t self_tid;
 };
@@ -110,6 +117,15 @@ static int fxt_enc_pin(struct fxt_encoder *e)
 		if (ret)
 			return ret;
 	}
+	e->sample_hdr = fxt_event_hdr(SAMPLE_EVENT_WORDS, FXT_EVENT_INSTANT, 3,
+				      0, e->ref[S_CPU].ref,
+				      e->ref[S_SAMPLE].ref);
+	e->arg_cpu = fxt_arg_hdr32(FXT_ARG_UINT32, e->ref[S_CPU].ref, 0);
+	for (i = 0; i < 4; i++)
+		e->arg_mode[i] = fxt_arg_hdr32(FXT_ARG_STRING,
+					       e->ref[S_MODE_KEY].ref,
+					       e->ref[S_MODE_UNKNOWN + i].ref);
+	e->arg_kframes = fxt_arg_hdr32(FXT_ARG_UINT32, e->ref[S_KFRAMES].ref, 0);
 	e->pinned = true;
 	return 0;
 }
@@ -139,29 +155,53 @@ static struct fxt_arg arg_u64(struct fxt_sref name, uint64_t v)
 /* Records                                                             */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The hot record, built word by word in the sink's memory from the words
+ * fxt_enc_pin() precomputed: the same bytes fxt_writer__instant() and
+ * fxt_writer__stack_sample() would write, without their validation (every
+ * input here is a number or a pinned ref) or their argument walks.
+ */
 static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 {
-	struct fxt_tref thr = fxt_tref_inline(s->pid, s->tid);
-	struct fxt_arg args[3];
+	size_t frames = (size_t)s->nr_kernel + s->nr_user, words, i;
+	uint64_t *p;
 	int ret, ret2;
 
-	args[0] = arg_u32(e->ref[S_CPU], s->hdr.cpu);
-	args[1].name = e->ref[S_MODE_KEY];
-	args[1].type = FXT_ARG_STRING;
-	args[1].v.str = e->ref[S_MODE_UNKNOWN + (s->mode < 4 ? s->mode : 0)];
-	args[2] = arg_u32(e->ref[S_KFRAMES], s->nr_kernel);
-	ret = fxt_writer__instant(e->w, s->hdr.time_ns, &thr, e->ref[S_CPU],
-				  e->ref[S_SAMPLE], args, 3);
-	if (!(s->nr_kernel + s->nr_user))
+	p = fxt_writer__begin(e->w, SAMPLE_EVENT_WORDS, FXT_REC_EVENT, &ret);
+	if (p) {
+		p[0] = e->sample_hdr;
+		p[1] = s->hdr.time_ns;
+		p[2] = s->pid;
+		p[3] = s->tid;
+		p[4] = e->arg_cpu | (uint64_t)s->hdr.cpu << 32;
+		p[5] = e->arg_mode[s->mode < 4 ? s->mode : 0];
+		p[6] = e->arg_kframes | (uint64_t)s->nr_kernel << 32;
+		ret = fxt_writer__end(e->w, SAMPLE_EVENT_WORDS);
+	}
+	if (!frames)
 		return ret;
 	/*
 	 * Offer the stack even when the event was dropped: the sink counts
-	 * every record it refuses, and a stack blob stands on its own.
-	 * __u64 and uint64_t have the same width but not always the same type.
+	 * every record it refuses, and a stack blob stands on its own.  The
+	 * Fuchsia kernel-sampler convention: empty category and name, inline
+	 * thread, leaf first; the leaf end is kept past FXT_MAX_FRAMES.
 	 */
-	ret2 = fxt_writer__stack_sample(e->w, s->hdr.time_ns, s->pid, s->tid,
-					(const uint64_t *)s->ips,
-					s->nr_kernel + s->nr_user);
+	if (frames > FXT_MAX_FRAMES)
+		frames = FXT_MAX_FRAMES;
+	words = SAMPLE_STACK_WORDS + frames;
+	p = fxt_writer__begin(e->w, words, FXT_REC_LARGE, &ret2);
+	if (p) {
+		p[0] = fxt_large_blob_hdr(words);
+		p[1] = fxt_large_blob_format(0, 0, 0, 0);
+		p[2] = s->hdr.time_ns;
+		p[3] = s->pid;
+		p[4] = s->tid;
+		p[5] = frames * 8;
+		/* Word by word: a short copy, where a string move starts slow. */
+		for (i = 0; i < frames; i++)
+			p[SAMPLE_STACK_WORDS + i] = s->ips[i];
+		ret2 = fxt_writer__end(e->w, words);
+	}
 	return ret ? ret : ret2;
 }
 

@@ -227,6 +227,58 @@ int fxt_enc_large_blob(uint64_t *buf, size_t cap, uint64_t ts,
 		       unsigned int nargs, const void *data, size_t len);
 
 /* ------------------------------------------------------------------ */
+/* Header words, for records built word by word (fxt_writer__begin)   */
+/* ------------------------------------------------------------------ */
+
+/* A normal record's header: type and size in words. */
+static inline uint64_t fxt_hdr(unsigned int type, size_t words)
+{
+	return (uint64_t)(type & 0xf) | ((uint64_t)words & 0xfff) << 4;
+}
+
+/* An event record's header; refs are the 16-bit fields of fxt_sref. */
+static inline uint64_t fxt_event_hdr(size_t words, unsigned int ev_type,
+				     unsigned int nargs, uint8_t thread_index,
+				     uint16_t category_ref, uint16_t name_ref)
+{
+	return fxt_hdr(FXT_REC_EVENT, words) |
+	       (uint64_t)(ev_type & 0xf) << 16 | (uint64_t)(nargs & 0xf) << 20 |
+	       (uint64_t)thread_index << 24 | (uint64_t)category_ref << 32 |
+	       (uint64_t)name_ref << 48;
+}
+
+/*
+ * The header of an argument whose value fits in the header (int32,
+ * uint32, bool, an indexed string ref), named by an indexed ref: one word.
+ */
+static inline uint64_t fxt_arg_hdr32(unsigned int arg_type, uint16_t name_ref,
+				     uint32_t value)
+{
+	return (uint64_t)(arg_type & 0xf) | (uint64_t)1 << 4 |
+	       (uint64_t)name_ref << 16 | (uint64_t)value << 32;
+}
+
+/*
+ * A large blob record with metadata: header and format header for
+ * indexed (or empty) category and name, @nargs arguments, thread ref.
+ */
+static inline uint64_t fxt_large_blob_hdr(size_t words)
+{
+	return (uint64_t)FXT_REC_LARGE | ((uint64_t)words & 0xffffffffu) << 4 |
+	       (uint64_t)FXT_LARGE_BLOB << 36 |
+	       (uint64_t)FXT_BLOB_FORMAT_METADATA << 40;
+}
+
+static inline uint64_t fxt_large_blob_format(uint16_t category_ref,
+					     uint16_t name_ref,
+					     unsigned int nargs,
+					     uint8_t thread_index)
+{
+	return (uint64_t)category_ref | (uint64_t)name_ref << 16 |
+	       (uint64_t)(nargs & 0xf) << 32 | (uint64_t)thread_index << 36;
+}
+
+/* ------------------------------------------------------------------ */
 /* UTF-8                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -311,6 +363,19 @@ int fxt_writer__string_ref(struct fxt_writer *w, const char *str, size_t len,
 /* Same, but the entry is never evicted until reset_state: cache the ref. */
 int fxt_writer__string_pin(struct fxt_writer *w, const char *str, size_t len,
 			   struct fxt_sref *ref);
+
+/*
+ * Build a record word by word, in place: room for @words words of FXT
+ * type @type (the header words above help), or NULL with -errno in *err
+ * (-ENOBUFS: the sink refused it whole).  Fill all of it, then
+ * fxt_writer__end() with the same @words.  Nothing is checked: this is
+ * for encoders that precompute the constant words of their hot records;
+ * everything else should use the functions below.  A record may not use
+ * a string index that was not registered through this writer.
+ */
+uint64_t *fxt_writer__begin(struct fxt_writer *w, size_t words,
+			    unsigned int type, int *err);
+int fxt_writer__end(struct fxt_writer *w, size_t words);
 
 /* Write an already encoded record (checked for a plausible header). */
 int fxt_writer__raw(struct fxt_writer *w, const uint64_t *words, size_t n);

@@ -185,6 +185,21 @@ int fxt_writer__string_pin(struct fxt_writer *w, const char *str, size_t len,
 	return intern(w, str, len, true, ref);
 }
 
+uint64_t *fxt_writer__begin(struct fxt_writer *w, size_t words,
+			    unsigned int type, int *err)
+{
+	if (!words || words > FXT_MAX_RECORD_WORDS) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	return begin(w, (int)words, type, err);
+}
+
+int fxt_writer__end(struct fxt_writer *w, size_t words)
+{
+	return end(w, (int)words);
+}
+
 int fxt_writer__raw(struct fxt_writer *w, const uint64_t *words, size_t n)
 {
 	uint64_t size, *p;
