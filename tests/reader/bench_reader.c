@@ -8,12 +8,16 @@
  * -> stream_state__record() -> the FXT encoder, writing in place into a
  * sink.  Only the drain is timed (wall clock and thread CPU time); filling
  * is not.  Sinks:
- *   mem   room reserved in a 64 MiB buffer (wrapping): the pure cost of
- *         draining and encoding
+ *   mem   room reserved in a buffer, wrapping: the pure cost of draining
+ *         and encoding.  Twice: a 1 MiB buffer, which stays in the cache
+ *         as the sinks' queue does (it starts over at offset 0 whenever
+ *         it is written out), and a 64 MiB one, which does not
  *   file  the file sink (user/sink/sink_file.c) to a real file
- *   memcpy  the ceiling: memcpy of the same ring bytes, no translation
+ *   memcpy  the ceiling: memcpy of the same ring bytes into the same
+ *         buffer, no translation
  *
  * usage: bench_reader [-n RECORDS] [-r RINGS] [-f FILE] [-o FXT-OUT]
+ *                     [-m KIB]  (-m: one memory run, this buffer size)
  *   -o writes one pass of the memory sink's FXT to a file (for checking).
  */
 #define _GNU_SOURCE
@@ -35,7 +39,8 @@
 
 #define RING_SIZE	(4u << 20)
 #define FRAMES		16
-#define MEM_SINK	(64u << 20)
+#define MEM_HOT		(1u << 20)
+#define MEM_COLD	(64u << 20)
 
 struct mem_sink {
 	unsigned char *buf;
@@ -48,12 +53,20 @@ struct mem_sink {
 static int mem_write(void *ctx, const void *rec, size_t len)
 {
 	struct mem_sink *m = ctx;
+	const unsigned char *p = rec;
 
-	if (m->len + len > m->cap)
-		m->len = 0;
-	memcpy(m->buf + m->len, rec, len);
-	m->len += len;
 	m->total += len;
+	/* A ring's whole span may be larger than the buffer: wrap in it. */
+	while (len) {
+		size_t n = len < m->cap ? len : m->cap;
+
+		if (m->len + n > m->cap)
+			m->len = 0;
+		memcpy(m->buf + m->len, p, n);
+		m->len += n;
+		p += n;
+		len -= n;
+	}
 	return 0;
 }
 
@@ -232,15 +245,62 @@ static int flush_out(void *ctx)
 	return sink__flush(ctx);
 }
 
-int main(int argc, char **argv)
+/* One memory run: warm up, then @total records; 0 or -errno. */
+static int run_mem(struct bench *b, uint64_t total, struct mem_sink *m,
+		   const char *save, struct result *r)
 {
 	struct fxt_writer_opts wo = {
 		.sz = sizeof(wo), .reserve = mem_reserve, .commit = mem_commit,
+		.ctx = m,
 	};
-	struct mem_sink m = { .cap = MEM_SINK };
+	struct fxt_encoder *enc;
+	struct stream_state st;
+	int ret;
+
+	m->len = 0;
+	if (save) {
+		m->save = fopen(save, "wb");
+		if (!m->save)
+			return -errno;
+	}
+	ret = fxt_encoder__new_opts(&enc, &wo);
+	if (ret)
+		return ret;
+	stream_state__init(&st, fxt_encoder__encoder(enc), NULL);
+	stream_state__sync(&st);
+	if (save) {
+		/* One small pass only, then stop saving. */
+		struct fxtprof_stats fst = { .size = sizeof(fst) };
+		struct result tmp;
+
+		run_translate(b, 20000, &st, NULL, NULL, &tmp);
+		stream_state__final_stats(&st, b->ts, &fst);
+		fclose(m->save);
+		m->save = NULL;
+	}
+	/* warm-up */
+	run_translate(b, total / 10 + 1000, &st, NULL, NULL, r);
+	m->total = 0;
+	ret = run_translate(b, total, &st, NULL, NULL, r);
+	r->out_bytes = m->total;
+	if (!ret && st.st.encode_errors) {
+		fprintf(stderr, "bench_reader: %" PRIu64 " records failed to encode\n",
+			st.st.encode_errors);
+		ret = -EIO;
+	}
+	stream_state__fini(&st);
+	fxt_encoder__free(enc);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct mem_sink m = { .cap = MEM_COLD };
 	uint64_t total = 4000000, file_total;
 	const char *file = NULL, *save = NULL;
-	struct result r_mem, r_file, r_cpy;
+	struct result r_mem[2], r_file, r_cpy[2];
+	size_t one_cap = 0;
+	char name[64];
 	struct fxt_encoder *enc;
 	struct stream_state st;
 	struct bench b = { .nr_rings = 4 };
@@ -251,19 +311,21 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "n:r:f:o:")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:f:o:m:")) != -1) {
 		switch (c) {
 		case 'n': total = strtoull(optarg, NULL, 0); break;
 		case 'r': b.nr_rings = (unsigned int)atoi(optarg); break;
 		case 'f': file = optarg; break;
 		case 'o': save = optarg; break;
+		case 'm': one_cap = strtoull(optarg, NULL, 0) << 10; break;
 		default:
 			fprintf(stderr, "usage: bench_reader [-n RECORDS] [-r RINGS]"
 				" [-f FILE] [-o FXT-OUT]\n");
 			return 2;
 		}
 	}
-	if (!b.nr_rings || b.nr_rings > 64 || total < 1000)
+	if (!b.nr_rings || b.nr_rings > 64 || total < 1000 ||
+	    (one_cap && (one_cap < (64u << 10) || one_cap > MEM_COLD)))
 		return 2;
 	b.sims = calloc(b.nr_rings, sizeof(*b.sims));
 	b.rings = calloc(b.nr_rings, sizeof(*b.rings));
@@ -285,47 +347,21 @@ int main(int argc, char **argv)
 	       sizeof(struct fxtprof_sample) + FRAMES * 8, b.nr_rings,
 	       RING_SIZE >> 10);
 
-	/* (a) memory sink */
-	if (save) {
-		m.save = fopen(save, "wb");
-		if (!m.save) {
-			perror(save);
+	/* (a) memory sinks, hot and cold, each next to its memcpy */
+	for (i = 0; i < 2; i++) {
+		if (one_cap && i)
+			break;
+		m.cap = one_cap ? one_cap : i ? MEM_COLD : MEM_HOT;
+		ret = run_mem(&b, total, &m, i ? NULL : save, &r_mem[i]);
+		if (!ret)
+			ret = run_memcpy(&b, total, &m, &r_cpy[i]);
+		if (ret) {
+			fprintf(stderr, "memory run: %s\n", strerror(-ret));
 			return 1;
 		}
 	}
-	wo.ctx = &m;
-	if (fxt_encoder__new_opts(&enc, &wo))
-		return 1;
-	stream_state__init(&st, fxt_encoder__encoder(enc), NULL);
-	stream_state__sync(&st);
-	if (save) {
-		/* One small pass only, then stop saving. */
-		struct fxtprof_stats fst = { .size = sizeof(fst) };
-		struct result tmp;
 
-		run_translate(&b, 20000, &st, NULL, NULL, &tmp);
-		stream_state__final_stats(&st, b.ts, &fst);
-		fclose(m.save);
-		m.save = NULL;
-	}
-	/* warm-up */
-	run_translate(&b, total / 10 + 1000, &st, NULL, NULL, &r_mem);
-	m.total = 0;
-	ret = run_translate(&b, total, &st, NULL, NULL, &r_mem);
-	if (ret) {
-		fprintf(stderr, "drain: %s\n", strerror(-ret));
-		return 1;
-	}
-	r_mem.out_bytes = m.total;
-	if (st.st.encode_errors) {
-		fprintf(stderr, "bench_reader: %" PRIu64 " records failed to encode\n",
-			st.st.encode_errors);
-		return 1;
-	}
-	stream_state__fini(&st);
-	fxt_encoder__free(enc);
-
-	/* (b) file through out.c */
+	/* (b) the file sink */
 	if (evloop__init(&loop, 8))
 		return 1;
 	if (!file) {
@@ -361,14 +397,18 @@ int main(int argc, char **argv)
 	if (file == tmpl)
 		unlink(tmpl);
 
-	/* (c) the ceiling */
-	run_memcpy(&b, total, &m, &r_cpy);
+	for (i = 0; i < 2 && !(one_cap && i); i++) {
+		size_t cap = one_cap ? one_cap : i ? MEM_COLD : MEM_HOT;
 
-	print_result("memcpy (ceiling)", &r_cpy, NULL);
-	print_result("drain+translate mem", &r_mem, &r_cpy);
-	print_result("drain+translate file", &r_file, &r_cpy);
+		snprintf(name, sizeof(name), "memcpy, %zu KiB", cap >> 10);
+		print_result(name, &r_cpy[i], NULL);
+		snprintf(name, sizeof(name), "drain+encode, %zu KiB", cap >> 10);
+		print_result(name, &r_mem[i], &r_cpy[i]);
+	}
+	/* The file sink writes from its queue's first MiB, hot. */
+	print_result("drain+encode, file", &r_file, &r_cpy[0]);
 	printf("FXT bytes per sample record: %.1f (ring %zu)\n",
-	       (double)r_mem.out_bytes / (double)r_mem.records,
+	       (double)r_mem[0].out_bytes / (double)r_mem[0].records,
 	       sizeof(struct fxtprof_sample) + FRAMES * 8);
 	for (i = 0; i < b.nr_rings; i++)
 		fxtprof_ring_sim__free(b.sims[i]);

@@ -275,9 +275,10 @@ static int fxt_enc_begin_segment(void *ctx)
 	return ret ? ret : fxt_enc_pin(e);
 }
 
-static int fxt_enc_record(void *ctx, const struct fxtprof_rec_hdr *rec)
+/* Everything but a sample in a pinned segment: rare, kept out of line. */
+static __attribute__((noinline)) int
+fxt_enc_record_slow(struct fxt_encoder *e, const struct fxtprof_rec_hdr *rec)
 {
-	struct fxt_encoder *e = ctx;
 	int ret;
 
 	if (!e->pinned && (ret = fxt_enc_pin(e)))
@@ -295,6 +296,15 @@ static int fxt_enc_record(void *ctx, const struct fxtprof_rec_hdr *rec)
 		/* rename, snapshot: only names; flush: nothing. */
 		return 0;
 	}
+}
+
+static int fxt_enc_record(void *ctx, const struct fxtprof_rec_hdr *rec)
+{
+	struct fxt_encoder *e = ctx;
+
+	if (rec->type == FXTPROF_REC_SAMPLE && e->pinned)
+		return on_sample(e, (const void *)rec);
+	return fxt_enc_record_slow(e, rec);
 }
 
 static int fxt_enc_process_name(void *ctx, uint32_t pid, const char *comm)

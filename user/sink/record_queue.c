@@ -30,8 +30,13 @@ int record_queue__init(struct record_queue *q, size_t cap)
 	if (cap < 4096)
 		return -EINVAL;
 	q->cap = cap;
-	/* Every record after the front is wholly unsent and >= 8 bytes. */
-	q->nbounds = cap / 8 + 2;
+	/*
+	 * Every record after the front is wholly unsent and >= 8 bytes; a
+	 * power of two, so a slot is a mask and not a division per record.
+	 */
+	q->nbounds = 1;
+	while (q->nbounds < cap / 8 + 2)
+		q->nbounds <<= 1;
 	q->buf = map_lazily(cap);
 	if (!q->buf)
 		return -ENOMEM;
@@ -123,7 +128,7 @@ void record_queue__commit(struct record_queue *q)
 		q->wrapped = true;
 	}
 	q->tail = q->res_off + q->res_len;
-	q->bounds[q->b_tail % q->nbounds] = (uint64_t)q->res_len << 8 |
+	q->bounds[q->b_tail & (q->nbounds - 1)] = (uint64_t)q->res_len << 8 |
 					    q->res_kind;
 	q->b_tail++;
 	q->unsent += q->res_len;
@@ -145,7 +150,7 @@ uint64_t record_queue__consume(struct record_queue *q, size_t n)
 	q->unsent -= n;
 	q->front_sent += n;
 	while (q->b_head < q->b_tail) {
-		size_t len = q->bounds[q->b_head % q->nbounds] >> 8;
+		size_t len = q->bounds[q->b_head & (q->nbounds - 1)] >> 8;
 
 		if (q->front_sent < len)
 			break;
@@ -164,7 +169,7 @@ bool record_queue__pop(struct record_queue *q, size_t *len,
 
 	if (q->b_head == q->b_tail)
 		return false;
-	e = q->bounds[q->b_head % q->nbounds];
+	e = q->bounds[q->b_head & (q->nbounds - 1)];
 	*len = e >> 8;
 	*kind = e & 0xff;
 	*unsent = *len - q->front_sent;

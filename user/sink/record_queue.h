@@ -34,7 +34,7 @@ struct record_queue {
 	bool wrapped;		/* data is [head, wrap) then [0, tail) */
 
 	uint64_t *bounds;	/* FIFO of (len << 8 | kind), one per record */
-	size_t nbounds;		/* its slots: every record is >= 8 bytes */
+	size_t nbounds;		/* its slots, a power of two */
 	uint64_t b_head, b_tail;	/* FIFO positions, never wrapped */
 	size_t front_sent;	/* bytes of the front record already sent */
 
