@@ -92,15 +92,23 @@ drop:
 	return NULL;
 }
 
-void sink__commit(struct sink *s)
+/* The record reserved last is queued, its first @sent bytes gone already. */
+static void sink_queued(struct sink *s, size_t sent)
 {
 	record_queue__commit(&s->q);
 	s->st.buffered_records++;
+	if (sent)
+		sink_sent(s, sent);
 	s->st.buffered_bytes = record_queue__unsent(&s->q);
 	if (s->socket)
 		sink_socket_committed(s);
 	else if (record_queue__unsent(&s->q) >= SINK_FILE_CHUNK)
 		sink_file_write_out(s);	/* a failure is sticky in s->error */
+}
+
+void sink__commit(struct sink *s)
+{
+	sink_queued(s, 0);
 }
 
 int sink__write(struct sink *s, const void *rec, size_t len,
@@ -122,16 +130,9 @@ int sink__write(struct sink *s, const void *rec, size_t len,
 	p = sink__reserve(s, len, kind);
 	if (!p)
 		return -ENOBUFS;
+	/* The sent bytes' room is never sent again: they count as gone. */
 	memcpy(p + sent, (const unsigned char *)rec + sent, len - sent);
-	record_queue__commit(&s->q);
-	s->st.buffered_records++;
-	if (sent)
-		sink_sent(s, sent);
-	s->st.buffered_bytes = record_queue__unsent(&s->q);
-	if (s->socket)
-		sink_socket_committed(s);
-	else if (record_queue__unsent(&s->q) >= SINK_FILE_CHUNK)
-		sink_file_write_out(s);
+	sink_queued(s, sent);
 	return 0;
 }
 

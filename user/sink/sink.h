@@ -113,7 +113,9 @@ void sink__commit(struct sink *s);
 /*
  * Queue a finished record by copying: 0, -ENOBUFS (dropped whole and
  * counted) or -EINVAL (@len not a positive multiple of 8: refused and not
- * counted, as the caller's error rather than an output drop).
+ * counted, as the caller's error rather than an output drop).  With
+ * nothing queued, a socket sink first sends from @rec with a non-blocking
+ * send() and copies only what the socket did not take.
  */
 int sink__write(struct sink *s, const void *rec, size_t len,
 		unsigned int kind);
