@@ -15,9 +15,10 @@
  * through io_uring, one send in flight, submitted as soon as a batch is
  * queued: the kernel sends at once what the socket takes and completes the
  * rest as the peer reads, so the thread that drains the kernel rings never
- * blocks on a slow peer.
- * Files are written with plain write(): the disk is the one place where
- * waiting is allowed, so a file never drops.
+ * blocks on a slow peer.  Files are written with plain write(): the disk
+ * is the one place where waiting is allowed, so a file waits instead of
+ * dropping (it drops only after a write failed, or a record larger than
+ * its 8 MiB queue).
  *
  * Invariant, for records and for bytes alike:
  *	committed = sent + buffered + dropped
