@@ -38,6 +38,8 @@
 #                   $(B)/tests/ (#include "kselftest_harness.h"); test
 #                   programs and those objects wait for its extraction
 #   a pattern rule  $(B)/%.o: %.c  (with -MMD dependency files)
+#   a pattern rule  $(B)/lib/lib%.a: archives its prerequisites, so a
+#                   fragment only lists them: $(B)/lib/libfoo.a: $(OBJS)
 # and append full paths ($(B)/...) of what they build to:
 #   USER_PROGS      programs for the target (tools, helpers)
 #   VM_TEST_PROGS   static programs copied to /tests in the VM initramfs;
@@ -101,6 +103,11 @@ include $(FRAGMENTS)
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# The archive of a part's objects; fragments give the prerequisites.
+$(B)/lib/lib%.a:
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

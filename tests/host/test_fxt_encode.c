@@ -365,4 +365,97 @@ TEST(utf8_sanitize)
 	ASSERT_EQ(4, (int)n);
 }
 
+/*
+ * In-place sinks: the room reserved is exactly the record, the type is
+ * the record's, and the bytes equal the copying path's.  A refused
+ * reservation fails the call with -ENOBUFS and leaves the string table
+ * as if nothing happened (the string record comes again).
+ */
+struct place_sink {
+	uint64_t room[4096];
+	size_t len;		/* committed bytes */
+	size_t reserved;	/* outstanding reservation, 0 = none */
+	unsigned int types[16];
+	int refuse_next;
+};
+
+static void *place_reserve(void *ctx, size_t len, unsigned int type)
+{
+	struct place_sink *p = ctx;
+
+	if (p->reserved || len % 8 || p->len + len > sizeof(p->room))
+		return NULL;
+	if (p->refuse_next) {
+		p->refuse_next = 0;
+		return NULL;
+	}
+	p->types[type & 0xf]++;
+	p->reserved = len;
+	return (char *)p->room + p->len;
+}
+
+static void place_commit(void *ctx)
+{
+	struct place_sink *p = ctx;
+
+	p->len += p->reserved;
+	p->reserved = 0;
+}
+
+static void write_some(struct fxt_writer *w)
+{
+	static const uint64_t pcs[3] = { 0xffffffff81001234ULL, 0x401000,
+					 0x402000 };
+	struct fxt_tref t = fxt_tref_inline(7, 8);
+	struct fxt_sref cat, name;
+	struct fxt_arg a = { .type = FXT_ARG_UINT64, .v.u64 = 42 };
+
+	fxt_writer__prologue(w, 1, "fxtprof", FXT_NS_PER_SEC);
+	fxt_writer__string_ref(w, "cpu", 3, &cat);
+	fxt_writer__string_ref(w, "sample", 6, &name);
+	a.name = name;
+	fxt_writer__instant(w, 100, &t, cat, name, &a, 1);
+	fxt_writer__counter(w, 200, &t, cat, name, &a, 1, 3);
+	fxt_writer__thread(w, 1, 7, 8);
+	fxt_writer__process_name(w, 7, "proc", 4);
+	fxt_writer__thread_name(w, 7, 8, "thr\xff", 4);
+	fxt_writer__provider_event(w, 1, FXT_PROVIDER_EVENT_BUFFER_OVERFLOW);
+	fxt_writer__stack_sample(w, 300, 7, 8, pcs, 3);
+}
+
+TEST(writer_in_place_same_bytes)
+{
+	static struct place_sink p;
+	struct memsink m = { 0 };
+	struct fxt_writer *wc = memsink_writer(&m, 0), *wp;
+	struct fxt_writer_opts o = {
+		.sz = sizeof(o), .reserve = place_reserve,
+		.commit = place_commit, .ctx = &p,
+	};
+	struct fxt_sref ref;
+
+	ASSERT_NE(NULL, wc);
+	ASSERT_EQ(0, fxt_writer__new(&o, &wp));
+	write_some(wc);
+	write_some(wp);
+	ASSERT_EQ(m.len, p.len);
+	ASSERT_EQ(0, memcmp(m.buf, p.room, m.len));
+	ASSERT_EQ(3, p.types[FXT_REC_STRING]);	/* cpu, sample, process */
+	ASSERT_EQ(1, p.types[FXT_REC_LARGE]);
+	ASSERT_EQ(2, p.types[FXT_REC_KERNEL_OBJ]);
+
+	/* Refused: -ENOBUFS, and the string is not taken as registered. */
+	p.refuse_next = 1;
+	ASSERT_EQ(-ENOBUFS, fxt_writer__string_ref(wp, "new", 3, &ref));
+	ASSERT_EQ(0, p.reserved);
+	p.len = 0;
+	ASSERT_EQ(0, fxt_writer__string_ref(wp, "new", 3, &ref));
+	ASSERT_EQ(16, p.len);
+	/* A copying and an in-place sink at once is refused. */
+	o.write = memsink_write;
+	ASSERT_EQ(-EINVAL, fxt_writer__new(&o, &wp));
+	fxt_writer__free(wc);
+	memsink_free(&m);
+}
+
 TEST_HARNESS_MAIN

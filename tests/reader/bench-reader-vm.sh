@@ -19,8 +19,11 @@ for d in 2 10; do
 	cat /tmp/rec-$d.err
 	fxtprof report /tmp/bench-$d.fxt | grep '^samples per CPU'
 done
-awk '/reader CPU/ { u[n] = $4; s[n] = $8; w[n] = $(NF - 1); n++ }
+# The ternary is parenthesised: a bare '>' in printf's arguments is a
+# redirection to a file, and the line silently went there.
+awk 'BEGIN { n = 0 }
+     /reader CPU/ { u[n] = $4; s[n] = $8; w[n] = $(NF - 1); n++ }
      END { if (n == 2) { c = (u[1] + s[1]) - (u[0] + s[0]); t = w[1] - w[0];
 	   printf "bench-reader-vm: steady state %.3f s CPU over %.1f s = %.2f%% of one core\n",
-		  c, t, t > 0 ? 100 * c / t : 0 } }' /tmp/rec-2.err /tmp/rec-10.err
+		  c, t, (t > 0 ? 100 * c / t : 0) } }' /tmp/rec-2.err /tmp/rec-10.err
 exit $rc

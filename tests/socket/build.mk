@@ -1,39 +1,33 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# tests/socket/build.mk - the socket writer and receiver, over real
+# tests/socket/build.mk - the socket sink and `fxtprof receive`, over real
 # sockets (socketpair, loopback TCP, unix), host-native with the kselftest
 # harness; and the bench-socket benchmark.  test_stall is a VM test (both
 # arches, static, libc only): it runs /tests/fxtprof record against a TCP
 # peer that stalls or vanishes and checks that the kernel rings lose
-# nothing.  Links the reader's objects
-# (out, evloop, translate, names, netaddr) directly.  The Makefile reads
-# user/ fragments first, so $(FXT_LIB) and $(FXTPROF_LIB) would do; the
-# paths below are the same files spelled out.
+# nothing.  The pipeline's parts are linked from their archives.
 
-SOCK_TEST_OBJS := $(addprefix $(B)/user/reader/,out.o evloop.o translate.o \
-		  names.o netaddr.o)
-SOCK_CPPFLAGS = $(FXT_CPPFLAGS) -Iuser/reader -Itests/socket
+SOCK_LIBS := $(B)/lib/libstate.a $(B)/lib/libencode.a $(B)/lib/libsink.a \
+	     $(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
+SOCK_CPPFLAGS = -Iuser -Iuser/fxt -Itests/socket
 
 $(B)/tests/socket/%.o: CPPFLAGS += $(SOCK_CPPFLAGS)
 
 $(B)/tests/socket/test_writer: $(B)/tests/socket/test_writer.o \
-		$(B)/tests/socket/sock_util.o $(SOCK_TEST_OBJS) \
-		$(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
+		$(B)/tests/socket/sock_util.o $(SOCK_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring -lpthread
 
 # Drives bin/fxtprof (receive + send) as child processes.
 $(B)/tests/socket/test_receive: $(B)/tests/socket/test_receive.o \
-		$(B)/tests/socket/sock_util.o $(SOCK_TEST_OBJS) $(B)/lib/libfxt.a \
-		| $(B)/bin/fxtprof
+		$(B)/tests/socket/sock_util.o $(SOCK_LIBS) | $(B)/bin/fxtprof
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -luring
 
 BENCH_SOCKET := $(B)/tests/socket/bench_socket
 $(BENCH_SOCKET): $(B)/tests/socket/bench_socket.o \
-		$(B)/tests/socket/sock_util.o $(SOCK_TEST_OBJS) \
-		$(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
+		$(B)/tests/socket/sock_util.o $(SOCK_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring -lpthread
 
-# VM (static, every ARCH): /tests/fxtprof comes from tests/reader/build.mk.
+# VM (static, every ARCH): /tests/fxtprof is user/cmd's static build.
 $(B)/tests/socket/test_stall: $(B)/tests/socket/test_stall.o
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
 VM_TEST_PROGS += $(B)/tests/socket/test_stall

@@ -47,8 +47,12 @@ uint64_t gen__rand(struct gen *g)
 static int gen_sink(void *ctx, const void *rec, size_t len)
 {
 	struct gen *g = ctx;
-	int ret = g->out ? out__write(g->out, rec, len) : 0;
+	uint64_t h;
+	int ret;
 
+	/* The kind a sink counts drops by: the FXT record type. */
+	memcpy(&h, rec, 8);
+	ret = g->out ? sink__write(g->out, rec, len, h & 0xf) : 0;
 	if (ret) {
 		g->drop_records++;
 		g->drop_bytes += len;
@@ -61,7 +65,7 @@ static int gen_sink(void *ctx, const void *rec, size_t len)
 	return 0;
 }
 
-int gen__init(struct gen *g, struct out *out, uint64_t seed,
+int gen__init(struct gen *g, struct sink *out, uint64_t seed,
 	      unsigned int max_frames, bool keep)
 {
 	struct fxt_writer_opts wo = { .sz = sizeof(wo), .write = gen_sink };
@@ -107,6 +111,15 @@ int gen__stream(uint64_t seed, size_t bytes, struct buf *out)
 	g.accepted.p = NULL;
 	gen__fini(&g);
 	return ret;
+}
+
+size_t fxt_record_len(const void *rec)
+{
+	uint64_t h;
+
+	memcpy(&h, rec, 8);
+	return 8 * (size_t)((h & 0xf) == 15 ? (h >> 4) & 0xffffffffu :
+					     (h >> 4) & 0xfff);
 }
 
 uint64_t fxt_count_records(const void *data, size_t len, bool *whole)

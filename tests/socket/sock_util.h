@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "fxt.h"
-#include "out.h"
+#include "sink/sink.h"
 
 struct buf {
 	unsigned char *p;
@@ -23,12 +23,12 @@ void buf__free(struct buf *b);
 
 /*
  * Writes FXT records (a prologue, then stack samples of random depth)
- * through an fxt_writer whose sink is out__write; remembers which records
- * the writer took and which it dropped.
+ * through an fxt_writer into a sink (copying, sink__write()); remembers
+ * which records the sink took and which it dropped.
  */
 struct gen {
 	struct fxt_writer *w;
-	struct out *out;
+	struct sink *out;
 	uint64_t rng;
 	unsigned int max_frames;
 	bool keep;		/* keep the accepted records in .accepted */
@@ -37,7 +37,7 @@ struct gen {
 	uint64_t ts;
 };
 
-int gen__init(struct gen *g, struct out *out, uint64_t seed,
+int gen__init(struct gen *g, struct sink *out, uint64_t seed,
 	      unsigned int max_frames, bool keep);
 void gen__fini(struct gen *g);
 /* One stack sample: 0 if queued, -ENOBUFS if dropped. */
@@ -47,6 +47,8 @@ uint64_t gen__rand(struct gen *g);
 /* A whole valid stream of about @bytes, for files to send. */
 int gen__stream(uint64_t seed, size_t bytes, struct buf *out);
 
+/* The length in bytes an FXT record header gives. */
+size_t fxt_record_len(const void *rec);
 /* Walk headers: records in data, and whether it ends on a boundary. */
 uint64_t fxt_count_records(const void *data, size_t len, bool *whole);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_writer.c - the socket writer (user/reader/out.c) over real sockets:
+ * test_writer.c - the socket sink (user/sink) over real sockets, fed as
+ * `fxtprof record` feeds it (stream state, FXT encoder in place) or by
+ * copying finished records:
  * socketpairs, loopback TCP and unix sockets with small buffers.  No
  * mocks: short sends, stalls and vanished peers come from the kernel.
  */
@@ -18,11 +20,12 @@
 
 #include "kselftest_harness.h"
 
-#include "evloop.h"
+#include "encode/fxt_encoder.h"
 #include "fxt_reader.h"
-#include "out.h"
+#include "sink/sink.h"
 #include "sock_util.h"
-#include "translate.h"
+#include "state/stream_state.h"
+#include "transport/evloop.h"
 
 #define MiB (1u << 20)
 
@@ -34,9 +37,9 @@
 		  (st)->buffered_bytes + (st)->dropped_bytes);		\
 } while (0)
 
-static void pump(struct evloop *loop, struct out *o)
+static void pump(struct evloop *loop, struct sink *o)
 {
-	out__flush(o);
+	sink__flush(o);
 	evloop__run_once(loop, 0);
 }
 
@@ -44,10 +47,10 @@ static void pump(struct evloop *loop, struct out *o)
 
 TEST(socketpair_roundtrip)
 {
-	struct out_opts oo = { .max_buffered = 64 * MiB };
+	struct sink_opts oo = { .max_buffered = 64 * MiB };
 	struct buf rx = { 0 };
 	struct evloop loop;
-	struct out *o;
+	struct sink *o;
 	struct gen g;
 	int sv[2], i;
 
@@ -55,7 +58,7 @@ TEST(socketpair_roundtrip)
 	ASSERT_EQ(0, set_bufs(sv[0], 8192, 0));
 	ASSERT_EQ(0, set_bufs(sv[1], 0, 8192));
 	ASSERT_EQ(0, evloop__init(&loop, 64));
-	ASSERT_EQ(0, out__open_fd(&o, sv[0], &loop, &oo));
+	ASSERT_EQ(0, sink__open_fd(&o, sv[0], &loop, &oo));
 	ASSERT_EQ(0, gen__init(&g, o, 42, 64, true));
 	for (i = 0; i < 20000; i++) {
 		ASSERT_EQ(0, gen__sample(&g));
@@ -64,8 +67,8 @@ TEST(socketpair_roundtrip)
 			read_avail(sv[1], &rx, SIZE_MAX);
 		}
 	}
-	out__flush_close(o);
-	while (!out__done(o)) {
+	sink__flush_close(o);
+	while (!sink__done(o)) {
 		evloop__run_once(&loop, 10);
 		read_avail(sv[1], &rx, SIZE_MAX);
 	}
@@ -77,12 +80,12 @@ TEST(socketpair_roundtrip)
 			break;
 		buf__append(&rx, tmp, (size_t)n);
 	}
-	ASSERT_EQ(0, out__stats(o)->dropped_records);
-	ASSERT_INVARIANT(out__stats(o));
+	ASSERT_EQ(0, sink__stats(o)->dropped_records);
+	ASSERT_INVARIANT(sink__stats(o));
 	ASSERT_EQ(g.accepted.len, rx.len);
 	ASSERT_EQ(0, memcmp(g.accepted.p, rx.p, rx.len));
 	ASSERT_EQ(0, fxt_check_buffer(rx.p, rx.len, NULL));
-	out__close(o);
+	sink__close(o);
 	gen__fini(&g);
 	buf__free(&rx);
 	close(sv[1]);
@@ -93,11 +96,11 @@ TEST(socketpair_roundtrip)
 TEST(never_reads_memory_capped)
 {
 	const size_t cap = 8 * MiB;
-	struct out_opts oo = { .max_buffered = cap };
-	const struct out_stats *st;
+	struct sink_opts oo = { .max_buffered = cap };
+	const struct sink_stats *st;
 	size_t rss0, rss_max = 0;
 	struct evloop loop;
-	struct out *o;
+	struct sink *o;
 	struct gen g;
 	int sv[2], i;
 
@@ -105,7 +108,7 @@ TEST(never_reads_memory_capped)
 	ASSERT_EQ(0, set_bufs(sv[0], 4096, 0));
 	ASSERT_EQ(0, set_bufs(sv[1], 0, 4096));
 	ASSERT_EQ(0, evloop__init(&loop, 64));
-	ASSERT_EQ(0, out__open_fd(&o, sv[0], &loop, &oo));
+	ASSERT_EQ(0, sink__open_fd(&o, sv[0], &loop, &oo));
 	ASSERT_EQ(0, gen__init(&g, o, 7, 256, false));
 	rss0 = rss_bytes();
 	/* About 80 MiB offered: ten times the cap. */
@@ -120,7 +123,7 @@ TEST(never_reads_memory_capped)
 				rss_max = rss;
 		}
 	}
-	st = out__stats(o);
+	st = sink__stats(o);
 	TH_LOG("committed %lu B, sent %lu B, buffered %lu B, dropped %lu "
 	       "records / %lu B, RSS +%zu KiB",
 	       (unsigned long)st->committed_bytes, (unsigned long)st->sent_bytes,
@@ -135,57 +138,47 @@ TEST(never_reads_memory_capped)
 	ASSERT_EQ(g.drop_bytes, st->dropped_bytes);
 	ASSERT_EQ(g.ok_records, st->sent_records + st->buffered_records);
 	ASSERT_LE(rss_max - rss0, cap + 2 * MiB);
-	out__close(o);
+	sink__close(o);
 	gen__fini(&g);
 	close(sv[1]);
 	evloop__fini(&loop);
 }
 
 /* ------------------------------------------------------------------ */
-/* Through the translator, as `fxtprof record` writes                  */
+/* Through the state and the encoder, as `fxtprof record` writes       */
 /* ------------------------------------------------------------------ */
 
 struct producer {
 	struct evloop loop;
-	struct out *out;
-	struct fxt_writer *w;
-	struct translator tr;
+	struct sink *out;
+	struct fxt_encoder *enc;
+	struct stream_state state;
 	uint64_t ts;
 	uint64_t rng;
 	uint64_t notices;
 };
 
-static int producer_init(struct producer *p, struct out *o)
+static int producer_init(struct producer *p, struct sink *o)
 {
-	struct fxt_writer_opts wo = { .sz = sizeof(wo), .write = out__write };
-
 	p->out = o;
-	wo.ctx = o;
-	if (fxt_writer__new(&wo, &p->w))
+	if (fxt_encoder__new(&p->enc, o))
 		return -ENOMEM;
-	translator__init(&p->tr, p->w);
-	out__set_replay(o, translator__new_stream, &p->tr);
+	stream_state__init(&p->state, fxt_encoder__encoder(p->enc), o);
 	p->ts = 1000000;
 	p->rng = 99;
-	return translator__prologue(&p->tr);
+	return stream_state__sync(&p->state);
 }
 
 static void producer_fini(struct producer *p)
 {
-	translator__fini(&p->tr);
-	fxt_writer__free(p->w);
+	stream_state__fini(&p->state);
+	fxt_encoder__free(p->enc);
 }
 
 static void producer_gap(struct producer *p)
 {
-	const struct out_stats *st = out__stats(p->out);
-
-	if (out__gap_pending(p->out) &&
-	    !translator__output_gap(&p->tr, p->ts, st->dropped_records,
-				    st->dropped_bytes)) {
-		out__gap_announced(p->out);
+	if (stream_state__announce_gap(&p->state, p->ts) > 0)
 		p->notices++;
-	}
 }
 
 static void producer_snapshot(struct producer *p, uint32_t pid, uint32_t tid,
@@ -201,7 +194,7 @@ static void producer_snapshot(struct producer *p, uint32_t pid, uint32_t tid,
 	s.tid = tid;
 	memcpy(s.comm, comm, strnlen(comm, sizeof(s.comm)));
 	memcpy(s.process_comm, comm, strnlen(comm, sizeof(s.process_comm)));
-	translator__record(&p->tr, &s.hdr);
+	stream_state__record(&p->state, &s.hdr);
 }
 
 static void producer_sample(struct producer *p, unsigned int frames)
@@ -221,7 +214,7 @@ static void producer_sample(struct producer *p, unsigned int frames)
 	for (i = 0; i < frames; i++)
 		s->ips[i] = 0x400000 + i * 16;
 	producer_gap(p);
-	translator__record(&p->tr, &s->hdr);
+	stream_state__record(&p->state, &s->hdr);
 }
 
 /* Walk a received stream: the last output_dropped counter, overflows. */
@@ -293,10 +286,10 @@ out:
 TEST(slow_peer_tcp)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct out_opts oo = { .max_buffered = MiB, .sndbuf = 16384 };
+	struct sink_opts oo = { .max_buffered = MiB, .sndbuf = 16384 };
 	struct slow_reader sr = { .rate = 1000000 };
 	uint64_t n_rec, n_bytes, overflows, t_end;
-	const struct out_stats *st;
+	const struct sink_stats *st;
 	socklen_t len = sizeof(sin);
 	struct producer p = { 0 };
 	char uri[64], err[256];
@@ -313,7 +306,7 @@ TEST(slow_peer_tcp)
 	snprintf(uri, sizeof(uri), "tcp://127.0.0.1:%u", ntohs(sin.sin_port));
 	ASSERT_EQ(0, pthread_create(&th, NULL, slow_reader_main, &sr));
 	ASSERT_EQ(0, evloop__init(&p.loop, 64));
-	ASSERT_EQ(0, out__open(&p.out, uri, &p.loop, &oo, err, sizeof(err)));
+	ASSERT_EQ(0, sink__open(&p.out, uri, &p.loop, &oo, err, sizeof(err)));
 	ASSERT_EQ(0, producer_init(&p, p.out));
 	producer_snapshot(&p, 1000, 1000, "proc-a");
 	producer_snapshot(&p, 1001, 1001, "proc-b");
@@ -323,18 +316,18 @@ TEST(slow_peer_tcp)
 	while (now_ns() < t_end) {
 		for (i = 0; i < 30; i++)
 			producer_sample(&p, 100 + i % 50);
-		out__flush(p.out);
+		sink__flush(p.out);
 		evloop__run_once(&p.loop, 10);
 	}
 	/* The last notice carries the final totals: wait for room. */
 	t_end = now_ns() + 5000000000ull;
-	while (out__gap_records(p.out) && now_ns() < t_end) {
+	while (sink__gap_records(p.out) && now_ns() < t_end) {
 		producer_gap(&p);
 		evloop__run_once(&p.loop, 10);
 	}
-	ASSERT_EQ(0, out__linger(p.out, 20000));
+	ASSERT_EQ(0, sink__linger(p.out, 20000));
 	pthread_join(th, NULL);
-	st = out__stats(p.out);
+	st = sink__stats(p.out);
 	TH_LOG("sent %lu B, dropped %lu records (%lu B), %lu notices, "
 	       "received %zu B", (unsigned long)st->sent_bytes,
 	       (unsigned long)st->dropped_records,
@@ -351,7 +344,7 @@ TEST(slow_peer_tcp)
 	ASSERT_EQ(st->dropped_records, n_rec);
 	ASSERT_EQ(st->dropped_bytes, n_bytes);
 	ASSERT_EQ(p.notices, overflows);
-	out__close(p.out);
+	sink__close(p.out);
 	producer_fini(&p);
 	evloop__fini(&p.loop);
 	close(sr.lfd);
@@ -361,11 +354,11 @@ TEST(slow_peer_tcp)
 /* The peer reads part of a record and closes: no SIGPIPE, exact counts. */
 TEST(peer_closes_mid_record)
 {
-	struct out_opts oo = { .max_buffered = 4 * MiB };
-	const struct out_stats *st;
+	struct sink_opts oo = { .max_buffered = 4 * MiB };
+	const struct sink_stats *st;
 	struct buf rx = { 0 };
 	struct evloop loop;
-	struct out *o;
+	struct sink *o;
 	struct gen g;
 	bool whole;
 	int sv[2], i;
@@ -373,7 +366,7 @@ TEST(peer_closes_mid_record)
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	ASSERT_EQ(0, set_bufs(sv[0], 4096, 0));
 	ASSERT_EQ(0, evloop__init(&loop, 64));
-	ASSERT_EQ(0, out__open_fd(&o, sv[0], &loop, &oo));
+	ASSERT_EQ(0, sink__open_fd(&o, sv[0], &loop, &oo));
 	ASSERT_EQ(0, gen__init(&g, o, 3, 128, false));
 	for (i = 0; i < 500; i++)
 		gen__sample(&g);
@@ -389,10 +382,10 @@ TEST(peer_closes_mid_record)
 		if (i % 16 == 0)
 			pump(&loop, o);
 	}
-	st = out__stats(o);
-	ASSERT_NE(0, out__error(o));
+	st = sink__stats(o);
+	ASSERT_NE(0, sink__error(o));
 	TH_LOG("error %s; sent %lu B, dropped %lu records",
-	       strerror(out__error(o)), (unsigned long)st->sent_bytes,
+	       strerror(sink__error(o)), (unsigned long)st->sent_bytes,
 	       (unsigned long)st->dropped_records);
 	ASSERT_INVARIANT(st);
 	ASSERT_EQ(0, st->buffered_bytes);
@@ -400,9 +393,9 @@ TEST(peer_closes_mid_record)
 	ASSERT_EQ(st->committed_records - st->sent_records,
 		  st->dropped_records);
 	ASSERT_GE(st->sent_bytes, 1001);
-	ASSERT_FALSE(out__gap_pending(o));	/* nobody to tell */
-	ASSERT_EQ(0, out__linger(o, 1000));	/* peer gone: closes at once */
-	out__close(o);
+	ASSERT_FALSE(sink__gap_pending(o));	/* nobody to tell */
+	ASSERT_EQ(0, sink__linger(o, 1000));	/* peer gone: closes at once */
+	sink__close(o);
 	gen__fini(&g);
 	buf__free(&rx);
 	evloop__fini(&loop);
@@ -421,12 +414,12 @@ static int accept_within(int lfd, int ms)
 TEST(reconnect_complete_stream)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct out_opts oo = { .max_buffered = MiB, .reconnect = true };
+	struct sink_opts oo = { .max_buffered = MiB, .reconnect = true };
 	struct producer p = { 0 };
 	struct buf rx1 = { 0 }, rx2 = { 0 };
 	struct fxt_reader *rd;
 	struct fxt_record rec;
-	const struct out_stats *st;
+	const struct sink_stats *st;
 	uint64_t kobjs = 0, t_end;
 	char uri[128], err[256];
 	int lfd, c1, c2 = -1, i, ret;
@@ -439,7 +432,7 @@ TEST(reconnect_complete_stream)
 	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sun, sizeof(sun)));
 	ASSERT_EQ(0, listen(lfd, 4));
 	ASSERT_EQ(0, evloop__init(&p.loop, 64));
-	ASSERT_EQ(0, out__open(&p.out, uri, &p.loop, &oo, err, sizeof(err)));
+	ASSERT_EQ(0, sink__open(&p.out, uri, &p.loop, &oo, err, sizeof(err)));
 	ASSERT_EQ(0, producer_init(&p, p.out));
 	c1 = accept_within(lfd, 1000);
 	ASSERT_GE(c1, 0);
@@ -457,7 +450,7 @@ TEST(reconnect_complete_stream)
 	t_end = now_ns() + 5000000000ull;
 	while (c2 < 0 && now_ns() < t_end) {
 		producer_sample(&p, 20);
-		out__flush(p.out);
+		sink__flush(p.out);
 		evloop__run_once(&p.loop, 5);
 		c2 = accept_within(lfd, 0);
 	}
@@ -469,7 +462,7 @@ TEST(reconnect_complete_stream)
 			read_avail(c2, &rx2, SIZE_MAX);
 		}
 	}
-	ASSERT_EQ(0, out__linger(p.out, 5000));
+	ASSERT_EQ(0, sink__linger(p.out, 5000));
 	for (;;) {
 		char tmp[65536];
 		ssize_t n = recv(c2, tmp, sizeof(tmp), 0);
@@ -478,7 +471,7 @@ TEST(reconnect_complete_stream)
 			break;
 		buf__append(&rx2, tmp, (size_t)n);
 	}
-	st = out__stats(p.out);
+	st = sink__stats(p.out);
 	ASSERT_EQ(2, st->connects);
 	ASSERT_EQ(1, st->disconnects);
 	ASSERT_INVARIANT(st);
@@ -496,7 +489,7 @@ TEST(reconnect_complete_stream)
 	}
 	fxt_reader__free(rd);
 	ASSERT_GE(kobjs, 5);
-	out__close(p.out);
+	sink__close(p.out);
 	producer_fini(&p);
 	evloop__fini(&p.loop);
 	close(c2);
@@ -509,11 +502,11 @@ TEST(reconnect_complete_stream)
 /* Random record sizes, reads and loop turns from a fixed seed. */
 TEST(random_partial_sends)
 {
-	struct out_opts oo = { .max_buffered = 256 << 10 };
-	const struct out_stats *st;
+	struct sink_opts oo = { .max_buffered = 256 << 10 };
+	const struct sink_stats *st;
 	struct buf rx = { 0 };
 	struct evloop loop;
-	struct out *o;
+	struct sink *o;
 	struct gen g, sched = { .rng = 0x5eed };
 	int sv[2], i;
 
@@ -521,9 +514,9 @@ TEST(random_partial_sends)
 	ASSERT_EQ(0, set_bufs(sv[0], 4096, 0));
 	ASSERT_EQ(0, set_bufs(sv[1], 0, 4096));
 	ASSERT_EQ(0, evloop__init(&loop, 64));
-	ASSERT_EQ(0, out__open_fd(&o, sv[0], &loop, &oo));
+	ASSERT_EQ(0, sink__open_fd(&o, sv[0], &loop, &oo));
 	ASSERT_EQ(0, gen__init(&g, o, 1234, 300, true));
-	st = out__stats(o);
+	st = sink__stats(o);
 	for (i = 0; i < 30000; i++) {
 		switch (gen__rand(&sched) % 3) {
 		case 0: {
@@ -547,8 +540,8 @@ TEST(random_partial_sends)
 	       (unsigned long)st->committed_records,
 	       (unsigned long)st->dropped_records);
 	ASSERT_GT(st->dropped_records, 0);
-	out__flush_close(o);
-	while (!out__done(o)) {
+	sink__flush_close(o);
+	while (!sink__done(o)) {
 		evloop__run_once(&loop, 1);
 		read_avail(sv[1], &rx, SIZE_MAX);
 	}
@@ -557,7 +550,7 @@ TEST(random_partial_sends)
 	/* The peer got exactly the accepted records, in order. */
 	ASSERT_EQ(g.accepted.len, rx.len);
 	ASSERT_EQ(0, memcmp(g.accepted.p, rx.p, rx.len));
-	out__close(o);
+	sink__close(o);
 	gen__fini(&g);
 	buf__free(&rx);
 	close(sv[1]);
@@ -567,10 +560,10 @@ TEST(random_partial_sends)
 /* Flush-and-close with a stuck peer returns at the deadline. */
 TEST(flush_close_stuck_peer_deadline)
 {
-	struct out_opts oo = { .max_buffered = 4 * MiB };
-	const struct out_stats *st;
+	struct sink_opts oo = { .max_buffered = 4 * MiB };
+	const struct sink_stats *st;
 	struct evloop loop;
-	struct out *o;
+	struct sink *o;
 	struct gen g;
 	uint64_t t0, dt;
 	int sv[2], i;
@@ -578,22 +571,22 @@ TEST(flush_close_stuck_peer_deadline)
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	ASSERT_EQ(0, set_bufs(sv[0], 4096, 0));
 	ASSERT_EQ(0, evloop__init(&loop, 64));
-	ASSERT_EQ(0, out__open_fd(&o, sv[0], &loop, &oo));
+	ASSERT_EQ(0, sink__open_fd(&o, sv[0], &loop, &oo));
 	ASSERT_EQ(0, gen__init(&g, o, 5, 128, false));
 	for (i = 0; i < 5000; i++)
 		gen__sample(&g);
 	pump(&loop, o);
 	t0 = now_ns();
-	ASSERT_EQ(-ETIMEDOUT, out__linger(o, 300));
+	ASSERT_EQ(-ETIMEDOUT, sink__linger(o, 300));
 	dt = (now_ns() - t0) / 1000000;
 	ASSERT_GE(dt, 290);
 	ASSERT_LT(dt, 1000);
 	ASSERT_EQ(-ENOBUFS, gen__sample(&g));	/* no longer accepting */
-	st = out__stats(o);
+	st = sink__stats(o);
 	ASSERT_GT(st->buffered_bytes, 0);
 	ASSERT_INVARIANT(st);
 	t0 = now_ns();
-	out__close(o);		/* cancels the parked send */
+	sink__close(o);		/* cancels the parked send */
 	ASSERT_LT((now_ns() - t0) / 1000000, 500);
 	gen__fini(&g);
 	close(sv[1]);

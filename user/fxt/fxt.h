@@ -10,12 +10,14 @@
  *    normal record over 4095 words, more than 15 arguments or a large
  *    record of 4096+ words (Perfetto's tokenizer reads only 12 size bits).
  *
- *  - struct fxt_writer: encodes into a fixed scratch buffer and hands each
- *    complete record to a sink callback, one record per call.  It owns the
- *    string table: the only way to get an indexed string ref is
- *    fxt_writer__string_ref(), which writes the string record to the sink
- *    before returning the ref, so a record can never use an index that the
- *    stream has not registered yet.
+ *  - struct fxt_writer: encodes each record in place, straight into memory
+ *    its sink reserves for it (in the manner of Fuchsia's FxtWriter
+ *    Reserve), or for a sink that only takes finished records, into one
+ *    scratch buffer handed over by a call.  It owns the string table: the
+ *    only way to get an indexed string ref is fxt_writer__string_ref(),
+ *    which writes the string record to the sink before returning the ref,
+ *    so a record can never use an index that the stream has not
+ *    registered yet.
  *
  * All functions return 0 (or a word count where documented) on success
  * and a negative errno on failure; errno itself is never used.
@@ -225,6 +227,58 @@ int fxt_enc_large_blob(uint64_t *buf, size_t cap, uint64_t ts,
 		       unsigned int nargs, const void *data, size_t len);
 
 /* ------------------------------------------------------------------ */
+/* Header words, for records built word by word (fxt_writer__begin)   */
+/* ------------------------------------------------------------------ */
+
+/* A normal record's header: type and size in words. */
+static inline uint64_t fxt_hdr(unsigned int type, size_t words)
+{
+	return (uint64_t)(type & 0xf) | ((uint64_t)words & 0xfff) << 4;
+}
+
+/* An event record's header; refs are the 16-bit fields of fxt_sref. */
+static inline uint64_t fxt_event_hdr(size_t words, unsigned int ev_type,
+				     unsigned int nargs, uint8_t thread_index,
+				     uint16_t category_ref, uint16_t name_ref)
+{
+	return fxt_hdr(FXT_REC_EVENT, words) |
+	       (uint64_t)(ev_type & 0xf) << 16 | (uint64_t)(nargs & 0xf) << 20 |
+	       (uint64_t)thread_index << 24 | (uint64_t)category_ref << 32 |
+	       (uint64_t)name_ref << 48;
+}
+
+/*
+ * The header of an argument whose value fits in the header (int32,
+ * uint32, bool, an indexed string ref), named by an indexed ref: one word.
+ */
+static inline uint64_t fxt_arg_hdr32(unsigned int arg_type, uint16_t name_ref,
+				     uint32_t value)
+{
+	return (uint64_t)(arg_type & 0xf) | (uint64_t)1 << 4 |
+	       (uint64_t)name_ref << 16 | (uint64_t)value << 32;
+}
+
+/*
+ * A large blob record with metadata: header and format header for
+ * indexed (or empty) category and name, @nargs arguments, thread ref.
+ */
+static inline uint64_t fxt_large_blob_hdr(size_t words)
+{
+	return (uint64_t)FXT_REC_LARGE | ((uint64_t)words & 0xffffffffu) << 4 |
+	       (uint64_t)FXT_LARGE_BLOB << 36 |
+	       (uint64_t)FXT_BLOB_FORMAT_METADATA << 40;
+}
+
+static inline uint64_t fxt_large_blob_format(uint16_t category_ref,
+					     uint16_t name_ref,
+					     unsigned int nargs,
+					     uint8_t thread_index)
+{
+	return (uint64_t)category_ref | (uint64_t)name_ref << 16 |
+	       (uint64_t)(nargs & 0xf) << 32 | (uint64_t)thread_index << 36;
+}
+
+/* ------------------------------------------------------------------ */
 /* UTF-8                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -243,16 +297,30 @@ size_t fxt_utf8_sanitize(char *dst, size_t dst_cap, const char *src,
 /* ------------------------------------------------------------------ */
 
 /*
- * Sink: receives exactly one complete record per call.  It must either
- * take all len bytes and return 0, or take nothing and return -errno
- * (e.g. -EAGAIN when a queue is full).  The writer relies on this: a
- * string index is only considered registered once its record was taken.
+ * A sink takes whole records, in one of two ways.
+ *
+ * Copying: write() receives exactly one complete record per call.  It must
+ * either take all len bytes and return 0, or take nothing and return
+ * -errno (e.g. -ENOBUFS when a queue is full).
+ *
+ * In place: reserve() returns room for exactly one record of len bytes
+ * (8-byte aligned), or NULL to refuse it whole (the writer then fails with
+ * -ENOBUFS); @type is the record's FXT type (enum fxt_record_type), so
+ * that the sink can count what it refuses without reading the record.
+ * The writer fills the room completely and then calls commit(); nothing
+ * can fail in between, because every input was validated before the
+ * reserve.  At most one record is reserved at a time.
+ *
+ * The writer relies on all-or-nothing: a string index is only considered
+ * registered once its record was taken.
  */
 typedef int (*fxt_sink_fn)(void *ctx, const void *rec, size_t len);
+typedef void *(*fxt_reserve_fn)(void *ctx, size_t len, unsigned int type);
+typedef void (*fxt_commit_fn)(void *ctx);
 
 struct fxt_writer_opts {
 	size_t sz;			/* sizeof(struct fxt_writer_opts) */
-	fxt_sink_fn write;
+	fxt_sink_fn write;		/* copying sink, or NULL ... */
 	void *ctx;
 	/*
 	 * String table slots, 0 = FXT_MAX_STRING_INDEX.  Minimum 64, so that
@@ -260,6 +328,8 @@ struct fxt_writer_opts {
 	 * other.  Small values are meant for tests.
 	 */
 	uint32_t strtab_size;
+	fxt_reserve_fn reserve;		/* ... in place: both set, write NULL */
+	fxt_commit_fn commit;
 };
 
 struct fxt_writer;
@@ -267,6 +337,7 @@ struct fxt_writer;
 int fxt_writer__new(const struct fxt_writer_opts *opts,
 		    struct fxt_writer **out);
 void fxt_writer__free(struct fxt_writer *w);
+/* Replace the copying sink (the writer then encodes through scratch). */
 void fxt_writer__set_sink(struct fxt_writer *w, fxt_sink_fn write, void *ctx);
 
 /*
@@ -292,6 +363,19 @@ int fxt_writer__string_ref(struct fxt_writer *w, const char *str, size_t len,
 /* Same, but the entry is never evicted until reset_state: cache the ref. */
 int fxt_writer__string_pin(struct fxt_writer *w, const char *str, size_t len,
 			   struct fxt_sref *ref);
+
+/*
+ * Build a record word by word, in place: room for @words words of FXT
+ * type @type (the header words above help), or NULL with -errno in *err
+ * (-ENOBUFS: the sink refused it whole).  Fill all of it, then
+ * fxt_writer__end() with the same @words.  Nothing is checked: this is
+ * for encoders that precompute the constant words of their hot records;
+ * everything else should use the functions below.  A record may not use
+ * a string index that was not registered through this writer.
+ */
+uint64_t *fxt_writer__begin(struct fxt_writer *w, size_t words,
+			    unsigned int type, int *err);
+int fxt_writer__end(struct fxt_writer *w, size_t words);
 
 /* Write an already encoded record (checked for a plausible header). */
 int fxt_writer__raw(struct fxt_writer *w, const uint64_t *words, size_t n);

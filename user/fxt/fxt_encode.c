@@ -3,11 +3,11 @@
  * fxt_encode.c - stateless FXT record encoders.
  *
  * Every encoder first computes the exact record size from its inputs,
- * validates all of them, and only then writes, so a failing call leaves
- * nothing half-built behind and a successful one always produces a record
- * whose size field matches the words written.  Bit positions follow
- * Fuchsia's lib/fxt/fields.h; Documentation/fxt-mapping.md says what we
- * write.
+ * validates all of them, and only then writes (a size and a put function
+ * per record type, below), so a failing call leaves nothing half-built
+ * behind and a successful one always produces a record whose size field
+ * matches the words written.  Bit positions follow Fuchsia's
+ * lib/fxt/fields.h; Documentation/fxt-mapping.md says what we write.
  */
 #include <errno.h>
 
@@ -165,72 +165,81 @@ static uint64_t *put_args(uint64_t *p, const struct fxt_arg *args,
 	return p;
 }
 
-int fxt_enc_magic(uint64_t *buf, size_t cap)
+/*
+ * Each record type has a size function, which validates every input and
+ * returns the record's words or -errno, and a put function, which cannot
+ * fail and writes exactly that many words.  fxt_enc_*() chain the two; the
+ * writer calls them apart so that it can reserve the exact room in its
+ * sink's buffer between them and encode in place (fxt_writer.c).
+ */
+
+int fxt_size_magic(void)
 {
-	if (cap < 1)
-		return -ENOSPC;
-	buf[0] = FXT_MAGIC;
 	return 1;
 }
 
-int fxt_enc_provider_info(uint64_t *buf, size_t cap, uint32_t provider_id,
-			  const char *name, size_t len)
+void fxt_put_magic(uint64_t *buf)
 {
-	size_t words = 1 + FXT_WORDS(len);
+	buf[0] = FXT_MAGIC;
+}
 
+int fxt_size_provider_info(const char *name, size_t len)
+{
 	if (len > FXT_MAX_PROVIDER_NAME)
 		return -E2BIG;
 	if ((len && !name) || !fxt_utf8_valid(name, len))
 		return len && !name ? -EINVAL : -EILSEQ;
-	if (cap < words)
-		return -ENOSPC;
+	return (int)(1 + FXT_WORDS(len));
+}
+
+void fxt_put_provider_info(uint64_t *buf, size_t words, uint32_t provider_id,
+			   const char *name, size_t len)
+{
 	buf[0] = HDR(FXT_REC_METADATA, words) |
 		 fxt_field(FXT_META_PROVIDER_INFO, 16, 19) |
 		 fxt_field(provider_id, 20, 51) | fxt_field(len, 52, 59);
 	fxt_put_stream(buf + 1, name, len);
-	return (int)words;
 }
 
-int fxt_enc_provider_section(uint64_t *buf, size_t cap, uint32_t provider_id)
+int fxt_size_provider_section(void)
 {
-	if (cap < 1)
-		return -ENOSPC;
+	return 1;
+}
+
+void fxt_put_provider_section(uint64_t *buf, uint32_t provider_id)
+{
 	buf[0] = HDR(FXT_REC_METADATA, 1) |
 		 fxt_field(FXT_META_PROVIDER_SECTION, 16, 19) |
 		 fxt_field(provider_id, 20, 51);
-	return 1;
 }
 
-int fxt_enc_provider_event(uint64_t *buf, size_t cap, uint32_t provider_id,
-			   unsigned int event_id)
+int fxt_size_provider_event(unsigned int event_id)
 {
-	if (event_id > 15)
-		return -EINVAL;
-	if (cap < 1)
-		return -ENOSPC;
+	return event_id > 15 ? -EINVAL : 1;
+}
+
+void fxt_put_provider_event(uint64_t *buf, uint32_t provider_id,
+			    unsigned int event_id)
+{
 	buf[0] = HDR(FXT_REC_METADATA, 1) |
 		 fxt_field(FXT_META_PROVIDER_EVENT, 16, 19) |
 		 fxt_field(provider_id, 20, 51) | fxt_field(event_id, 52, 55);
-	return 1;
 }
 
-int fxt_enc_init(uint64_t *buf, size_t cap, uint64_t ticks_per_sec)
+int fxt_size_init(uint64_t ticks_per_sec)
 {
 	/* 0 makes Perfetto drop every timestamp and Fuchsia's reader fail */
-	if (!ticks_per_sec)
-		return -EINVAL;
-	if (cap < 2)
-		return -ENOSPC;
-	buf[0] = HDR(FXT_REC_INIT, 2);
-	buf[1] = ticks_per_sec;
-	return 2;
+	return ticks_per_sec ? 2 : -EINVAL;
 }
 
-int fxt_enc_string(uint64_t *buf, size_t cap, uint16_t index,
-		   const char *str, size_t len)
+void fxt_put_init(uint64_t *buf, uint64_t ticks_per_sec)
 {
-	size_t words = 1 + FXT_WORDS(len);
+	buf[0] = HDR(FXT_REC_INIT, 2);
+	buf[1] = ticks_per_sec;
+}
 
+int fxt_size_string(uint16_t index, const char *str, size_t len)
+{
 	if (index == 0 || index > FXT_MAX_STRING_INDEX)
 		return -EINVAL;
 	if (len > FXT_MAX_STRING_LEN)
@@ -239,25 +248,27 @@ int fxt_enc_string(uint64_t *buf, size_t cap, uint16_t index,
 		return -EINVAL;
 	if (!fxt_utf8_valid(str, len))
 		return -EILSEQ;
-	if (cap < words)
-		return -ENOSPC;
+	return (int)(1 + FXT_WORDS(len));
+}
+
+void fxt_put_string(uint64_t *buf, size_t words, uint16_t index,
+		    const char *str, size_t len)
+{
 	buf[0] = HDR(FXT_REC_STRING, words) | fxt_field(index, 16, 30) |
 		 fxt_field(len, 32, 46);
 	fxt_put_stream(buf + 1, str, len);
-	return (int)words;
 }
 
-int fxt_enc_thread(uint64_t *buf, size_t cap, uint8_t index, uint64_t pid,
-		   uint64_t tid)
+int fxt_size_thread(uint8_t index)
 {
-	if (index == 0)
-		return -EINVAL;
-	if (cap < 3)
-		return -ENOSPC;
+	return index ? 3 : -EINVAL;
+}
+
+void fxt_put_thread(uint64_t *buf, uint8_t index, uint64_t pid, uint64_t tid)
+{
 	buf[0] = HDR(FXT_REC_THREAD, 3) | fxt_field(index, 16, 23);
 	buf[1] = pid;
 	buf[2] = tid;
-	return 3;
 }
 
 static unsigned int event_payload_words(uint8_t type)
@@ -277,10 +288,9 @@ static unsigned int event_payload_words(uint8_t type)
 	}
 }
 
-int fxt_enc_event(uint64_t *buf, size_t cap, const struct fxt_event *ev)
+int fxt_size_event(const struct fxt_event *ev)
 {
 	size_t cat_w, name_w, args_w, words;
-	uint64_t *p;
 	int err;
 
 	if (ev->type > FXT_EVENT_FLOW_END)
@@ -296,8 +306,13 @@ int fxt_enc_event(uint64_t *buf, size_t cap, const struct fxt_event *ev)
 		event_payload_words(ev->type);
 	if (words > FXT_MAX_RECORD_WORDS)
 		return -E2BIG;
-	if (cap < words)
-		return -ENOSPC;
+	return (int)words;
+}
+
+void fxt_put_event(uint64_t *buf, size_t words, const struct fxt_event *ev)
+{
+	uint64_t *p;
+
 	buf[0] = HDR(FXT_REC_EVENT, words) | fxt_field(ev->type, 16, 19) |
 		 fxt_field(ev->nargs, 20, 23) |
 		 fxt_field(ev->thread.index, 24, 31) |
@@ -314,15 +329,12 @@ int fxt_enc_event(uint64_t *buf, size_t cap, const struct fxt_event *ev)
 	p = put_args(p, ev->args, ev->nargs);
 	if (event_payload_words(ev->type))
 		*p++ = ev->payload;
-	return (int)words;
 }
 
-int fxt_enc_kobj(uint64_t *buf, size_t cap, uint8_t obj_type, uint64_t koid,
-		 struct fxt_sref name, const struct fxt_arg *args,
-		 unsigned int nargs)
+int fxt_size_kobj(struct fxt_sref name, const struct fxt_arg *args,
+		  unsigned int nargs)
 {
 	size_t name_w, args_w, words;
-	uint64_t *p;
 	int err;
 
 	err = sref_words(&name, &name_w);
@@ -333,23 +345,28 @@ int fxt_enc_kobj(uint64_t *buf, size_t cap, uint8_t obj_type, uint64_t koid,
 	words = 2 + name_w + args_w;
 	if (words > FXT_MAX_RECORD_WORDS)
 		return -E2BIG;
-	if (cap < words)
-		return -ENOSPC;
+	return (int)words;
+}
+
+void fxt_put_kobj(uint64_t *buf, size_t words, uint8_t obj_type,
+		  uint64_t koid, struct fxt_sref name,
+		  const struct fxt_arg *args, unsigned int nargs)
+{
+	uint64_t *p;
+
 	buf[0] = HDR(FXT_REC_KERNEL_OBJ, words) | fxt_field(obj_type, 16, 23) |
 		 fxt_field(name.ref, 24, 39) | fxt_field(nargs, 40, 43);
 	buf[1] = koid;
 	p = put_sref(buf + 2, &name);
 	put_args(p, args, nargs);
-	return (int)words;
 }
 
-int fxt_enc_large_blob(uint64_t *buf, size_t cap, uint64_t ts,
-		       const struct fxt_tref *thread, struct fxt_sref category,
-		       struct fxt_sref name, const struct fxt_arg *args,
-		       unsigned int nargs, const void *data, size_t len)
+int fxt_size_large_blob(const struct fxt_tref *thread,
+			struct fxt_sref category, struct fxt_sref name,
+			const struct fxt_arg *args, unsigned int nargs,
+			const void *data, size_t len)
 {
 	size_t cat_w, name_w, args_w, words;
-	uint64_t *p;
 	int err;
 
 	if (!thread || (len && !data))
@@ -368,8 +385,17 @@ int fxt_enc_large_blob(uint64_t *buf, size_t cap, uint64_t ts,
 		1 + FXT_WORDS(len);
 	if (words > FXT_MAX_LARGE_RECORD_WORDS)
 		return -E2BIG;
-	if (cap < words)
-		return -ENOSPC;
+	return (int)words;
+}
+
+void fxt_put_large_blob(uint64_t *buf, size_t words, uint64_t ts,
+			const struct fxt_tref *thread,
+			struct fxt_sref category, struct fxt_sref name,
+			const struct fxt_arg *args, unsigned int nargs,
+			const void *data, size_t len)
+{
+	uint64_t *p;
+
 	buf[0] = HDR(FXT_REC_LARGE, words) |
 		 fxt_field(FXT_LARGE_BLOB, 36, 39) |
 		 fxt_field(FXT_BLOB_FORMAT_METADATA, 40, 43);
@@ -385,5 +411,127 @@ int fxt_enc_large_blob(uint64_t *buf, size_t cap, uint64_t ts,
 	p = put_args(p, args, nargs);
 	*p++ = len;
 	fxt_put_stream(p, data, len);
-	return (int)words;
+}
+
+/* ------------------------------------------------------------------ */
+/* The public one-call encoders: size, room check, put                 */
+/* ------------------------------------------------------------------ */
+
+/* n: a size function's result. */
+static int room(size_t cap, int n)
+{
+	if (n < 0)
+		return n;
+	return cap < (size_t)n ? -ENOSPC : 0;
+}
+
+int fxt_enc_magic(uint64_t *buf, size_t cap)
+{
+	int n = fxt_size_magic(), err = room(cap, n);
+
+	if (err)
+		return err;
+	fxt_put_magic(buf);
+	return n;
+}
+
+int fxt_enc_provider_info(uint64_t *buf, size_t cap, uint32_t provider_id,
+			  const char *name, size_t len)
+{
+	int n = fxt_size_provider_info(name, len), err = room(cap, n);
+
+	if (err)
+		return err;
+	fxt_put_provider_info(buf, (size_t)n, provider_id, name, len);
+	return n;
+}
+
+int fxt_enc_provider_section(uint64_t *buf, size_t cap, uint32_t provider_id)
+{
+	int n = fxt_size_provider_section(), err = room(cap, n);
+
+	if (err)
+		return err;
+	fxt_put_provider_section(buf, provider_id);
+	return n;
+}
+
+int fxt_enc_provider_event(uint64_t *buf, size_t cap, uint32_t provider_id,
+			   unsigned int event_id)
+{
+	int n = fxt_size_provider_event(event_id), err = room(cap, n);
+
+	if (err)
+		return err;
+	fxt_put_provider_event(buf, provider_id, event_id);
+	return n;
+}
+
+int fxt_enc_init(uint64_t *buf, size_t cap, uint64_t ticks_per_sec)
+{
+	int n = fxt_size_init(ticks_per_sec), err = room(cap, n);
+
+	if (err)
+		return err;
+	fxt_put_init(buf, ticks_per_sec);
+	return n;
+}
+
+int fxt_enc_string(uint64_t *buf, size_t cap, uint16_t index,
+		   const char *str, size_t len)
+{
+	int n = fxt_size_string(index, str, len), err = room(cap, n);
+
+	if (err)
+		return err;
+	fxt_put_string(buf, (size_t)n, index, str, len);
+	return n;
+}
+
+int fxt_enc_thread(uint64_t *buf, size_t cap, uint8_t index, uint64_t pid,
+		   uint64_t tid)
+{
+	int n = fxt_size_thread(index), err = room(cap, n);
+
+	if (err)
+		return err;
+	fxt_put_thread(buf, index, pid, tid);
+	return n;
+}
+
+int fxt_enc_event(uint64_t *buf, size_t cap, const struct fxt_event *ev)
+{
+	int n = fxt_size_event(ev), err = room(cap, n);
+
+	if (err)
+		return err;
+	fxt_put_event(buf, (size_t)n, ev);
+	return n;
+}
+
+int fxt_enc_kobj(uint64_t *buf, size_t cap, uint8_t obj_type, uint64_t koid,
+		 struct fxt_sref name, const struct fxt_arg *args,
+		 unsigned int nargs)
+{
+	int n = fxt_size_kobj(name, args, nargs), err = room(cap, n);
+
+	if (err)
+		return err;
+	fxt_put_kobj(buf, (size_t)n, obj_type, koid, name, args, nargs);
+	return n;
+}
+
+int fxt_enc_large_blob(uint64_t *buf, size_t cap, uint64_t ts,
+		       const struct fxt_tref *thread, struct fxt_sref category,
+		       struct fxt_sref name, const struct fxt_arg *args,
+		       unsigned int nargs, const void *data, size_t len)
+{
+	int n = fxt_size_large_blob(thread, category, name, args, nargs, data,
+				    len), err = room(cap, n);
+
+	if (err)
+		return err;
+	fxt_put_large_blob(buf, (size_t)n, ts, thread, category, name, args,
+			   nargs, data, len);
+	return n;
 }

@@ -51,6 +51,50 @@ static inline uint64_t *fxt_put_stream(uint64_t *p, const void *src,
 }
 
 /* ------------------------------------------------------------------ */
+/* Size and put halves of the encoders (fxt_encode.c)                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * fxt_size_*() validate every input and return the record's size in words
+ * or -errno (the errors of fxt_enc_*() but -ENOSPC); fxt_put_*() write
+ * exactly that many words and cannot fail.  Inputs must not change between
+ * the two calls.
+ */
+int fxt_size_magic(void);
+void fxt_put_magic(uint64_t *buf);
+int fxt_size_provider_info(const char *name, size_t len);
+void fxt_put_provider_info(uint64_t *buf, size_t words, uint32_t provider_id,
+			   const char *name, size_t len);
+int fxt_size_provider_section(void);
+void fxt_put_provider_section(uint64_t *buf, uint32_t provider_id);
+int fxt_size_provider_event(unsigned int event_id);
+void fxt_put_provider_event(uint64_t *buf, uint32_t provider_id,
+			    unsigned int event_id);
+int fxt_size_init(uint64_t ticks_per_sec);
+void fxt_put_init(uint64_t *buf, uint64_t ticks_per_sec);
+int fxt_size_string(uint16_t index, const char *str, size_t len);
+void fxt_put_string(uint64_t *buf, size_t words, uint16_t index,
+		    const char *str, size_t len);
+int fxt_size_thread(uint8_t index);
+void fxt_put_thread(uint64_t *buf, uint8_t index, uint64_t pid, uint64_t tid);
+int fxt_size_event(const struct fxt_event *ev);
+void fxt_put_event(uint64_t *buf, size_t words, const struct fxt_event *ev);
+int fxt_size_kobj(struct fxt_sref name, const struct fxt_arg *args,
+		  unsigned int nargs);
+void fxt_put_kobj(uint64_t *buf, size_t words, uint8_t obj_type,
+		  uint64_t koid, struct fxt_sref name,
+		  const struct fxt_arg *args, unsigned int nargs);
+int fxt_size_large_blob(const struct fxt_tref *thread,
+			struct fxt_sref category, struct fxt_sref name,
+			const struct fxt_arg *args, unsigned int nargs,
+			const void *data, size_t len);
+void fxt_put_large_blob(uint64_t *buf, size_t words, uint64_t ts,
+			const struct fxt_tref *thread,
+			struct fxt_sref category, struct fxt_sref name,
+			const struct fxt_arg *args, unsigned int nargs,
+			const void *data, size_t len);
+
+/* ------------------------------------------------------------------ */
 /* String interning table (fxt_strings.c)                              */
 /* ------------------------------------------------------------------ */
 

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * fxt_writer.c - struct fxt_writer: encodes records into one fixed
- * scratch buffer (no allocation per record) and passes each complete
- * record to the sink; owns string interning so that a string record
- * always precedes the first record using its index.
+ * fxt_writer.c - struct fxt_writer: encodes each record in place into
+ * room its sink reserves (or, for a copying sink, into one fixed scratch
+ * buffer that is then handed over; no allocation per record either way);
+ * owns string interning so that a string record always precedes the first
+ * record using its index.
+ *
+ * Every record is built in three steps: the size function validates the
+ * inputs and gives the exact size, begin() gets that much room, the put
+ * function fills it, and end() commits it.  A failure can only happen
+ * before the room is taken, so a sink never sees half a record.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,14 +18,14 @@
 
 struct fxt_writer {
 	fxt_sink_fn write;
+	fxt_reserve_fn reserve;
+	fxt_commit_fn commit;
 	void *ctx;
 	uint64_t generation;
 	struct fxt_strtab strtab;
 	char text[FXT_MAX_STRING_LEN];		/* sanitized strings */
-	uint64_t scratch[FXT_MAX_RECORD_WORDS];	/* the record being built */
+	uint64_t scratch[FXT_MAX_RECORD_WORDS];	/* copying sinks only */
 };
-
-#define SCRATCH_WORDS	FXT_MAX_RECORD_WORDS
 
 int fxt_writer__new(const struct fxt_writer_opts *opts,
 		    struct fxt_writer **out)
@@ -29,7 +35,11 @@ int fxt_writer__new(const struct fxt_writer_opts *opts,
 	int err;
 
 	*out = NULL;
-	if (!opts || opts->sz < sizeof(*opts) || !opts->write)
+	if (!opts || opts->sz < sizeof(*opts))
+		return -EINVAL;
+	/* Exactly one kind of sink. */
+	if (!opts->write == !(opts->reserve && opts->commit) ||
+	    !opts->reserve != !opts->commit)
 		return -EINVAL;
 	size = opts->strtab_size ? opts->strtab_size : FXT_MAX_STRING_INDEX;
 	if (size < 64 || size > FXT_MAX_STRING_INDEX)
@@ -43,6 +53,8 @@ int fxt_writer__new(const struct fxt_writer_opts *opts,
 		return err;
 	}
 	w->write = opts->write;
+	w->reserve = opts->reserve;
+	w->commit = opts->commit;
 	w->ctx = opts->ctx;
 	*out = w;
 	return 0;
@@ -59,6 +71,8 @@ void fxt_writer__free(struct fxt_writer *w)
 void fxt_writer__set_sink(struct fxt_writer *w, fxt_sink_fn write, void *ctx)
 {
 	w->write = write;
+	w->reserve = NULL;
+	w->commit = NULL;
 	w->ctx = ctx;
 }
 
@@ -73,13 +87,36 @@ uint64_t fxt_writer__generation(const struct fxt_writer *w)
 	return w->generation;
 }
 
-/* n is an encoder's return value: a word count or -errno. */
-static int emit(struct fxt_writer *w, int n)
+/*
+ * Room for a record of @n words (a size function's result: a word count
+ * or -errno) of FXT type @type, or NULL with the reason in *err.
+ */
+static uint64_t *begin(struct fxt_writer *w, int n, unsigned int type,
+		       int *err)
+{
+	uint64_t *p;
+
+	if (n < 0) {
+		*err = n;
+		return NULL;
+	}
+	if (!w->reserve)
+		return w->scratch;
+	p = w->reserve(w->ctx, (size_t)n * 8, type);
+	if (!p)
+		*err = -ENOBUFS;	/* refused whole; the sink counted it */
+	return p;
+}
+
+/* The record begun with @n words is complete: hand it over. */
+static int end(struct fxt_writer *w, int n)
 {
 	int err;
 
-	if (n < 0)
-		return n;
+	if (w->reserve) {
+		w->commit(w->ctx);
+		return 0;
+	}
 	err = w->write(w->ctx, w->scratch, (size_t)n * 8);
 	return err < 0 ? err : 0;
 }
@@ -91,7 +128,8 @@ static int intern(struct fxt_writer *w, const char *str, size_t len,
 	const char *out = str;
 	size_t out_len = len;
 	uint32_t hash;
-	int idx, err;
+	uint64_t *p;
+	int idx, n, err;
 
 	*ref = fxt_sref_empty();
 	if (len == 0)
@@ -122,8 +160,12 @@ static int intern(struct fxt_writer *w, const char *str, size_t len,
 	err = fxt_strtab__reserve(t, (unsigned int)idx, len);
 	if (err)
 		return err;
-	err = emit(w, fxt_enc_string(w->scratch, SCRATCH_WORDS,
-				     (uint16_t)idx, out, out_len));
+	n = fxt_size_string((uint16_t)idx, out, out_len);
+	p = begin(w, n, FXT_REC_STRING, &err);
+	if (!p)
+		return err;
+	fxt_put_string(p, (size_t)n, (uint16_t)idx, out, out_len);
+	err = end(w, n);
 	if (err)
 		return err;
 	fxt_strtab__assign(t, (unsigned int)idx, str, len, hash, pin);
@@ -143,9 +185,25 @@ int fxt_writer__string_pin(struct fxt_writer *w, const char *str, size_t len,
 	return intern(w, str, len, true, ref);
 }
 
+uint64_t *fxt_writer__begin(struct fxt_writer *w, size_t words,
+			    unsigned int type, int *err)
+{
+	if (!words || words > FXT_MAX_RECORD_WORDS) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	return begin(w, (int)words, type, err);
+}
+
+int fxt_writer__end(struct fxt_writer *w, size_t words)
+{
+	return end(w, (int)words);
+}
+
 int fxt_writer__raw(struct fxt_writer *w, const uint64_t *words, size_t n)
 {
-	uint64_t size;
+	uint64_t size, *p;
+	int err;
 
 	if (!words || n == 0)
 		return -EINVAL;
@@ -153,18 +211,30 @@ int fxt_writer__raw(struct fxt_writer *w, const uint64_t *words, size_t n)
 						   : fxt_get(words[0], 4, 15);
 	if (size != n || n > FXT_MAX_RECORD_WORDS)
 		return -EINVAL;
-	size = (uint64_t)w->write(w->ctx, words, n * 8);
-	return (int)size < 0 ? (int)size : 0;
+	p = begin(w, (int)n, words[0] & 0xf, &err);
+	if (!p)
+		return err;
+	memcpy(p, words, n * 8);
+	return end(w, (int)n);
 }
 
 int fxt_writer__magic(struct fxt_writer *w)
 {
-	return emit(w, fxt_enc_magic(w->scratch, SCRATCH_WORDS));
+	int n = fxt_size_magic(), err;
+	uint64_t *p = begin(w, n, FXT_REC_METADATA, &err);
+
+	if (!p)
+		return err;
+	fxt_put_magic(p);
+	return end(w, n);
 }
 
 int fxt_writer__provider_info(struct fxt_writer *w, uint32_t id,
 			      const char *name, size_t len)
 {
+	uint64_t *p;
+	int n, err;
+
 	if (len > FXT_MAX_PROVIDER_NAME)
 		len = FXT_MAX_PROVIDER_NAME;
 	if (len && !fxt_utf8_valid(name, len)) {
@@ -172,25 +242,46 @@ int fxt_writer__provider_info(struct fxt_writer *w, uint32_t id,
 					len);
 		name = w->text;
 	}
-	return emit(w, fxt_enc_provider_info(w->scratch, SCRATCH_WORDS, id,
-					     name, len));
+	n = fxt_size_provider_info(name, len);
+	p = begin(w, n, FXT_REC_METADATA, &err);
+	if (!p)
+		return err;
+	fxt_put_provider_info(p, (size_t)n, id, name, len);
+	return end(w, n);
 }
 
 int fxt_writer__provider_section(struct fxt_writer *w, uint32_t id)
 {
-	return emit(w, fxt_enc_provider_section(w->scratch, SCRATCH_WORDS, id));
+	int n = fxt_size_provider_section(), err;
+	uint64_t *p = begin(w, n, FXT_REC_METADATA, &err);
+
+	if (!p)
+		return err;
+	fxt_put_provider_section(p, id);
+	return end(w, n);
 }
 
 int fxt_writer__provider_event(struct fxt_writer *w, uint32_t id,
 			       unsigned int event_id)
 {
-	return emit(w, fxt_enc_provider_event(w->scratch, SCRATCH_WORDS, id,
-					      event_id));
+	int n = fxt_size_provider_event(event_id), err;
+	uint64_t *p = begin(w, n, FXT_REC_METADATA, &err);
+
+	if (!p)
+		return err;
+	fxt_put_provider_event(p, id, event_id);
+	return end(w, n);
 }
 
 int fxt_writer__init(struct fxt_writer *w, uint64_t ticks_per_sec)
 {
-	return emit(w, fxt_enc_init(w->scratch, SCRATCH_WORDS, ticks_per_sec));
+	int n = fxt_size_init(ticks_per_sec), err;
+	uint64_t *p = begin(w, n, FXT_REC_INIT, &err);
+
+	if (!p)
+		return err;
+	fxt_put_init(p, ticks_per_sec);
+	return end(w, n);
 }
 
 int fxt_writer__prologue(struct fxt_writer *w, uint32_t provider_id,
@@ -211,13 +302,24 @@ int fxt_writer__prologue(struct fxt_writer *w, uint32_t provider_id,
 int fxt_writer__thread(struct fxt_writer *w, uint8_t index, uint64_t pid,
 		       uint64_t tid)
 {
-	return emit(w, fxt_enc_thread(w->scratch, SCRATCH_WORDS, index, pid,
-				      tid));
+	int n = fxt_size_thread(index), err;
+	uint64_t *p = begin(w, n, FXT_REC_THREAD, &err);
+
+	if (!p)
+		return err;
+	fxt_put_thread(p, index, pid, tid);
+	return end(w, n);
 }
 
 int fxt_writer__event(struct fxt_writer *w, const struct fxt_event *ev)
 {
-	return emit(w, fxt_enc_event(w->scratch, SCRATCH_WORDS, ev));
+	int n = fxt_size_event(ev), err;
+	uint64_t *p = begin(w, n, FXT_REC_EVENT, &err);
+
+	if (!p)
+		return err;
+	fxt_put_event(p, (size_t)n, ev);
+	return end(w, n);
 }
 
 int fxt_writer__instant(struct fxt_writer *w, uint64_t ts,
@@ -231,7 +333,7 @@ int fxt_writer__instant(struct fxt_writer *w, uint64_t ts,
 		.nargs = nargs,
 	};
 
-	return emit(w, fxt_enc_event(w->scratch, SCRATCH_WORDS, &ev));
+	return fxt_writer__event(w, &ev);
 }
 
 int fxt_writer__counter(struct fxt_writer *w, uint64_t ts,
@@ -245,15 +347,20 @@ int fxt_writer__counter(struct fxt_writer *w, uint64_t ts,
 		.nargs = nargs, .payload = counter_id,
 	};
 
-	return emit(w, fxt_enc_event(w->scratch, SCRATCH_WORDS, &ev));
+	return fxt_writer__event(w, &ev);
 }
 
 int fxt_writer__kobj(struct fxt_writer *w, uint8_t obj_type, uint64_t koid,
 		     struct fxt_sref name, const struct fxt_arg *args,
 		     unsigned int nargs)
 {
-	return emit(w, fxt_enc_kobj(w->scratch, SCRATCH_WORDS, obj_type, koid,
-				    name, args, nargs));
+	int n = fxt_size_kobj(name, args, nargs), err;
+	uint64_t *p = begin(w, n, FXT_REC_KERNEL_OBJ, &err);
+
+	if (!p)
+		return err;
+	fxt_put_kobj(p, (size_t)n, obj_type, koid, name, args, nargs);
+	return end(w, n);
 }
 
 /* Names are inline: comms are many and rarely repeat in the hot table. */
@@ -296,9 +403,15 @@ int fxt_writer__large_blob(struct fxt_writer *w, uint64_t ts,
 			   const struct fxt_arg *args, unsigned int nargs,
 			   const void *data, size_t len)
 {
-	return emit(w, fxt_enc_large_blob(w->scratch, SCRATCH_WORDS, ts, thread,
-					  category, name, args, nargs, data,
-					  len));
+	int n = fxt_size_large_blob(thread, category, name, args, nargs, data,
+				    len), err;
+	uint64_t *p = begin(w, n, FXT_REC_LARGE, &err);
+
+	if (!p)
+		return err;
+	fxt_put_large_blob(p, (size_t)n, ts, thread, category, name, args,
+			   nargs, data, len);
+	return end(w, n);
 }
 
 int fxt_writer__stack_sample(struct fxt_writer *w, uint64_t ts, uint64_t pid,
@@ -309,7 +422,7 @@ int fxt_writer__stack_sample(struct fxt_writer *w, uint64_t ts, uint64_t pid,
 
 	if (nr_frames > FXT_MAX_FRAMES)
 		nr_frames = FXT_MAX_FRAMES;
-	return emit(w, fxt_enc_large_blob(w->scratch, SCRATCH_WORDS, ts, &t,
-					  fxt_sref_empty(), fxt_sref_empty(),
-					  NULL, 0, pcs, nr_frames * 8));
+	return fxt_writer__large_blob(w, ts, &t, fxt_sref_empty(),
+				      fxt_sref_empty(), NULL, 0, pcs,
+				      nr_frames * 8);
 }

@@ -5,13 +5,19 @@
  * Rings of the real layout (ring_sim, one per simulated CPU) are filled
  * with sample records carrying 16-frame stacks (8 kernel + 8 user), then
  * drained by the very code `fxtprof record` runs: fxtprof_ring__drain()
- * -> translator__record() -> fxt_writer -> a sink.  Only the drain is
- * timed (wall clock and thread CPU time); filling is not.  Sinks:
- *   mem   a memcpy into a 64 MiB buffer (wrapping), the pure translate cost
- *   file  out.c's file path (out__write/out__flush to a real file)
- *   memcpy  the ceiling: memcpy of the same ring bytes, no translation
+ * -> stream_state__record() -> the FXT encoder, writing in place into a
+ * sink.  Only the drain is timed (wall clock and thread CPU time); filling
+ * is not.  Sinks:
+ *   mem   room reserved in a buffer, wrapping: the pure cost of draining
+ *         and encoding.  Twice: a 1 MiB buffer, which stays in the cache
+ *         as the sinks' queue does (it starts over at offset 0 whenever
+ *         it is written out), and a 64 MiB one, which does not
+ *   file  the file sink (user/sink/sink_file.c) to a real file
+ *   memcpy  the ceiling: memcpy of the same ring bytes into the same
+ *         buffer, no translation
  *
  * usage: bench_reader [-n RECORDS] [-r RINGS] [-f FILE] [-o FXT-OUT]
+ *                     [-m KIB]  (-m: one memory run, this buffer size)
  *   -o writes one pass of the memory sink's FXT to a file (for checking).
  */
 #define _GNU_SOURCE
@@ -24,37 +30,66 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "evloop.h"
-#include "fxt.h"
-#include "fxt_reader.h"
+#include "encode/fxt_encoder.h"
 #include <libfxtprof.h>
-#include "out.h"
 #include "ring_sim.h"
-#include "translate.h"
+#include "sink/sink.h"
+#include "state/stream_state.h"
+#include "transport/evloop.h"
 
 #define RING_SIZE	(4u << 20)
 #define FRAMES		16
-#define MEM_SINK	(64u << 20)
+#define MEM_HOT		(1u << 20)
+#define MEM_COLD	(64u << 20)
 
 struct mem_sink {
 	unsigned char *buf;
 	size_t len, cap;
 	uint64_t total;
+	size_t reserved;
 	FILE *save;		/* -o: keep the first pass */
 };
 
 static int mem_write(void *ctx, const void *rec, size_t len)
 {
 	struct mem_sink *m = ctx;
+	const unsigned char *p = rec;
 
+	m->total += len;
+	/* A ring's whole span may be larger than the buffer: wrap in it. */
+	while (len) {
+		size_t n = len < m->cap ? len : m->cap;
+
+		if (m->len + n > m->cap)
+			m->len = 0;
+		memcpy(m->buf + m->len, p, n);
+		m->len += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* The in-place memory sink: what an encoder costs with nothing behind. */
+static void *mem_reserve(void *ctx, size_t len, unsigned int type)
+{
+	struct mem_sink *m = ctx;
+
+	(void)type;
 	if (m->len + len > m->cap)
 		m->len = 0;
-	memcpy(m->buf + m->len, rec, len);
-	m->len += len;
-	m->total += len;
+	m->reserved = len;
+	return m->buf + m->len;
+}
+
+static void mem_commit(void *ctx)
+{
+	struct mem_sink *m = ctx;
+
 	if (m->save)
-		fwrite(rec, 1, len, m->save);
-	return 0;
+		fwrite(m->buf + m->len, 1, m->reserved, m->save);
+	m->len += m->reserved;
+	m->total += m->reserved;
 }
 
 static double now(clockid_t c)
@@ -143,9 +178,9 @@ static void print_result(const char *name, const struct result *r,
 	putchar('\n');
 }
 
-static int run_translate(struct bench *b, uint64_t total, struct fxt_writer *w,
-			 struct translator *tr, int (*flush)(void *), void *fctx,
-			 struct result *res)
+static int run_translate(struct bench *b, uint64_t total,
+			 struct stream_state *st, int (*flush)(void *),
+			 void *fctx, struct result *res)
 {
 	uint64_t done = 0;
 
@@ -160,7 +195,7 @@ static int run_translate(struct bench *b, uint64_t total, struct fxt_writer *w,
 			return -ENOSPC;
 		for (cpu = 0; cpu < b->nr_rings; cpu++) {
 			int ret = fxtprof_ring__drain(&b->rings[cpu],
-						      translator__record, tr);
+						      stream_state__record, st);
 			if (ret < 0)
 				return ret;
 		}
@@ -172,7 +207,6 @@ static int run_translate(struct bench *b, uint64_t total, struct fxt_writer *w,
 		res->in_bytes += b->ring_bytes;
 		done += n;
 	}
-	(void)w;
 	return 0;
 }
 
@@ -208,39 +242,90 @@ static int run_memcpy(struct bench *b, uint64_t total, struct mem_sink *m,
 
 static int flush_out(void *ctx)
 {
-	return out__flush(ctx);
+	return sink__flush(ctx);
+}
+
+/* One memory run: warm up, then @total records; 0 or -errno. */
+static int run_mem(struct bench *b, uint64_t total, struct mem_sink *m,
+		   const char *save, struct result *r)
+{
+	struct fxt_writer_opts wo = {
+		.sz = sizeof(wo), .reserve = mem_reserve, .commit = mem_commit,
+		.ctx = m,
+	};
+	struct fxt_encoder *enc;
+	struct stream_state st;
+	int ret;
+
+	m->len = 0;
+	if (save) {
+		m->save = fopen(save, "wb");
+		if (!m->save)
+			return -errno;
+	}
+	ret = fxt_encoder__new_opts(&enc, &wo);
+	if (ret)
+		return ret;
+	stream_state__init(&st, fxt_encoder__encoder(enc), NULL);
+	stream_state__sync(&st);
+	if (save) {
+		/* One small pass only, then stop saving. */
+		struct fxtprof_stats fst = { .size = sizeof(fst) };
+		struct result tmp;
+
+		run_translate(b, 20000, &st, NULL, NULL, &tmp);
+		stream_state__final_stats(&st, b->ts, &fst);
+		fclose(m->save);
+		m->save = NULL;
+	}
+	/* warm-up */
+	run_translate(b, total / 10 + 1000, &st, NULL, NULL, r);
+	m->total = 0;
+	ret = run_translate(b, total, &st, NULL, NULL, r);
+	r->out_bytes = m->total;
+	if (!ret && st.st.encode_errors) {
+		fprintf(stderr, "bench_reader: %" PRIu64 " records failed to encode\n",
+			st.st.encode_errors);
+		ret = -EIO;
+	}
+	stream_state__fini(&st);
+	fxt_encoder__free(enc);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	struct fxt_writer_opts wo = { .sz = sizeof(wo) };
-	struct mem_sink m = { .cap = MEM_SINK };
+	struct mem_sink m = { .cap = MEM_COLD };
 	uint64_t total = 4000000, file_total;
 	const char *file = NULL, *save = NULL;
-	struct result r_mem, r_file, r_cpy;
-	struct fxt_writer *w;
-	struct translator tr;
+	struct result r_mem[2], r_file, r_cpy[2];
+	size_t one_cap = 0;
+	char name[64];
+	struct fxt_encoder *enc;
+	struct stream_state st;
 	struct bench b = { .nr_rings = 4 };
 	struct evloop loop;
-	struct out_opts oo = { 0 };
-	struct out *o;
+	struct sink_opts so = { 0 };
+	struct sink *o;
 	char err[256], tmpl[] = "/tmp/bench_reader.XXXXXX";
 	unsigned int i;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "n:r:f:o:")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:f:o:m:")) != -1) {
 		switch (c) {
 		case 'n': total = strtoull(optarg, NULL, 0); break;
 		case 'r': b.nr_rings = (unsigned int)atoi(optarg); break;
 		case 'f': file = optarg; break;
 		case 'o': save = optarg; break;
+		case 'm': one_cap = strtoull(optarg, NULL, 0) << 10; break;
 		default:
 			fprintf(stderr, "usage: bench_reader [-n RECORDS] [-r RINGS]"
 				" [-f FILE] [-o FXT-OUT]\n");
 			return 2;
 		}
 	}
-	if (!b.nr_rings || b.nr_rings > 64 || total < 1000)
+	if (!b.nr_rings || b.nr_rings > 64 || total < 1000 ||
+	    (one_cap && (one_cap < (64u << 10) || one_cap > MEM_COLD)))
 		return 2;
 	b.sims = calloc(b.nr_rings, sizeof(*b.sims));
 	b.rings = calloc(b.nr_rings, sizeof(*b.rings));
@@ -262,47 +347,21 @@ int main(int argc, char **argv)
 	       sizeof(struct fxtprof_sample) + FRAMES * 8, b.nr_rings,
 	       RING_SIZE >> 10);
 
-	/* (a) memory sink */
-	if (save) {
-		m.save = fopen(save, "wb");
-		if (!m.save) {
-			perror(save);
+	/* (a) memory sinks, hot and cold, each next to its memcpy */
+	for (i = 0; i < 2; i++) {
+		if (one_cap && i)
+			break;
+		m.cap = one_cap ? one_cap : i ? MEM_COLD : MEM_HOT;
+		ret = run_mem(&b, total, &m, i ? NULL : save, &r_mem[i]);
+		if (!ret)
+			ret = run_memcpy(&b, total, &m, &r_cpy[i]);
+		if (ret) {
+			fprintf(stderr, "memory run: %s\n", strerror(-ret));
 			return 1;
 		}
 	}
-	wo.write = mem_write;
-	wo.ctx = &m;
-	if (fxt_writer__new(&wo, &w))
-		return 1;
-	translator__init(&tr, w);
-	translator__prologue(&tr);
-	if (save) {
-		/* One small pass only, then stop saving. */
-		struct result tmp;
 
-		run_translate(&b, 20000, w, &tr, NULL, NULL, &tmp);
-		struct fxtprof_stats st = { .size = sizeof(st) };
-		translator__final_stats(&tr, b.ts, &st);
-		fclose(m.save);
-		m.save = NULL;
-	}
-	/* warm-up */
-	run_translate(&b, total / 10 + 1000, w, &tr, NULL, NULL, &r_mem);
-	m.total = 0;
-	ret = run_translate(&b, total, w, &tr, NULL, NULL, &r_mem);
-	if (ret) {
-		fprintf(stderr, "drain: %s\n", strerror(-ret));
-		return 1;
-	}
-	r_mem.out_bytes = m.total;
-	if (tr.st.encode_failed) {
-		fprintf(stderr, "bench_reader: %" PRIu64 " records failed to encode\n",
-			tr.st.encode_failed);
-		return 1;
-	}
-	fxt_writer__free(w);
-
-	/* (b) file through out.c */
+	/* (b) the file sink */
 	if (evloop__init(&loop, 8))
 		return 1;
 	if (!file) {
@@ -313,39 +372,43 @@ int main(int argc, char **argv)
 		close(fd);
 		file = tmpl;
 	}
-	ret = out__open(&o, file, &loop, &oo, err, sizeof(err));
+	ret = sink__open(&o, file, &loop, &so, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "out: %s\n", err);
+		fprintf(stderr, "sink: %s\n", err);
 		return 1;
 	}
-	wo.write = out__write;
-	wo.ctx = o;
-	if (fxt_writer__new(&wo, &w))
+	if (fxt_encoder__new(&enc, o))
 		return 1;
-	translator__init(&tr, w);
-	translator__prologue(&tr);
+	stream_state__init(&st, fxt_encoder__encoder(enc), o);
+	stream_state__sync(&st);
 	file_total = total / 2;		/* bounded disk use */
-	ret = run_translate(&b, file_total, w, &tr, flush_out, o, &r_file);
-	r_file.out_bytes = out__stats(o)->sent_bytes;
-	if (ret || out__stats(o)->dropped_records || out__error(o)) {
+	ret = run_translate(&b, file_total, &st, flush_out, o, &r_file);
+	r_file.out_bytes = sink__stats(o)->sent_bytes;
+	if (ret || sink__stats(o)->dropped_records || sink__error(o) ||
+	    st.st.encode_errors) {
 		fprintf(stderr, "file: ret %d dropped %" PRIu64 " error %d\n", ret,
-			out__stats(o)->dropped_records, out__error(o));
+			sink__stats(o)->dropped_records, sink__error(o));
 		return 1;
 	}
-	fxt_writer__free(w);
-	out__close(o);
+	stream_state__fini(&st);
+	fxt_encoder__free(enc);
+	sink__close(o);
 	evloop__fini(&loop);
 	if (file == tmpl)
 		unlink(tmpl);
 
-	/* (c) the ceiling */
-	run_memcpy(&b, total, &m, &r_cpy);
+	for (i = 0; i < 2 && !(one_cap && i); i++) {
+		size_t cap = one_cap ? one_cap : i ? MEM_COLD : MEM_HOT;
 
-	print_result("memcpy (ceiling)", &r_cpy, NULL);
-	print_result("drain+translate mem", &r_mem, &r_cpy);
-	print_result("drain+translate file", &r_file, &r_cpy);
+		snprintf(name, sizeof(name), "memcpy, %zu KiB", cap >> 10);
+		print_result(name, &r_cpy[i], NULL);
+		snprintf(name, sizeof(name), "drain+encode, %zu KiB", cap >> 10);
+		print_result(name, &r_mem[i], &r_cpy[i]);
+	}
+	/* The file sink writes from its queue's first MiB, hot. */
+	print_result("drain+encode, file", &r_file, &r_cpy[0]);
 	printf("FXT bytes per sample record: %.1f (ring %zu)\n",
-	       (double)r_mem.out_bytes / (double)r_mem.records,
+	       (double)r_mem[0].out_bytes / (double)r_mem[0].records,
 	       sizeof(struct fxtprof_sample) + FRAMES * 8);
 	for (i = 0; i < b.nr_rings; i++)
 		fxtprof_ring_sim__free(b.sims[i]);

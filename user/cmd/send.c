@@ -16,12 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "evloop.h"
-#include "fxt_reader.h"
-#include "out.h"
-#include "reader.h"
+#include "cmd.h"
+#include "fxt/fxt.h"
+#include "fxt/fxt_reader.h"
+#include "sink/sink.h"
+#include "transport/evloop.h"
 
 #define SEND_READ_CHUNK	(64u << 10)
 
@@ -29,7 +31,7 @@ struct send_opts {
 	const char *file;
 	const char *uri;
 	double linger;
-	struct out_opts out;
+	struct sink_opts out;
 	bool quiet;
 };
 
@@ -43,7 +45,7 @@ static void send_usage(FILE *f)
 "      --sndbuf SIZE      SO_SNDBUF of the socket (default: the system's)\n"
 "      --linger SECS      wait at most SECS for the output at the end\n"
 "                         (default 30)\n"
-"  -q, --quiet            no summary\n", OUT_DEFAULT_MAX_BUFFERED >> 20);
+"  -q, --quiet            no summary\n", SINK_DEFAULT_MAX_BUFFERED >> 20);
 }
 
 static int send_parse(int argc, char **argv, struct send_opts *o)
@@ -104,25 +106,95 @@ static int send_parse(int argc, char **argv, struct send_opts *o)
 	return 0;
 }
 
+/*
+ * Records send could not pass on whole, apart from output drops: larger
+ * than the queue (no amount of waiting makes room) or refused as not a
+ * record by the output.
+ */
+struct send_errors {
+	uint64_t records;
+	int last;		/* -errno */
+	uint64_t announced;
+};
+
+/*
+ * The in-band notice of those errors, a counter "fxtprof:encode_errors".
+ * Strings and the thread are inline: the replayed stream owns the string
+ * table and its indices must not be disturbed.
+ */
+static int send_error_notice(struct sink *out, struct send_errors *e)
+{
+	static const char cat[] = "fxtprof", name[] = "fxtprof:encode_errors",
+			  k_rec[] = "records", k_err[] = "errno";
+	uint64_t words[64];
+	struct fxt_arg args[2] = {
+		{ .name = fxt_sref_inline(k_rec, sizeof(k_rec) - 1),
+		  .type = FXT_ARG_UINT64, .v.u64 = e->records },
+		{ .name = fxt_sref_inline(k_err, sizeof(k_err) - 1),
+		  .type = FXT_ARG_UINT32, .v.u32 = (uint32_t)-e->last },
+	};
+	struct fxt_event ev = {
+		.type = FXT_EVENT_COUNTER,
+		.thread = fxt_tref_inline((uint64_t)getpid(),
+					  (uint64_t)gettid()),
+		.category = fxt_sref_inline(cat, sizeof(cat) - 1),
+		.name = fxt_sref_inline(name, sizeof(name) - 1),
+		.args = args, .nargs = 2,
+	};
+	struct timespec ts;
+	int n;
+
+	if (e->records == e->announced)
+		return 0;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	ev.ts = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	n = fxt_enc_event(words, sizeof(words) / 8, &ev);
+	if (n < 0)
+		return n;
+	n = sink__write(out, words, (size_t)n * 8, FXT_REC_EVENT);
+	if (!n)
+		e->announced = e->records;
+	return n;
+}
+
+static void send_count_error(struct send_errors *e, int err)
+{
+	e->records++;
+	e->last = err;
+}
+
 /* Queue one record, running the loop until the writer has room. */
-static int send_record(struct evloop *loop, struct out *out,
-		       const struct fxt_record *rec)
+static int send_record(struct evloop *loop, struct sink *out,
+		       const struct fxt_record *rec, struct send_errors *e)
 {
 	size_t len = (size_t)rec->size * 8;
+	int ret;
 
-	if (out__room(out) < len)
-		out__flush(out);
-	while (out__room(out) < len) {
-		if (out__error(out))
-			return -out__error(out);
+	if (len > sink__capacity(out)) {
+		send_count_error(e, -EMSGSIZE);
+		return 0;
+	}
+	if (!sink__fits(out, len))
+		sink__flush(out);
+	while (!sink__fits(out, len)) {
+		if (sink__error(out))
+			return -sink__error(out);
 		if (evloop__run_once(loop, 100) < 0)
 			return -EIO;
 	}
-	return out__write(out, rec->words, len);
+	ret = sink__write(out, rec->words, len, rec->type);
+	if (ret == -EINVAL) {
+		send_count_error(e, ret);
+		return 0;
+	}
+	if (!ret)
+		send_error_notice(out, e);	/* retried after each record */
+	return ret;
 }
 
 /* Feed the file to the framing and queue what it cuts out. */
-static int send_stream(int fd, struct evloop *loop, struct out *out)
+static int send_stream(int fd, struct evloop *loop, struct sink *out,
+		       struct send_errors *e)
 {
 	static unsigned char buf[SEND_READ_CHUNK];
 	struct fxt_reader *rd;
@@ -138,7 +210,7 @@ static int send_stream(int fd, struct evloop *loop, struct out *out)
 
 		ret = fxt_reader__next(rd, &rec);
 		if (ret > 0) {
-			ret = send_record(loop, out, &rec);
+			ret = send_record(loop, out, &rec, e);
 			if (ret) {
 				reader_err(ret, "cannot send");
 				break;
@@ -166,7 +238,7 @@ static int send_stream(int fd, struct evloop *loop, struct out *out)
 					   " the partial record was not sent");
 			break;
 		}
-		out__flush(out);	/* keep the socket busy while reading */
+		sink__flush(out);	/* keep the socket busy while reading */
 		ret = fxt_reader__feed(rd, buf, (size_t)n);
 		if (ret) {
 			reader_err(ret, "cannot buffer the input");
@@ -180,9 +252,10 @@ static int send_stream(int fd, struct evloop *loop, struct out *out)
 int cmd_send(int argc, char **argv)
 {
 	struct send_opts opts;
-	const struct out_stats *st;
+	struct send_errors errs = { 0 };
+	const struct sink_stats *st;
 	struct evloop loop;
-	struct out *out;
+	struct sink *out;
 	char err[256];
 	int fd, ret;
 
@@ -200,29 +273,39 @@ int cmd_send(int argc, char **argv)
 		reader_err(ret, "cannot set up io_uring");
 		goto out_close_file;
 	}
-	ret = out__open(&out, opts.uri, &loop, &opts.out, err, sizeof(err));
+	ret = sink__open(&out, opts.uri, &loop, &opts.out, err, sizeof(err));
 	if (ret) {
 		reader_err(ret, "%s", err);
 		goto out_fini_loop;
 	}
 
-	ret = send_stream(fd, &loop, out);
-	if (out__linger(out, (int64_t)(opts.linger * 1e3)) && !ret)
+	ret = send_stream(fd, &loop, out, &errs);
+	if (errs.records > errs.announced && sink__fits(out, 512))
+		send_error_notice(out, &errs);
+	if (sink__linger(out, (int64_t)(opts.linger * 1e3)) && !ret)
 		ret = reader_err(-ETIMEDOUT, "%s did not take everything",
 				 opts.uri);
-	st = out__stats(out);
-	if (!ret && (st->dropped_records || out__error(out)))
+	st = sink__stats(out);
+	if (!ret && (st->dropped_records || sink__error(out)))
 		ret = -EPIPE;
+	if (!ret && errs.records)
+		ret = -EIO;
 	if (!opts.quiet)
 		fprintf(stderr, "fxtprof: sent %" PRIu64 " bytes (%" PRIu64
 			" records) to %s; buffered at the end %" PRIu64
 			" bytes (%" PRIu64 " records); dropped %" PRIu64
-			" records (%" PRIu64 " bytes)%s%s\n", st->sent_bytes,
+			" records (%" PRIu64 " bytes); encoder errors %" PRIu64
+			"%s%s\n", st->sent_bytes,
 			st->sent_records, opts.uri, st->buffered_bytes,
 			st->buffered_records, st->dropped_records,
-			st->dropped_bytes, out__error(out) ? ": " : "",
-			out__error(out) ? strerror(out__error(out)) : "");
-	out__close(out);
+			st->dropped_bytes, errs.records,
+			sink__error(out) ? ": " : "",
+			sink__error(out) ? strerror(sink__error(out)) : "");
+	if (!opts.quiet && errs.records)
+		fprintf(stderr, "fxtprof: %" PRIu64 " records could not be"
+			" passed on whole (last: %s); they are not output"
+			" drops\n", errs.records, strerror(-errs.last));
+	sink__close(out);
 out_fini_loop:
 	evloop__fini(&loop);
 out_close_file:

@@ -2,8 +2,9 @@
 /*
  * netaddr.h - socket URIs (tcp://HOST:PORT, unix:///PATH) to addresses.
  *
- * Shared by the sender (out.c, which connects and reconnects) and the
- * receiver (receive.c, which listens), so both accept the same spelling.
+ * Shared by the socket sink (user/sink/sink_socket.c, which connects and
+ * reconnects) and `fxtprof receive` (user/cmd/receive.c, which listens),
+ * so both accept the same spelling.
  */
 #ifndef FXTPROF_NETADDR_H
 #define FXTPROF_NETADDR_H

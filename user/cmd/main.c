@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/signalfd.h>
 
-#include "fxt_reader.h"
-#include "reader.h"
+#include "cmd.h"
+#include "fxt/fxt_reader.h"
 
 int reader_err(int err, const char *fmt, ...)
 {

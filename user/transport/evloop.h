@@ -27,6 +27,12 @@ void evloop__fini(struct evloop *loop);
 struct io_uring_sqe *evloop__sqe(struct evloop *loop, struct ev_handler *h);
 
 /*
+ * Submit what is queued now, without waiting or reaping: for a request
+ * that should start before the loop's next turn.  0 or -errno.
+ */
+int evloop__submit(struct evloop *loop);
+
+/*
  * Submit what is queued, wait for at least one completion (or until
  * @timeout_ms, -1 = no limit, 0 = do not wait), and dispatch every completion available.
  * Returns the number dispatched or -errno.

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * record.c - `fxtprof record`: configure the module, drain its rings in one
- * io_uring event loop, and write FXT to a destination.
+ * io_uring event loop, and write FXT to a destination.  It assembles the
+ * pipeline (Documentation/architecture.md): the ring source drains into
+ * the stream state, which drives the FXT encoder, which writes in place
+ * into the sink.
  *
  * The loop waits on three things and never busy-waits:
  *  - readiness of /dev/fxtprof (a multishot poll, re-armed whenever a
@@ -26,12 +29,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "evloop.h"
-#include "fxt.h"
+#include "cmd.h"
+#include "encode/fxt_encoder.h"
 #include <libfxtprof.h>
-#include "out.h"
-#include "reader.h"
-#include "translate.h"
+#include "sink/sink.h"
+#include "source/ring_source.h"
+#include "state/stream_state.h"
+#include "transport/evloop.h"
 
 #define TICK_MS		100
 
@@ -50,10 +54,10 @@ struct record_opts {
 struct recorder {
 	struct record_opts *opts;
 	struct evloop loop;
-	struct fxtprof_dev *dev;
-	struct out *out;
-	struct fxt_writer *w;
-	struct translator tr;
+	struct ring_source src;
+	struct sink *out;
+	struct fxt_encoder *enc;
+	struct stream_state state;
 
 	struct ev_handler poll_h;
 	struct ev_handler tick_h;
@@ -103,7 +107,7 @@ static void record_usage(FILE *f)
 "  -q, --quiet            no status line, no summary\n",
 		FXTPROF_MIN_FREQ, FXTPROF_MAX_FREQ, FXTPROF_DEFAULT_FREQ,
 		FXTPROF_MAX_STACK_DEPTH, FXTPROF_DEFAULT_STACK_DEPTH,
-		FXTPROF_DEFAULT_RING_SIZE >> 10, OUT_DEFAULT_MAX_BUFFERED >> 20,
+		FXTPROF_DEFAULT_RING_SIZE >> 10, SINK_DEFAULT_MAX_BUFFERED >> 20,
 		FXTPROF_DEVICE);
 }
 
@@ -169,7 +173,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	o->cfg.size = sizeof(o->cfg);
 	o->cfg.flags = FXTPROF_CFG_DEFAULT;
 	o->linger = 5;
-	o->max_buffered = OUT_DEFAULT_MAX_BUFFERED;
+	o->max_buffered = SINK_DEFAULT_MAX_BUFFERED;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "F:C:d:g:m:qh", longopts,
 				NULL)) != -1) {
@@ -266,33 +270,26 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 /* Draining                                                            */
 /* ------------------------------------------------------------------ */
 
-static void announce_output_gap(struct recorder *r)
+/* The in-band notices, before each turn's records; retried until taken. */
+static void announce(struct recorder *r)
 {
-	const struct out_stats *st = out__stats(r->out);
+	uint64_t now = now_boottime();
 
-	if (!out__gap_pending(r->out))
-		return;
-	if (!translator__output_gap(&r->tr, now_boottime(),
-				    st->dropped_records, st->dropped_bytes))
-		out__gap_announced(r->out);
+	stream_state__announce_errors(&r->state, now);
+	stream_state__announce_gap(&r->state, now);
 }
 
 static int drain_rings(struct recorder *r)
 {
-	unsigned int cpu, n = fxtprof_dev__nr_rings(r->dev);
+	unsigned int cpu;
 	int ret;
 
-	announce_output_gap(r);
-	for (cpu = 0; cpu < n; cpu++) {
-		struct fxtprof_ring *ring = fxtprof_dev__ring(r->dev, cpu);
-
-		if (!ring)
-			continue;
-		ret = fxtprof_ring__drain(ring, translator__record, &r->tr);
-		if (ret < 0)
-			return reader_err(ret, "ring of CPU %u is corrupt", cpu);
-	}
-	out__flush(r->out);
+	announce(r);
+	ret = ring_source__drain(&r->src, stream_state__record, &r->state,
+				 &cpu);
+	if (ret < 0)
+		return reader_err(ret, "ring of CPU %u is corrupt", cpu);
+	sink__flush(r->out);
 	return 0;
 }
 
@@ -305,7 +302,7 @@ static void arm_poll(struct recorder *r)
 	struct io_uring_sqe *sqe = evloop__sqe(&r->loop, &r->poll_h);
 
 	if (sqe)
-		io_uring_prep_poll_multishot(sqe, fxtprof_dev__fd(r->dev),
+		io_uring_prep_poll_multishot(sqe, ring_source__fd(&r->src),
 					     POLLIN);
 }
 
@@ -345,14 +342,14 @@ static void on_poll(struct ev_handler *h, const struct io_uring_cqe *cqe)
 
 static void print_status(struct recorder *r, uint64_t now)
 {
-	const struct out_stats *os = out__stats(r->out);
-	uint64_t samples = r->tr.st.records[FXTPROF_REC_SAMPLE];
+	const struct sink_stats *os = sink__stats(r->out);
+	uint64_t samples = r->state.st.records[FXTPROF_REC_SAMPLE];
 	double dt = (double)(now - r->last_status_ns) / 1e9;
 
 	fprintf(stderr, "\r\033[Kfxtprof: %.0f samples/s, kernel lost %" PRIu64
 		" records, out %.1f MB, dropped %" PRIu64,
 		dt > 0 ? (double)(samples - r->last_samples) / dt : 0.0,
-		r->tr.st.kernel_lost_records, (double)os->sent_bytes / 1e6,
+		r->state.st.kernel_lost_records, (double)os->sent_bytes / 1e6,
 		os->dropped_records);
 	r->last_samples = samples;
 	r->last_status_ns = now;
@@ -395,71 +392,42 @@ static int setup_signals(struct recorder *r, sigset_t *old)
 	return r->sigfd < 0 ? r->sigfd : 0;
 }
 
-static void sum_stats(struct recorder *r, struct fxtprof_stats *total,
-		      FILE *report)
-{
-	unsigned int cpu, n = fxtprof_dev__nr_rings(r->dev);
-	struct fxtprof_stats st;
-
-	memset(total, 0, sizeof(*total));
-	for (cpu = 0; cpu < n; cpu++) {
-		if (!fxtprof_dev__ring(r->dev, cpu) ||
-		    fxtprof_dev__stats(r->dev, cpu, &st))
-			continue;
-		total->records += st.records;
-		total->bytes += st.bytes;
-		total->samples += st.samples;
-		total->lost_records += st.lost_records;
-		total->lost_bytes += st.lost_bytes;
-		total->lost_unreported += st.lost_unreported;
-		total->timer_overruns += st.timer_overruns;
-		total->handler_ns += st.handler_ns;
-		total->handler_calls += st.handler_calls;
-		total->ustack_faults += st.ustack_faults;
-		if (report && st.lost_records)
-			fprintf(report, "fxtprof: CPU %u ring lost %llu"
-				" records (%llu bytes)\n", cpu,
-				(unsigned long long)st.lost_records,
-				(unsigned long long)st.lost_bytes);
-	}
-}
-
 /* Stop sampling and drain to the very end: nothing committed is lost. */
 static int finish(struct recorder *r, struct fxtprof_stats *total)
 {
 	uint64_t deadline;
 	int ret;
 
-	ret = fxtprof_dev__stop(r->dev);
+	ret = ring_source__stop(&r->src);
 	if (ret)
 		return reader_err(ret, "cannot stop the session");
 	ret = drain_rings(r);
 	/* The flush writes any pending LOST record: the counts end exact. */
 	if (!ret)
-		ret = fxtprof_dev__flush(r->dev, NULL);
+		ret = ring_source__flush(&r->src);
 	if (!ret)
 		ret = drain_rings(r);
 	if (ret)
 		return ret;
 
-	sum_stats(r, total, r->opts->quiet ? NULL : stderr);
-	translator__final_stats(&r->tr, now_boottime(), total);
+	ring_source__stats(&r->src, total, r->opts->quiet ? NULL : stderr);
+	stream_state__final_stats(&r->state, now_boottime(), total);
 	/*
 	 * The last notice carries the final totals: wait (within the linger
 	 * time) for room to write it, so the stream's count is exact.
 	 */
 	deadline = now_boottime() + (uint64_t)(r->opts->linger * 1e9);
 	for (;;) {
-		announce_output_gap(r);
-		out__flush(r->out);
-		if (!out__gap_records(r->out) || out__error(r->out) ||
+		announce(r);
+		sink__flush(r->out);
+		if (!sink__gap_records(r->out) || sink__error(r->out) ||
 		    now_boottime() >= deadline)
 			break;
 		evloop__run_once(&r->loop, TICK_MS);
 	}
 
 	/* Flush and close, bounded: a stuck peer must not hold us. */
-	if (out__linger(r->out, (int64_t)(r->opts->linger * 1e3)) &&
+	if (sink__linger(r->out, (int64_t)(r->opts->linger * 1e3)) &&
 	    !r->opts->quiet)
 		fprintf(stderr, "fxtprof: output not drained after %.1f s\n",
 			r->opts->linger);
@@ -483,8 +451,8 @@ static void reader_cpu_line(double secs)
 
 static void summary(struct recorder *r, const struct fxtprof_stats *total)
 {
-	const struct out_stats *os = out__stats(r->out);
-	const struct translate_stats *ts = &r->tr.st;
+	const struct sink_stats *os = sink__stats(r->out);
+	const struct stream_stats *ts = &r->state.st;
 	double secs = (double)(now_boottime() - r->start_ns) / 1e9;
 
 	if (r->status_line)
@@ -502,6 +470,12 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 			(unsigned long long)total->lost_bytes);
 	else
 		fprintf(stderr, "fxtprof: kernel rings lost nothing\n");
+	if (ts->encode_errors)
+		fprintf(stderr, "fxtprof: %" PRIu64 " records could not be"
+			" encoded (last: %s); they are not output drops\n",
+			ts->encode_errors, strerror(-ts->last_encode_error));
+	else
+		fprintf(stderr, "fxtprof: encoder errors: none\n");
 	if (os->dropped_records)
 		fprintf(stderr, "fxtprof: output dropped %" PRIu64
 			" records (%" PRIu64 " bytes): the destination was too slow\n",
@@ -510,9 +484,9 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 		fprintf(stderr, "fxtprof: %" PRIu64 " records (%" PRIu64
 			" bytes) still buffered at exit were not delivered\n",
 			os->buffered_records, os->buffered_bytes);
-	if (out__error(r->out))
+	if (sink__error(r->out))
 		fprintf(stderr, "fxtprof: output failed: %s\n",
-			strerror(out__error(r->out)));
+			strerror(sink__error(r->out)));
 	if (os->disconnects)
 		fprintf(stderr, "fxtprof: the peer went away %" PRIu64
 			" times; %" PRIu64 " connections\n", os->disconnects,
@@ -532,8 +506,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts opts;
 	struct recorder r;
-	struct fxt_writer_opts wopts = { .sz = sizeof(wopts) };
-	struct out_opts oopts = { 0 };
+	struct sink_opts sopts = { 0 };
 	struct fxtprof_stats total;
 	sigset_t oldmask;
 	char err[256];
@@ -551,50 +524,47 @@ int cmd_record(int argc, char **argv)
 	r.sig_h.complete = on_signal;
 	r.status_line = !opts.quiet && isatty(STDERR_FILENO);
 
-	ret = fxtprof_dev__open(opts.device, &r.dev);
+	ret = ring_source__open(&r.src, opts.device);
 	if (ret) {
 		reader_err(ret, "cannot open %s (is fxtprof.ko loaded?)",
 			   opts.device ? opts.device : FXTPROF_DEVICE);
 		return 1;
 	}
-	ret = fxtprof_dev__configure(r.dev, &opts.cfg);
+	ret = ring_source__configure(&r.src, &opts.cfg);
 	if (ret) {
 		reader_err(ret, "cannot configure the session");
-		goto out_close_dev;
+		goto out_close_source;
 	}
 	ret = evloop__init(&r.loop, 64);
 	if (ret) {
 		reader_err(ret, "cannot set up io_uring");
-		goto out_close_dev;
+		goto out_close_source;
 	}
-	oopts.max_buffered = opts.max_buffered;
-	oopts.reconnect = opts.reconnect;
-	ret = out__open(&r.out, opts.uri, &r.loop, &oopts, err, sizeof(err));
+	sopts.max_buffered = opts.max_buffered;
+	sopts.reconnect = opts.reconnect;
+	ret = sink__open(&r.out, opts.uri, &r.loop, &sopts, err, sizeof(err));
 	if (ret) {
 		reader_err(ret, "%s", err);
 		goto out_fini_loop;
 	}
-	wopts.write = out__write;
-	wopts.ctx = r.out;
-	ret = fxt_writer__new(&wopts, &r.w);
+	ret = fxt_encoder__new(&r.enc, r.out);
 	if (ret) {
-		reader_err(ret, "cannot create the FXT writer");
-		goto out_close_out;
+		reader_err(ret, "cannot create the FXT encoder");
+		goto out_close_sink;
 	}
-	translator__init(&r.tr, r.w);
-	out__set_replay(r.out, translator__new_stream, &r.tr);
-	ret = translator__prologue(&r.tr);
+	stream_state__init(&r.state, fxt_encoder__encoder(r.enc), r.out);
+	ret = stream_state__sync(&r.state);
 	if (ret) {
 		reader_err(ret, "cannot write the trace prologue");
-		goto out_free_writer;
+		goto out_free_encoder;
 	}
 	ret = setup_signals(&r, &oldmask);
 	if (ret) {
 		reader_err(ret, "cannot set up signals");
-		goto out_free_writer;
+		goto out_free_encoder;
 	}
 
-	ret = fxtprof_dev__start(r.dev);
+	ret = ring_source__start(&r.src);
 	if (ret) {
 		reader_err(ret, "cannot start the session");
 		goto out_restore_signals;
@@ -615,18 +585,25 @@ int cmd_record(int argc, char **argv)
 		summary(&r, &total);
 	if (!ret)
 		ret = r.error;
+	/* A recording with holes the encoder made is not a success. */
+	if (!ret && r.state.st.encode_errors) {
+		if (opts.quiet)
+			reader_err(-EIO, "%" PRIu64 " records could not be encoded",
+				   r.state.st.encode_errors);
+		ret = -EIO;
+	}
 
 out_restore_signals:
 	close(r.sigfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
-out_free_writer:
-	translator__fini(&r.tr);
-	fxt_writer__free(r.w);
-out_close_out:
-	out__close(r.out);
+out_free_encoder:
+	stream_state__fini(&r.state);
+	fxt_encoder__free(r.enc);
+out_close_sink:
+	sink__close(r.out);
 out_fini_loop:
 	evloop__fini(&r.loop);
-out_close_dev:
-	fxtprof_dev__close(r.dev);
+out_close_source:
+	ring_source__close(&r.src);
 	return ret ? 1 : 0;
 }

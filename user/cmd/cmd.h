@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * reader.h - what the fxtprof subcommands share.
+ * cmd.h - what the fxtprof subcommands share.
  */
-#ifndef FXTPROF_READER_H
-#define FXTPROF_READER_H
+#ifndef FXTPROF_CMD_H
+#define FXTPROF_CMD_H
 
 #include <signal.h>
 #include <stdint.h>
@@ -26,4 +26,4 @@ int cmd_report(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_receive(int argc, char **argv);
 
-#endif /* FXTPROF_READER_H */
+#endif /* FXTPROF_CMD_H */

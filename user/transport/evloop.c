@@ -45,6 +45,13 @@ struct io_uring_sqe *evloop__sqe(struct evloop *loop, struct ev_handler *h)
 	return sqe;
 }
 
+int evloop__submit(struct evloop *loop)
+{
+	int ret = io_uring_submit(&loop->ring);
+
+	return ret < 0 && ret != -EBUSY && ret != -EAGAIN ? ret : 0;
+}
+
 int evloop__run_once(struct evloop *loop, int timeout_ms)
 {
 	struct __kernel_timespec ts, *tsp = NULL;

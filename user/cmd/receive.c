@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "evloop.h"
-#include "fxt_reader.h"
-#include "netaddr.h"
-#include "reader.h"
+#include "cmd.h"
+#include "fxt/fxt_reader.h"
+#include "transport/evloop.h"
+#include "transport/netaddr.h"
 
 #define RECV_BUF	(256u << 10)
 

@@ -8,7 +8,7 @@
  * stats), samples per CPU, and the top processes and threads by samples
  * with the names their kernel-object records gave them.
  *
- * A sample is an instant event "cpu"/"sample" (translate.h); its thread
+ * A sample is an instant event "cpu"/"sample" (encode/fxt_encoder.h); its thread
  * is the sampled thread and its "cpu" argument the CPU.
  */
 #define _GNU_SOURCE
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt_reader.h"
-#include "reader.h"
+#include "cmd.h"
+#include "fxt/fxt_reader.h"
 
 #define CHUNK		(256 * 1024)
 #define NAME_MAX_LEN	48

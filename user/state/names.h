@@ -2,10 +2,10 @@
 /*
  * names.h - the latest process and thread names a stream has carried.
  *
- * FXT names threads and processes once, in kernel object records; a
- * consumer that joins later (a reconnected socket) has never seen them.
- * The translator records every name it emits here and replays the table
- * at the start of each new stream.  Entries go when their task exits, so
+ * An output names threads and processes once (FXT: in kernel object
+ * records); a consumer that joins later (a reconnected socket) has never
+ * seen them.  The stream state records every name the records carry here
+ * and replays the table at the start of each new segment.  Entries go when their task exits, so
  * the table tracks live tasks only.
  */
 #ifndef FXTPROF_NAMES_H

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tests/pipeline/build.mk - host tests of the pipeline's parts on their
+# own: the record queue, the FXT encoder's sample path, the stream state
+# with a stand-in encoder (segments, error counting) and the sink's
+# direct first send.  kselftest harness, host-native.
+
+PIPE_TEST_LIBS := $(B)/lib/libstate.a $(B)/lib/libencode.a \
+		  $(B)/lib/libsink.a $(B)/lib/libtransport.a $(B)/lib/libfxt.a
+
+$(B)/tests/pipeline/%.o: CPPFLAGS += -Iuser -Iuser/fxt
+
+$(B)/tests/pipeline/test_pipeline: $(B)/tests/pipeline/test_pipeline.o \
+		$(PIPE_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(B)/tests/pipeline/test_pipeline
+endif

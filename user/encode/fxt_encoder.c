@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fxt_encoder.c - see fxt_encoder.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fxt_encoder.h"
+
+/*
+ * The fixed strings, pinned in the string table at the start of every
+ * segment in this order (the order is on the wire: the prologue's string
+ * records come out in it).
+ */
+enum fxt_enc_str {
+	S_CPU, S_SAMPLE, S_TASK, S_FORK, S_EXEC, S_EXIT,
+	S_MODE_UNKNOWN, S_MODE_KERNEL, S_MODE_USER, S_MODE_IDLE,
+	S_KFRAMES, S_CHILD_PID, S_CHILD_TID, S_CLONE_FLAGS, S_FILENAME,
+	S_OLD_TID, S_EXIT_CODE, S_GROUP_DEAD, S_META, S_KERNEL_LOST,
+	S_RECORDS, S_BYTES, S_OUTPUT_DROPPED, S_STATS, S_SAMPLES,
+	S_LOST_UNREPORTED, S_MODE_KEY, S_LOST_RECORDS,
+	S_NR
+};
+
+static const char *const fxt_enc_strings[S_NR] = {
+	[S_CPU] = "cpu", [S_SAMPLE] = "sample", [S_TASK] = "task",
+	[S_FORK] = "fork", [S_EXEC] = "exec", [S_EXIT] = "exit",
+	[S_MODE_UNKNOWN] = "unknown", [S_MODE_KERNEL] = "kernel",
+	[S_MODE_USER] = "user", [S_MODE_IDLE] = "idle",
+	[S_KFRAMES] = "kframes", [S_CHILD_PID] = "child_pid",
+	[S_CHILD_TID] = "child_tid", [S_CLONE_FLAGS] = "clone_flags",
+	[S_FILENAME] = "filename", [S_OLD_TID] = "old_tid",
+	[S_EXIT_CODE] = "exit_code", [S_GROUP_DEAD] = "group_dead",
+	[S_META] = "fxtprof", [S_KERNEL_LOST] = "fxtprof:kernel_lost",
+	[S_RECORDS] = "records", [S_BYTES] = "bytes",
+	[S_OUTPUT_DROPPED] = "fxtprof:output_dropped",
+	[S_STATS] = "fxtprof:stats", [S_SAMPLES] = "samples",
+	[S_LOST_UNREPORTED] = "lost_unreported", [S_MODE_KEY] = "mode",
+	[S_LOST_RECORDS] = "lost_records",
+};
+
+/* A sample's instant event: header, ts, pid, tid, cpu, mode, kframes. */
+#define SAMPLE_EVENT_WORDS	7
+/* Its stack: header, format, ts, pid, tid, size, then the frames. */
+#define SAMPLE_STACK_WORDS	6
+
+struct fxt_encoder {
+	struct fxt_writer *w;
+	bool pinned;			/* ref[] and the words below hold */
+	struct fxt_sref ref[S_NR];
+	/* A sample's constant words for this segment (the refs in them). */
+	uint64_t sample_hdr, arg_cpu, arg_mode[4], arg_kframes;
+	uint64_t self_pid;		/* counters live on the reader */
+	uint64_t self_tid;
+};
+
+/* The sink's interface in the writer's callback types. */
+static void *sink_reserve_cb(void *ctx, size_t len, unsigned int type)
+{
+	return sink__reserve(ctx, len, type);
+}
+
+static void sink_commit_cb(void *ctx)
+{
+	sink__commit(ctx);
+}
+
+int fxt_encoder__new_opts(struct fxt_encoder **ep,
+			  const struct fxt_writer_opts *wo)
+{
+	struct fxt_encoder *e = calloc(1, sizeof(*e));
+	int ret;
+
+	if (!e)
+		return -ENOMEM;
+	ret = fxt_writer__new(wo, &e->w);
+	if (ret) {
+		free(e);
+		return ret;
+	}
+	e->self_pid = (uint64_t)getpid();
+	e->self_tid = (uint64_t)gettid();
+	*ep = e;
+	return 0;
+}
+
+int fxt_encoder__new(struct fxt_encoder **ep, struct sink *sink)
+{
+	struct fxt_writer_opts wo = {
+		.sz = sizeof(wo), .reserve = sink_reserve_cb,
+		.commit = sink_commit_cb, .ctx = sink,
+	};
+
+	return fxt_encoder__new_opts(ep, &wo);
+}
+
+void fxt_encoder__free(struct fxt_encoder *e)
+{
+	if (!e)
+		return;
+	fxt_writer__free(e->w);
+	free(e);
+}
+
+/* Pin the fixed strings; retried on the next record if one was dropped. */
+static int fxt_enc_pin(struct fxt_encoder *e)
+{
+	int i, ret;
+
+	for (i = 0; i < S_NR; i++) {
+		ret = fxt_writer__string_pin(e->w, fxt_enc_strings[i],
+					     strlen(fxt_enc_strings[i]),
+					     &e->ref[i]);
+		if (ret)
+			return ret;
+	}
+	e->sample_hdr = fxt_event_hdr(SAMPLE_EVENT_WORDS, FXT_EVENT_INSTANT, 3,
+				      0, e->ref[S_CPU].ref,
+				      e->ref[S_SAMPLE].ref);
+	e->arg_cpu = fxt_arg_hdr32(FXT_ARG_UINT32, e->ref[S_CPU].ref, 0);
+	for (i = 0; i < 4; i++)
+		e->arg_mode[i] = fxt_arg_hdr32(FXT_ARG_STRING,
+					       e->ref[S_MODE_KEY].ref,
+					       e->ref[S_MODE_UNKNOWN + i].ref);
+	e->arg_kframes = fxt_arg_hdr32(FXT_ARG_UINT32, e->ref[S_KFRAMES].ref, 0);
+	e->pinned = true;
+	return 0;
+}
+
+static size_t comm_len(const char *comm)
+{
+	return strnlen(comm, FXTPROF_COMM_LEN);
+}
+
+static struct fxt_arg arg_u32(struct fxt_sref name, uint32_t v)
+{
+	struct fxt_arg a = { .name = name, .type = FXT_ARG_UINT32 };
+
+	a.v.u32 = v;
+	return a;
+}
+
+static struct fxt_arg arg_u64(struct fxt_sref name, uint64_t v)
+{
+	struct fxt_arg a = { .name = name, .type = FXT_ARG_UINT64 };
+
+	a.v.u64 = v;
+	return a;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The hot record, built word by word in the sink's memory from the words
+ * fxt_enc_pin() precomputed: the same bytes fxt_writer__instant() and
+ * fxt_writer__stack_sample() would write, without their validation (every
+ * input here is a number or a pinned ref) or their argument walks.
+ */
+static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
+{
+	size_t frames = (size_t)s->nr_kernel + s->nr_user, words, i;
+	uint64_t *p;
+	int ret, ret2;
+
+	p = fxt_writer__begin(e->w, SAMPLE_EVENT_WORDS, FXT_REC_EVENT, &ret);
+	if (p) {
+		p[0] = e->sample_hdr;
+		p[1] = s->hdr.time_ns;
+		p[2] = s->pid;
+		p[3] = s->tid;
+		p[4] = e->arg_cpu | (uint64_t)s->hdr.cpu << 32;
+		p[5] = e->arg_mode[s->mode < 4 ? s->mode : 0];
+		p[6] = e->arg_kframes | (uint64_t)s->nr_kernel << 32;
+		ret = fxt_writer__end(e->w, SAMPLE_EVENT_WORDS);
+	}
+	if (!frames)
+		return ret;
+	/*
+	 * Offer the stack even when the event was dropped: the sink counts
+	 * every record it refuses, and a stack blob stands on its own.  The
+	 * Fuchsia kernel-sampler convention: empty category and name, inline
+	 * thread, leaf first; the leaf end is kept past FXT_MAX_FRAMES.
+	 */
+	if (frames > FXT_MAX_FRAMES)
+		frames = FXT_MAX_FRAMES;
+	words = SAMPLE_STACK_WORDS + frames;
+	p = fxt_writer__begin(e->w, words, FXT_REC_LARGE, &ret2);
+	if (p) {
+		p[0] = fxt_large_blob_hdr(words);
+		p[1] = fxt_large_blob_format(0, 0, 0, 0);
+		p[2] = s->hdr.time_ns;
+		p[3] = s->pid;
+		p[4] = s->tid;
+		p[5] = frames * 8;
+		/* Word by word: a short copy, where a string move starts slow. */
+		for (i = 0; i < frames; i++)
+			p[SAMPLE_STACK_WORDS + i] = s->ips[i];
+		ret2 = fxt_writer__end(e->w, words);
+	}
+	return ret ? ret : ret2;
+}
+
+static int on_fork(struct fxt_encoder *e, const struct fxtprof_fork *f)
+{
+	struct fxt_tref parent = fxt_tref_inline(f->parent_pid, f->parent_tid);
+	struct fxt_arg args[3];
+
+	args[0] = arg_u32(e->ref[S_CHILD_PID], f->child_pid);
+	args[1] = arg_u32(e->ref[S_CHILD_TID], f->child_tid);
+	args[2] = arg_u64(e->ref[S_CLONE_FLAGS], f->clone_flags);
+	return fxt_writer__instant(e->w, f->hdr.time_ns, &parent,
+				   e->ref[S_TASK], e->ref[S_FORK], args, 3);
+}
+
+static int on_exec(struct fxt_encoder *e, const struct fxtprof_exec *x)
+{
+	struct fxt_tref thr = fxt_tref_inline(x->pid, x->tid);
+	char fname[FXTPROF_MAX_FILENAME * 3];
+	struct fxt_arg args[2];
+	size_t flen;
+
+	/* Paths are bytes; FXT strings must be UTF-8. */
+	flen = fxt_utf8_sanitize(fname, sizeof(fname), x->filename,
+				 x->filename_len);
+	args[0].name = e->ref[S_FILENAME];
+	args[0].type = FXT_ARG_STRING;
+	args[0].v.str = fxt_sref_inline(fname, flen);
+	args[1] = arg_u32(e->ref[S_OLD_TID], x->old_tid);
+	return fxt_writer__instant(e->w, x->hdr.time_ns, &thr, e->ref[S_TASK],
+				   e->ref[S_EXEC], args, 2);
+}
+
+static int on_task_exit(struct fxt_encoder *e, const struct fxtprof_exit *x)
+{
+	struct fxt_tref thr = fxt_tref_inline(x->pid, x->tid);
+	struct fxt_arg args[2];
+
+	args[0].name = e->ref[S_EXIT_CODE];
+	args[0].type = FXT_ARG_INT32;
+	args[0].v.i32 = x->exit_code;
+	args[1].name = e->ref[S_GROUP_DEAD];
+	args[1].type = FXT_ARG_BOOL;
+	args[1].v.b = x->flags & FXTPROF_EXIT_GROUP_DEAD;
+	return fxt_writer__instant(e->w, x->hdr.time_ns, &thr, e->ref[S_TASK],
+				   e->ref[S_EXIT], args, 2);
+}
+
+static int counter(struct fxt_encoder *e, uint64_t ts, struct fxt_sref name,
+		   const struct fxt_arg *args, unsigned int nargs)
+{
+	struct fxt_tref self = fxt_tref_inline(e->self_pid, e->self_tid);
+
+	return fxt_writer__counter(e->w, ts, &self, e->ref[S_META], name, args,
+				   nargs, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The encoder operations                                              */
+/* ------------------------------------------------------------------ */
+
+static int fxt_enc_begin_segment(void *ctx)
+{
+	struct fxt_encoder *e = ctx;
+	int ret;
+
+	fxt_writer__reset_state(e->w);
+	e->pinned = false;
+	ret = fxt_writer__prologue(e->w, FXT_ENCODER_PROVIDER_ID,
+				   FXT_ENCODER_PROVIDER_NAME, FXT_NS_PER_SEC);
+	return ret ? ret : fxt_enc_pin(e);
+}
+
+/* Everything but a sample in a pinned segment: rare, kept out of line. */
+static __attribute__((noinline)) int
+fxt_enc_record_slow(struct fxt_encoder *e, const struct fxtprof_rec_hdr *rec)
+{
+	int ret;
+
+	if (!e->pinned && (ret = fxt_enc_pin(e)))
+		return ret;
+	switch (rec->type) {
+	case FXTPROF_REC_SAMPLE:
+		return on_sample(e, (const void *)rec);
+	case FXTPROF_REC_FORK:
+		return on_fork(e, (const void *)rec);
+	case FXTPROF_REC_EXEC:
+		return on_exec(e, (const void *)rec);
+	case FXTPROF_REC_EXIT:
+		return on_task_exit(e, (const void *)rec);
+	default:
+		/* rename, snapshot: only names; flush: nothing. */
+		return 0;
+	}
+}
+
+static int fxt_enc_record(void *ctx, const struct fxtprof_rec_hdr *rec)
+{
+	struct fxt_encoder *e = ctx;
+
+	if (rec->type == FXTPROF_REC_SAMPLE && e->pinned)
+		return on_sample(e, (const void *)rec);
+	return fxt_enc_record_slow(e, rec);
+}
+
+static int fxt_enc_process_name(void *ctx, uint32_t pid, const char *comm)
+{
+	struct fxt_encoder *e = ctx;
+
+	return fxt_writer__process_name(e->w, pid, comm, comm_len(comm));
+}
+
+static int fxt_enc_thread_name(void *ctx, uint32_t pid, uint32_t tid,
+			       const char *comm)
+{
+	struct fxt_encoder *e = ctx;
+
+	return fxt_writer__thread_name(e->w, pid, tid, comm, comm_len(comm));
+}
+
+/* A provider buffer-overflow event, then a counter with two totals. */
+static int overflow_notice(struct fxt_encoder *e, uint64_t ts,
+			   enum fxt_enc_str name, uint64_t records,
+			   uint64_t bytes)
+{
+	struct fxt_arg args[2];
+	int ret;
+
+	if (!e->pinned && (ret = fxt_enc_pin(e)))
+		return ret;
+	ret = fxt_writer__provider_event(e->w, FXT_ENCODER_PROVIDER_ID,
+					 FXT_PROVIDER_EVENT_BUFFER_OVERFLOW);
+	if (ret)
+		return ret;
+	args[0] = arg_u64(e->ref[S_RECORDS], records);
+	args[1] = arg_u64(e->ref[S_BYTES], bytes);
+	return counter(e, ts, e->ref[name], args, 2);
+}
+
+static int fxt_enc_kernel_lost(void *ctx, uint64_t ts, uint64_t records,
+			       uint64_t bytes)
+{
+	return overflow_notice(ctx, ts, S_KERNEL_LOST, records, bytes);
+}
+
+static int fxt_enc_output_gap(void *ctx, uint64_t ts, uint64_t records,
+			      uint64_t bytes)
+{
+	return overflow_notice(ctx, ts, S_OUTPUT_DROPPED, records, bytes);
+}
+
+static int fxt_enc_encode_errors(void *ctx, uint64_t ts, uint64_t records,
+				 int last_error)
+{
+	static const char name_s[] = "fxtprof:encode_errors", err_s[] = "errno";
+	struct fxt_encoder *e = ctx;
+	struct fxt_sref name, err_key;
+	struct fxt_arg args[2];
+	int ret = 0;
+
+	if (!e->pinned)
+		ret = fxt_enc_pin(e);
+	/* Interned only now: a stream without errors stays byte for byte
+	 * what it was. */
+	if (!ret)
+		ret = fxt_writer__string_ref(e->w, name_s, sizeof(name_s) - 1,
+					     &name);
+	if (!ret)
+		ret = fxt_writer__string_ref(e->w, err_s, sizeof(err_s) - 1,
+					     &err_key);
+	if (ret)
+		return ret;
+	args[0] = arg_u64(e->ref[S_RECORDS], records);
+	args[1] = arg_u32(err_key, (uint32_t)-last_error);
+	return counter(e, ts, name, args, 2);
+}
+
+static int fxt_enc_final_stats(void *ctx, uint64_t ts,
+			       const struct fxtprof_stats *total)
+{
+	struct fxt_encoder *e = ctx;
+	struct fxt_arg args[4];
+	int ret;
+
+	if (!e->pinned && (ret = fxt_enc_pin(e)))
+		return ret;
+	args[0] = arg_u64(e->ref[S_SAMPLES], total->samples);
+	args[1] = arg_u64(e->ref[S_RECORDS], total->records);
+	args[2] = arg_u64(e->ref[S_LOST_RECORDS], total->lost_records);
+	args[3] = arg_u64(e->ref[S_LOST_UNREPORTED], total->lost_unreported);
+	return counter(e, ts, e->ref[S_STATS], args, 4);
+}
+
+static const struct encoder_ops fxt_encoder_ops = {
+	.begin_segment = fxt_enc_begin_segment,
+	.record = fxt_enc_record,
+	.process_name = fxt_enc_process_name,
+	.thread_name = fxt_enc_thread_name,
+	.kernel_lost = fxt_enc_kernel_lost,
+	.output_gap = fxt_enc_output_gap,
+	.encode_errors = fxt_enc_encode_errors,
+	.final_stats = fxt_enc_final_stats,
+};
+
+struct encoder fxt_encoder__encoder(struct fxt_encoder *e)
+{
+	struct encoder enc = { .ops = &fxt_encoder_ops, .ctx = e };
+
+	return enc;
+}

@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# user/sink/build.mk - the framed byte sinks: a queue of whole records
+# with their boundaries, written to a file or a stream socket.
+#   $(B)/lib/libsink.a   include "sink/sink.h" with -Iuser; needs
+#                        libtransport.a and -luring
+
+SINK_SRCS := user/sink/record_queue.c user/sink/sink.c \
+	     user/sink/sink_file.c user/sink/sink_socket.c
+
+$(SINK_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
+$(B)/lib/libsink.a: $(SINK_SRCS:%.c=$(B)/%.o)

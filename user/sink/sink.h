@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sink.h - the framed byte sink: where the encoded records go (a file,
+ * stdout, or a stream socket).
+ *
+ * Records enter whole, with their boundaries: an encoder reserves room for
+ * one record with sink__reserve(), builds it there and calls
+ * sink__commit(); a caller that holds finished bytes uses sink__write().
+ * The sink never reads the records.  A record is either queued in full or
+ * dropped in full, never cut: the queue is capped at max_buffered bytes,
+ * and a record that does not fit is dropped and counted, by the kind the
+ * encoder gave (for FXT, the record type) and in bytes.
+ *
+ * Sockets are written in batches (a contiguous run of records per send)
+ * through io_uring, one send in flight, submitted as soon as a batch is
+ * queued: the kernel sends at once what the socket takes and completes the
+ * rest as the peer reads, so the thread that drains the kernel rings never
+ * blocks on a slow peer.  Files are written with plain write(): the disk
+ * is the one place where waiting is allowed, so a file waits instead of
+ * dropping (it drops only after a write failed, or a record larger than
+ * its 8 MiB queue).
+ *
+ * Invariant, for records and for bytes alike:
+ *	committed = sent + buffered + dropped
+ * (a record cut by a vanished peer counts as dropped; its bytes that did
+ * leave count as sent, the rest as dropped).
+ *
+ * Socket life cycle:
+ *	UP --peer gone--> GONE             (no reconnect: drop and count)
+ *	UP --peer gone--> DOWN --backoff--> CONNECTING --ok--> UP (new segment)
+ *	any --sink__flush_close()--> closing: CLOSED once the queue is empty
+ *	                             or the peer is gone
+ *
+ * Segments: every stream the sink starts (the file, the first connection,
+ * each reconnection) must be complete in itself.  The sink asks for that
+ * with sink__segment_wanted(); whoever owns the stream's state (the state
+ * part, above the encoder) writes the prologue and the replay of names and
+ * then calls sink__segment_begun().  The sink calls nobody back.
+ */
+#ifndef FXTPROF_SINK_H
+#define FXTPROF_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport/evloop.h"
+
+/* --max-buffered default: 64 MiB, reserved lazily (MAP_NORESERVE). */
+#define SINK_DEFAULT_MAX_BUFFERED	(64u << 20)
+/* Room kept for the in-band gap notice (overflow event + counter). */
+#define SINK_NOTICE_ROOM		512u
+
+struct sink_stats {
+	uint64_t committed_records;	/* offered: reserved or written */
+	uint64_t committed_bytes;
+	uint64_t sent_records;		/* wholly handed to the kernel */
+	uint64_t sent_bytes;
+	uint64_t buffered_records;	/* queued, possibly partly sent */
+	uint64_t buffered_bytes;	/* queued and not sent */
+	uint64_t dropped_records;
+	uint64_t dropped_bytes;
+	uint64_t dropped_by_type[16];	/* by the kind the encoder gave */
+	uint64_t connects;		/* successful connections */
+	uint64_t disconnects;		/* peer went away */
+};
+
+/*
+ * How a socket sink hands its queue to the kernel.  Whatever the mode, a
+ * record written with sink__write() while nothing is queued is first
+ * sent with a non-blocking send() straight from the caller's memory, and
+ * only the remainder is queued.  bench-socket measures the three;
+ * Documentation/architecture.md says why the default is the default.
+ */
+enum sink_send_mode {
+	/* The queue's next run as an io_uring send, submitted at once. */
+	SINK_SEND_URING = 0,
+	/* Non-blocking send() first; the remainder as an io_uring send. */
+	SINK_SEND_DIRECT,
+	/* Non-blocking send() only; wait for POLLOUT through io_uring. */
+	SINK_SEND_POLL,
+};
+
+struct sink_opts {
+	size_t max_buffered;		/* 0 = SINK_DEFAULT_MAX_BUFFERED */
+	bool reconnect;			/* retry with backoff when the peer goes */
+	int sndbuf;			/* SO_SNDBUF for sockets we create, 0 = default */
+	enum sink_send_mode send_mode;
+};
+
+struct sink;
+
+/*
+ * Open @uri: a path, file:///path, "-" for stdout, tcp://host:port or
+ * unix:///path.  With opts->reconnect, a socket that cannot be connected
+ * yet is retried in the background.  Returns 0 or -errno with a message
+ * in @err.
+ */
+int sink__open(struct sink **sp, const char *uri, struct evloop *loop,
+	       const struct sink_opts *opts, char *err, size_t errlen);
+
+/* Adopt a connected stream socket (set blocking; never reconnected). */
+int sink__open_fd(struct sink **sp, int fd, struct evloop *loop,
+		  const struct sink_opts *opts);
+
+/*
+ * Room for one record of @len bytes (a multiple of 8), 8-byte aligned, or
+ * NULL: the record is then dropped whole and counted under @kind (0..15).
+ * Fill all of it, then sink__commit().  One reservation at a time.
+ */
+void *sink__reserve(struct sink *s, size_t len, unsigned int kind);
+void sink__commit(struct sink *s);
+
+/*
+ * Queue a finished record by copying: 0, -ENOBUFS (dropped whole and
+ * counted) or -EINVAL (@len not a positive multiple of 8: refused and not
+ * counted, as the caller's error rather than an output drop).  With
+ * nothing queued, a socket sink first sends from @rec with a non-blocking
+ * send() and copies only what the socket did not take.
+ */
+int sink__write(struct sink *s, const void *rec, size_t len,
+		unsigned int kind);
+
+/* Start sending (sockets) or write out (files) what is queued. */
+int sink__flush(struct sink *s);
+
+/*
+ * The sink started a stream (opened, or connected again) and nothing has
+ * been written to it yet: the next records should make it self-contained.
+ */
+bool sink__segment_wanted(const struct sink *s);
+void sink__segment_begun(struct sink *s);
+
+/*
+ * Drops not yet announced in-band, and room to announce them now.  The
+ * caller writes the notice (for FXT, a provider buffer-overflow event and
+ * a counter with the totals) and then calls sink__gap_announced().
+ */
+bool sink__gap_pending(const struct sink *s);
+void sink__gap_announced(struct sink *s);
+/* Records dropped since the last notice (whether or not there is room). */
+uint64_t sink__gap_records(const struct sink *s);
+
+/*
+ * Flush and close: stop accepting records (later ones are dropped and
+ * counted) and close once everything queued is written or the peer is
+ * gone.  The loop must keep running until sink__done(); sink__linger()
+ * does that with a deadline.
+ */
+void sink__flush_close(struct sink *s);
+bool sink__done(const struct sink *s);
+/* flush_close, then run the loop until done or @timeout_ms: 0/-ETIMEDOUT. */
+int sink__linger(struct sink *s, int64_t timeout_ms);
+
+/* Everything queued has left (the queue is empty and no send in flight). */
+bool sink__drained(const struct sink *s);
+/* Not connected: errno of the last failure, else 0. */
+int sink__error(const struct sink *s);
+bool sink__is_socket(const struct sink *s);
+/* Bytes the queue holds at most: a larger record can never be queued. */
+size_t sink__capacity(const struct sink *s);
+/* Whether a record of @len bytes would be queued now. */
+bool sink__fits(const struct sink *s, size_t len);
+
+const struct sink_stats *sink__stats(const struct sink *s);
+/* Cancel what is in flight, close and free; queued data counts as dropped. */
+void sink__close(struct sink *s);
+
+#endif /* FXTPROF_SINK_H */

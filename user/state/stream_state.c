@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * stream_state.c - see stream_state.h.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "stream_state.h"
+
+void stream_state__init(struct stream_state *s, struct encoder enc,
+			struct sink *sink)
+{
+	memset(s, 0, sizeof(*s));
+	s->enc = enc;
+	s->sink = sink;
+	name_table__init(&s->names);
+}
+
+void stream_state__fini(struct stream_state *s)
+{
+	name_table__fini(&s->names);
+}
+
+/* -ENOBUFS is the sink's drop, already counted there; the rest is ours. */
+static int count_error(struct stream_state *s, int ret)
+{
+	if (ret && ret != -ENOBUFS) {
+		s->st.encode_errors++;
+		s->st.last_encode_error = ret;
+	}
+	return ret;
+}
+
+static int replay_process(void *ctx, uint32_t pid, uint32_t tid,
+			  const char *comm)
+{
+	struct stream_state *s = ctx;
+
+	(void)tid;
+	return s->enc.ops->process_name(s->enc.ctx, pid, comm);
+}
+
+static int replay_thread(void *ctx, uint32_t pid, uint32_t tid,
+			 const char *comm)
+{
+	struct stream_state *s = ctx;
+
+	return s->enc.ops->thread_name(s->enc.ctx, pid, tid, comm);
+}
+
+int stream_state__sync(struct stream_state *s)
+{
+	int ret;
+
+	if (s->sink ? !sink__segment_wanted(s->sink) : s->st.segments)
+		return 0;
+	/*
+	 * Begun even if part of it fails: the segment is whatever follows,
+	 * and asking again for every record would not make it better.
+	 */
+	if (s->sink)
+		sink__segment_begun(s->sink);
+	s->st.segments++;
+	ret = s->enc.ops->begin_segment(s->enc.ctx);
+	/* Processes first: thread records refer to their process. */
+	if (!ret)
+		ret = name_table__for_each_process(&s->names, replay_process, s);
+	if (!ret)
+		ret = name_table__for_each_thread(&s->names, replay_thread, s);
+	return count_error(s, ret);
+}
+
+static int names(struct stream_state *s, uint32_t pid, uint32_t tid,
+		 const char *process_comm, const char *comm)
+{
+	int ret = 0;
+
+	/* Remembered even if the output drops the record: a new segment
+	 * replays the latest names (an allocation failure only loses that). */
+	if (process_comm)
+		name_table__set_process(&s->names, pid, process_comm);
+	name_table__set_thread(&s->names, pid, tid, comm);
+	if (process_comm)
+		ret = s->enc.ops->process_name(s->enc.ctx, pid, process_comm);
+	if (!ret)
+		ret = s->enc.ops->thread_name(s->enc.ctx, pid, tid, comm);
+	return ret;
+}
+
+static int state_record(struct stream_state *s,
+			const struct fxtprof_rec_hdr *rec)
+{
+	void *enc = s->enc.ctx;
+	int ret = 0;
+
+	switch (rec->type) {
+	case FXTPROF_REC_SAMPLE:
+		break;
+	case FXTPROF_REC_FORK: {
+		const struct fxtprof_fork *f = (const void *)rec;
+
+		ret = names(s, f->child_pid, f->child_tid,
+			    f->child_pid == f->child_tid ? f->comm : NULL,
+			    f->comm);
+		break;
+	}
+	case FXTPROF_REC_EXEC: {
+		const struct fxtprof_exec *e = (const void *)rec;
+
+		ret = names(s, e->pid, e->tid, e->comm, e->comm);
+		break;
+	}
+	case FXTPROF_REC_EXIT: {
+		const struct fxtprof_exit *x = (const void *)rec;
+
+		name_table__remove_thread(&s->names, x->tid);
+		if (x->flags & FXTPROF_EXIT_GROUP_DEAD)
+			name_table__remove_process(&s->names, x->pid);
+		break;
+	}
+	case FXTPROF_REC_RENAME: {
+		const struct fxtprof_rename *r = (const void *)rec;
+
+		return names(s, r->pid, r->tid,
+			     r->pid == r->tid ? r->comm : NULL, r->comm);
+	}
+	case FXTPROF_REC_SNAPSHOT: {
+		const struct fxtprof_snapshot *n = (const void *)rec;
+
+		return names(s, n->pid, n->tid,
+			     n->pid == n->tid ? n->process_comm : NULL,
+			     n->comm);
+	}
+	case FXTPROF_REC_LOST: {
+		const struct fxtprof_lost *l = (const void *)rec;
+
+		s->st.kernel_lost_records += l->records;
+		s->st.kernel_lost_bytes += l->bytes;
+		return s->enc.ops->kernel_lost(enc, l->hdr.time_ns,
+					       s->st.kernel_lost_records,
+					       s->st.kernel_lost_bytes);
+	}
+	case FXTPROF_REC_FLUSH:
+		return 0;
+	}
+	if (ret)
+		return ret;
+	return s->enc.ops->record(enc, rec);
+}
+
+int stream_state__record(void *ctx, const struct fxtprof_rec_hdr *rec)
+{
+	struct stream_state *s = ctx;
+
+	/* Newer record types are skipped: the ABI lets them be added. */
+	if (rec->type >= FXTPROF_REC_MAX)
+		return 0;
+	s->st.records[rec->type]++;
+	stream_state__sync(s);
+	/*
+	 * An output that drops a record has counted it; anything else is
+	 * the encoder's failure, counted apart so that the summary, the exit
+	 * status and the stream can tell.  Keep draining either way.
+	 */
+	count_error(s, state_record(s, rec));
+	return 0;
+}
+
+int stream_state__announce_gap(struct stream_state *s, uint64_t ts)
+{
+	const struct sink_stats *st;
+	int ret;
+
+	stream_state__sync(s);
+	if (!s->sink || !sink__gap_pending(s->sink))
+		return 0;
+	st = sink__stats(s->sink);
+	ret = s->enc.ops->output_gap(s->enc.ctx, ts, st->dropped_records,
+				     st->dropped_bytes);
+	if (ret)
+		return count_error(s, ret);
+	sink__gap_announced(s->sink);
+	return 1;
+}
+
+int stream_state__announce_errors(struct stream_state *s, uint64_t ts)
+{
+	int ret;
+
+	stream_state__sync(s);
+	if (s->st.encode_errors == s->st.encode_errors_announced)
+		return 0;
+	ret = s->enc.ops->encode_errors(s->enc.ctx, ts, s->st.encode_errors,
+					s->st.last_encode_error);
+	if (!ret)
+		s->st.encode_errors_announced = s->st.encode_errors;
+	/* Not counted again: it would announce itself forever. */
+	return ret;
+}
+
+int stream_state__final_stats(struct stream_state *s, uint64_t ts,
+			      const struct fxtprof_stats *total)
+{
+	stream_state__sync(s);
+	return count_error(s, s->enc.ops->final_stats(s->enc.ctx, ts, total));
+}

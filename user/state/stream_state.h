@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * stream_state.h - the state part of the pipeline: what the records seen
+ * so far imply for the stream (live process and thread names, the kernel's
+ * loss totals, counts by record type, encoder errors), between a source
+ * and an encoder.
+ *
+ * Records come in through stream_state__record(), an fxtprof_rec_cb that a
+ * source's drain calls.  The state updates its tables and hands the record
+ * to the encoder.  Whenever the sink asks for a self-contained segment (it
+ * opened, or connected again), the state first has the encoder begin one
+ * (the prologue) and replays the latest name of every live process and
+ * thread, so a consumer that joins there sees a complete stream.
+ */
+#ifndef FXTPROF_STREAM_STATE_H
+#define FXTPROF_STREAM_STATE_H
+
+#include <stdint.h>
+
+#include "encode/encoder.h"
+#include <libfxtprof.h>
+#include "sink/sink.h"
+#include "state/names.h"
+
+struct stream_stats {
+	uint64_t records[FXTPROF_REC_MAX];	/* ring records seen, by type */
+	uint64_t kernel_lost_records;		/* summed from LOST records */
+	uint64_t kernel_lost_bytes;
+	/*
+	 * Records (and notices) the encoder could not produce: an FXT limit,
+	 * no memory.  Output drops are not in here: the sink counts them.
+	 */
+	uint64_t encode_errors;
+	int last_encode_error;			/* -errno of the latest */
+	uint64_t encode_errors_announced;	/* carried by the last notice */
+	uint64_t segments;			/* begun, the first included */
+};
+
+struct stream_state {
+	struct encoder enc;
+	struct sink *sink;		/* asked for segment requests; or NULL */
+	struct name_table names;	/* replayed at each new segment */
+	struct stream_stats st;
+};
+
+/*
+ * @sink is only asked whether it wants a new segment, and told when it
+ * got one; NULL for an output that never needs one (the encoder's first
+ * segment is then begun by the first stream_state__sync()).
+ */
+void stream_state__init(struct stream_state *s, struct encoder enc,
+			struct sink *sink);
+void stream_state__fini(struct stream_state *s);
+
+/*
+ * Begin a segment if the sink wants one: prologue, then the names.  Every
+ * entry point below calls it; call it once after opening to write the
+ * prologue at once.  0 or -errno.
+ */
+int stream_state__sync(struct stream_state *s);
+
+/* fxtprof_rec_cb: one validated ring record.  Always 0: keep draining. */
+int stream_state__record(void *ctx, const struct fxtprof_rec_hdr *rec);
+
+/*
+ * The in-band notices.  Output gap: when the sink has drops to announce
+ * and room for it; 1 if written, 0 if nothing to say, -errno.  Encoder
+ * errors not yet announced: 0 when written or nothing to say, -errno
+ * (it stays pending).
+ */
+int stream_state__announce_gap(struct stream_state *s, uint64_t ts);
+int stream_state__announce_errors(struct stream_state *s, uint64_t ts);
+
+/* The final statistics of a recording. */
+int stream_state__final_stats(struct stream_state *s, uint64_t ts,
+			      const struct fxtprof_stats *total);
+
+#endif /* FXTPROF_STREAM_STATE_H */
