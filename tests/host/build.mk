@@ -134,3 +134,20 @@ $(B)/tests/host/run_abi_doc: $(B)/tests/host/test_abi_doc.bin
 	@chmod +x $@
 
 HOST_TESTS += $(B)/tests/host/run_abi_doc
+
+# ---- report -----------------------------------------------------------
+# user/reader/report.c fed from memory, plain and under ASan+UBSan.
+REPORT_TEST_SRCS := tests/host/test_report.c user/reader/report.c
+REPORT_TEST_HDRS := user/reader/report.h user/reader/reader.h $(FXT_HDRS)
+
+$(B)/tests/host/test_report: $(REPORT_TEST_SRCS) $(REPORT_TEST_HDRS) $(FXT_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(FXT_TEST_CPPFLAGS) -Iuser/reader $(FXT_TEST_CFLAGS) \
+		$(REPORT_TEST_SRCS) $(FXT_LIB) -o $@
+
+$(B)/asan/tests/host/test_report: $(REPORT_TEST_SRCS) $(REPORT_TEST_HDRS) $(FXT_LIB_ASAN)
+	@mkdir -p $(@D)
+	$(CC) $(FXT_TEST_CPPFLAGS) -Iuser/reader $(FXT_TEST_CFLAGS) $(FXT_SAN_FLAGS) \
+		$(REPORT_TEST_SRCS) $(FXT_LIB_ASAN) -o $@
+
+HOST_TESTS += $(B)/tests/host/test_report $(B)/asan/tests/host/test_report
