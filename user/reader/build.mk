@@ -7,7 +7,7 @@
 READER_SRCS := user/reader/main.c user/reader/record.c user/reader/evloop.c \
 	       user/reader/out.c user/reader/translate.c \
 	       user/reader/names.c user/reader/netaddr.c user/reader/send.c \
-	       user/reader/receive.c \
+	       user/reader/receive.c user/reader/framer.c \
 	       user/reader/report.c
 READER_OBJS := $(READER_SRCS:%.c=$(B)/%.o)
 
