@@ -5,7 +5,8 @@
 # harness; and the bench-socket benchmark.  test_stall is a VM test (both
 # arches, static, libc only): it runs /tests/fxtprof record against a TCP
 # peer that stalls or vanishes and checks that the kernel rings lose
-# nothing.  Links the reader's objects
+# nothing.  bench_receive drives bin/fxtprof receive with sender
+# threads (make bench-receive).  Links the reader's objects
 # (out, evloop, translate, names, netaddr) directly.  The Makefile reads
 # user/ fragments first, so $(FXT_LIB) and $(FXTPROF_LIB) would do; the
 # paths below are the same files spelled out.
@@ -33,6 +34,14 @@ $(BENCH_SOCKET): $(B)/tests/socket/bench_socket.o \
 		$(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring -lpthread
 
+# make bench-receive (scripts/bench-receive.sh): one receiver, many
+# senders, next to cat.  Needs bin/fxtprof.
+BENCH_RECEIVE := $(B)/tests/socket/bench_receive
+$(BENCH_RECEIVE): $(B)/tests/socket/bench_receive.o \
+		$(B)/tests/socket/sock_util.o $(SOCK_TEST_OBJS) $(B)/lib/libfxt.a \
+		| $(B)/bin/fxtprof
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -luring -lpthread
+
 # VM (static, every ARCH): /tests/fxtprof comes from tests/reader/build.mk.
 $(B)/tests/socket/test_stall: $(B)/tests/socket/test_stall.o
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
@@ -40,5 +49,5 @@ VM_TEST_PROGS += $(B)/tests/socket/test_stall
 
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/socket/test_writer $(B)/tests/socket/test_receive
-USER_PROGS += $(BENCH_SOCKET)
+USER_PROGS += $(BENCH_SOCKET) $(BENCH_RECEIVE)
 endif
