@@ -516,7 +516,7 @@ TEST(ack_after_half_close)
 	EXPECT_EQ(0x01004b4341545846ull, le64toh(*(uint64_t *)ack));
 	EXPECT_EQ(0, memcmp(ack, "FXTACK\0\1", 8));
 	close(fd);
-	ASSERT_EQ(0, next_summary(_metadata, &r, "acknowledged", &sm));
+	ASSERT_EQ(0, next_summary(_metadata, &r, "acknowledgement sent", &sm));
 	EXPECT_EQ(in.len, bytes);
 	EXPECT_EQ(sm.bytes, bytes);
 	EXPECT_EQ(sm.records, records);
@@ -627,7 +627,7 @@ TEST(string_flood_bounded_rss)
 	shutdown(fd, SHUT_WR);
 	recv_until_eof(fd, &h, sizeof(h), 20000);
 	close(fd);
-	ASSERT_EQ(0, next_summary(_metadata, &r, "acknowledged", &sm));
+	ASSERT_EQ(0, next_summary(_metadata, &r, "acknowledgement sent", &sm));
 	EXPECT_EQ(8 + sent, sm.bytes);
 	hwm = proc_hwm_kb(r.pid);
 	TH_LOG("receiver peak RSS %" PRIu64 " KiB after %zu MB", hwm, sent >> 20);
@@ -801,7 +801,7 @@ TEST(stream_and_disk_limits)
 		ASSERT_EQ(0, next_summary(_metadata, &r, i ? "--max-disk"
 					  : "--max-stream", &sm));
 		EXPECT_GE(1 << 20, sm.bytes);
-		EXPECT_EQ(NULL, strstr(sm.line, "acknowledged"));
+		EXPECT_EQ(NULL, strstr(sm.line, "acknowledgement"));
 		total += sm.bytes;
 	}
 	EXPECT_GE(1500 << 10, total);

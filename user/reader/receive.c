@@ -336,10 +336,10 @@ static void stream_on_sync(struct ev_handler *h,
 	 * non-blocking send either takes it all or the peer is gone. */
 	sent = send(s->fd, &ack, sizeof(ack), MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (sent == (ssize_t)sizeof(ack))
-		snprintf(how + n, sizeof(how) - n, ", acknowledged");
+		snprintf(how + n, sizeof(how) - n, ", acknowledgement sent");
 	else
 		snprintf(how + n, sizeof(how) - n,
-			 ", acknowledgement not delivered: %s",
+			 ", acknowledgement not sent: %s",
 			 sent < 0 ? strerror(errno) : "short send");
 	stream_end(s, how);
 }
