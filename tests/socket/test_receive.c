@@ -308,7 +308,10 @@ static int rcv_start(struct rcv *r, rlim_t nofile, const char *const *args)
 
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(errfd, STDERR_FILENO);
+		/* Only stdio goes to the receiver: fd counts are exact. */
 		close(pipefd[0]);
+		close(pipefd[1]);
+		close(errfd);
 		if (nofile && setrlimit(RLIMIT_NOFILE, &rl))
 			_exit(126);
 		execv(argv[0], argv);
@@ -679,6 +682,64 @@ TEST(fd_limit_cpu_bounded)
 			close(fds[i]);
 	EXPECT_EQ(0, rcv_stop(&r, true));
 	EXPECT_EQ(0, count_files(r.outdir));
+	rcv_cleanup(&r);
+}
+
+/*
+ * accept() failing with EMFILE for real: the receiver's fd limit is
+ * lowered, from outside, to the fds it has open.  It backs off (one log
+ * line a second at most, little CPU), and once the limit is raised again
+ * it takes the waiting peers within its longest backoff.
+ */
+TEST(emfile_backs_off)
+{
+	static const char *const args[] = { "-n", "8", NULL };
+	enum { PEERS = 8 };
+	struct rlimit rl, old;
+	char path[64];
+	int fds[PEERS], i, nfds = 0;
+	struct summary sm;
+	struct dirent *de;
+	uint64_t cpu0, cpu;
+	struct rcv r;
+	DIR *d;
+
+	ASSERT_EQ(0, rcv_start(&r, 0, args));
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)r.pid);
+	d = opendir(path);
+	ASSERT_NE(NULL, d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			nfds++;
+	closedir(d);
+	ASSERT_EQ(0, prlimit(r.pid, RLIMIT_NOFILE, NULL, &old));
+	rl = old;
+	rl.rlim_cur = (rlim_t)nfds;
+	ASSERT_EQ(0, prlimit(r.pid, RLIMIT_NOFILE, &rl, NULL));
+	cpu0 = proc_cpu_ms(r.pid);
+	for (i = 0; i < PEERS; i++) {
+		fds[i] = rcv_connect(&r);
+		ASSERT_LE(0, fds[i]);
+	}
+	sleep(3);
+	cpu = proc_cpu_ms(r.pid) - cpu0;
+	TH_LOG("receiver CPU %" PRIu64 " ms in 3 s at EMFILE (%d fds)", cpu,
+	       nfds);
+	EXPECT_GT(300, cpu);
+	EXPECT_LE(1, count_lines(r.err, "Too many open files"));
+	EXPECT_GE(4, count_lines(r.err, "accept failed"));
+	ASSERT_EQ(0, prlimit(r.pid, RLIMIT_NOFILE, &old, NULL));
+	/* Each peer is taken now: an empty stream, half-closed, acked. */
+	for (i = 0; i < PEERS; i++) {
+		unsigned char ack[RECEIVE_ACK_SIZE];
+
+		shutdown(fds[i], SHUT_WR);
+		EXPECT_EQ(RECEIVE_ACK_SIZE,
+			  recv_until_eof(fds[i], ack, sizeof(ack), 5000));
+		close(fds[i]);
+		ASSERT_EQ(0, next_summary(_metadata, &r, "no file", &sm));
+	}
+	EXPECT_EQ(0, rcv_stop(&r, false));
 	rcv_cleanup(&r);
 }
 
