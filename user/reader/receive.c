@@ -397,7 +397,8 @@ static bool stream_take(struct stream *s, int res)
 	}
 	take = framer__feed(&s->fr, s->buf, len);
 	if (take && s->file_fd < 0 && (ret = stream_open_file(s))) {
-		reader_err(ret, "cannot create %s", s->path);
+		/* In the summary only: a log line per peer is the peer's to
+		 * multiply. */
 		snprintf(how, sizeof(how), "cannot create %s: %s", s->path,
 			 strerror(-ret));
 		stream_end(s, how);
