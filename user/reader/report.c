@@ -330,19 +330,27 @@ static int by_count(const void *a, const void *b)
 	return c ? c : (xl > yl) - (xl < yl);
 }
 
-/* Bytes as text: NUL, control bytes and backslash escaped as \xNN. */
-static void put_escaped(FILE *f, const char *p, uint32_t len)
+/*
+ * Bytes as text: NUL, control bytes and backslash escaped as \xNN.
+ * Returns the characters printed.
+ */
+static int put_escaped(FILE *f, const char *p, uint32_t len)
 {
 	uint32_t i;
+	int n = 0;
 
 	for (i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)p[i];
 
-		if (ch < 0x20 || ch == 0x7f || ch == '\\')
+		if (ch < 0x20 || ch == 0x7f || ch == '\\') {
 			fprintf(f, "\\x%02x", ch);
-		else
+			n += 4;
+		} else {
 			fputc(ch, f);
+			n++;
+		}
 	}
+	return n;
 }
 
 static void print_top(FILE *f, struct table *t, const char *what,
@@ -414,13 +422,15 @@ void report__print(struct report *rp, FILE *f, const char *path,
 	fprintf(f, "\nevents by category:name:\n");
 	for (i = 0; i < nev; i++) {
 		const struct evname *e = &rp->ev[i];
-		int w = 28 - (int)(e->cat_len + 1 + e->name_len);
+		int w;
 
 		fputs("  ", f);
-		put_escaped(f, e->key, e->cat_len);
+		w = put_escaped(f, e->key, e->cat_len);
 		fputc(':', f);
-		put_escaped(f, e->key + e->cat_len, e->name_len);
-		fprintf(f, "%*s %10" PRIu64 "\n", w > 0 ? w : 0, "", e->count);
+		w += 1 + put_escaped(f, e->key + e->cat_len, e->name_len);
+		/* As "%-28s" would: padded to 28 columns. */
+		fprintf(f, "%*s %10" PRIu64 "\n", w < 28 ? 28 - w : 0, "",
+			e->count);
 	}
 	if (rp->ev_other)
 		fprintf(f, "  %-28s %10" PRIu64 "\n", "(other names)",
