@@ -63,17 +63,11 @@
 #define BACKOFF_MIN_MS	10
 #define BACKOFF_MAX_MS	1000
 
-enum stream_state {
-	STREAM_RECV,		/* a recv (and its idle timeout) in flight */
-	STREAM_SYNC,		/* EOF seen; an fdatasync in flight */
-};
-
 struct stream {
-	struct ev_handler recv_h;
-	struct ev_handler sync_h;
+	struct ev_handler recv_h;	/* a recv (and its idle timeout) */
+	struct ev_handler sync_h;	/* after EOF: the fdatasync */
 	struct receiver *rc;
 	struct stream *next;
-	enum stream_state state;
 	int fd;
 	int file_fd;		/* -1 until the first valid byte */
 	char peer[80];
@@ -296,7 +290,6 @@ static void stream_on_eof(struct stream *s)
 		/* Nothing was written, there is nothing to sync. */
 		struct io_uring_cqe done = { .res = 0 };
 
-		s->state = STREAM_SYNC;
 		stream_on_sync(&s->sync_h, &done);
 		return;
 	}
@@ -309,7 +302,6 @@ static void stream_on_eof(struct stream *s)
 		return;
 	}
 	io_uring_prep_fsync(sqe, s->file_fd, IORING_FSYNC_DATASYNC);
-	s->state = STREAM_SYNC;
 }
 
 static void stream_on_sync(struct ev_handler *h,
