@@ -258,7 +258,7 @@ static void stream_end(struct stream *s, const char *how)
 		rc->stop = true;
 }
 
-/* How a stream that stopped inside a record is described. */
+/* Where the peer's half-close found the stream: at a boundary or not. */
 static void stream_describe_end(struct stream *s, char *buf, size_t cap)
 {
 	if (framer__at_boundary(&s->fr))
@@ -275,28 +275,26 @@ static void stream_on_sync(struct ev_handler *h,
 /* The peer is done: make the file durable, then acknowledge. */
 static void stream_on_eof(struct stream *s)
 {
+	struct io_uring_cqe nothing_to_sync = { .res = 0 };
 	struct io_uring_sqe *sqe;
 	char how[256];
 	int ret;
 
 	ret = stream_trim(s);
-	if (ret || s->file_fd < 0) {
+	if (ret) {
+		/* The file may end inside a record: no ack. */
 		stream_describe_end(s, how, sizeof(how));
-		if (ret) {
-			/* The file may end inside a record: no ack. */
-			stream_end(s, how);
-			return;
-		}
-		/* Nothing was written, there is nothing to sync. */
-		struct io_uring_cqe done = { .res = 0 };
-
-		stream_on_sync(&s->sync_h, &done);
+		stream_end(s, how);
+		return;
+	}
+	if (s->file_fd < 0) {
+		stream_on_sync(&s->sync_h, &nothing_to_sync);
 		return;
 	}
 	sqe = evloop__sqe(&s->rc->loop, &s->sync_h);
 	if (!sqe) {
 		stream_describe_end(s, how, sizeof(how));
-		strncat(how, ", not acknowledged: no submission slot",
+		strncat(how, ", acknowledgement not sent: no submission slot",
 			sizeof(how) - strlen(how) - 1);
 		stream_end(s, how);
 		return;
@@ -318,7 +316,7 @@ static void stream_on_sync(struct ev_handler *h,
 	n = strlen(how);
 	if (cqe->res < 0) {
 		snprintf(how + n, sizeof(how) - n,
-			 ", not acknowledged: cannot sync %s: %s", s->path,
+			 ", acknowledgement not sent: cannot sync %s: %s", s->path,
 			 strerror(-cqe->res));
 		stream_end(s, how);
 		return;
