@@ -11,7 +11,8 @@
 #                        configuration (scripts/check.sh)
 #   make check-fresh     the README's commands in a new Debian root
 #   make vm-suite        boot the VM suite for CFG only (default: ARCH)
-#   make demo | bench-kernel | bench-reader | bench-socket   (see below)
+#   make demo | bench-kernel | bench-reader | bench-socket | bench-receive
+#                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
 #   make install         libfxtprof.a and its public headers (DESTDIR, PREFIX)
 #   make clean           remove build/ except build/deps (the slow caches)
@@ -90,7 +91,7 @@ VM_TEST_PROGS :=
 HOST_TESTS :=
 
 .PHONY: all module user deps check check-fresh vm-suite demo bench-kernel \
-	bench-reader bench-socket install clean
+	bench-reader bench-socket bench-receive install clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -166,7 +167,7 @@ VM_FILES ?=
 demo:
 	scripts/demo.sh $(CFG)
 
-bench-kernel bench-reader bench-socket:
+bench-kernel bench-reader bench-socket bench-receive:
 	scripts/setup.sh
 	$(MAKE) all
 	@if [ -x scripts/$@.sh ]; then scripts/$@.sh $(CFG); \

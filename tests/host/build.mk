@@ -2,8 +2,8 @@
 #
 # tests/host/build.mk - the host tests (kselftest harness or TAP scripts,
 # no kernel needed): the ring test against the module's own producer, the
-# FXT tests in a normal and an ASan+UBSan flavour, the decoder fuzzer and
-# the encoder benchmark, and the header tests.  Needs user/fxt/build.mk
+# FXT and report tests in a normal and an ASan+UBSan flavour, a fuzzer per
+# parser and the encoder benchmark, and the header tests.  Needs user/fxt/build.mk
 # (FXT_LIB, FXT_CPPFLAGS), user/lib/build.mk (FXTPROF_LIB) and KSFT_INC.
 #
 #   HOST_TESTS += test_ring, normal + sanitizer FXT tests, the bounded fuzz
@@ -11,7 +11,7 @@
 #   RING_SIM_LIB  = one ring in userspace, produced by kmod/kring.c
 #                 (tests/host/ring_sim.h); for test_ring and bench_reader
 #   FXT_BENCH   = the benchmark (not run by make check)
-#   FXT_FUZZ_TIME = seconds the fuzz run lasts (default 30)
+#   FXT_FUZZ_TIME = seconds each of the five fuzz runs lasts (default 12)
 
 # ---- the ring -------------------------------------------------------
 # kmod/kring.c, the module's producer core, built for userspace: the kshim
@@ -63,17 +63,33 @@ $(FXT_BENCH): tests/host/bench_fxt.c $(FXT_LIB) $(FXT_TEST_HDRS)
 
 # ---- fuzzing --------------------------------------------------------
 # libFuzzer ships in Debian's libclang-rt-14-dev.  The seed corpus is
-# generated at build time by the encoder (gen_fxt_corpus), not committed.
+# generated at build time by the encoder (gen_fxt_corpus), not committed;
+# each target grows its own copy.  One target per parser: the decoder
+# (fuzz_fxt_reader), `check` (fuzz_fxt_check), `dump` (fuzz_fxt_dump),
+# `report` (fuzz_report) and receive's framing (fuzz_receive_framer).
+# Each runs FXT_FUZZ_TIME seconds in `make check`, all five within 60 s.
 FXT_CLANG ?= clang
-FXT_FUZZ_TIME ?= 30
-FXT_FUZZ := $(B)/fuzz/fuzz_fxt_reader
-FXT_CORPUS := $(B)/fuzz/fxt_corpus
+FXT_FUZZ_TIME ?= 12
+FXT_FUZZ_FLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FXT_FUZZERS := fuzz_fxt_reader fuzz_fxt_check fuzz_fxt_dump fuzz_report \
+	fuzz_receive_framer
 
-$(FXT_FUZZ): tests/host/fuzz_fxt_reader.c $(FXT_LIB_SRCS) $(FXT_HDRS)
-	@mkdir -p $(@D)
-	$(FXT_CLANG) -std=c11 -O1 -g -fno-omit-frame-pointer $(CPPFLAGS) \
-		$(FXT_CPPFLAGS) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all $< $(FXT_LIB_SRCS) -o $@
+# $(B)/fuzz/NAME: tests/host/NAME.c and the sources it exercises.
+FUZZ_SRCS_fuzz_fxt_reader := $(FXT_LIB_SRCS)
+FUZZ_SRCS_fuzz_fxt_check := $(FXT_LIB_SRCS)
+FUZZ_SRCS_fuzz_fxt_dump := $(FXT_LIB_SRCS)
+FUZZ_SRCS_fuzz_report := user/cmd/report.c $(FXT_LIB_SRCS)
+FUZZ_SRCS_fuzz_receive_framer := user/cmd/framer.c
+FUZZ_HDRS := $(FXT_HDRS) user/cmd/report.h user/cmd/framer.h
+
+define fuzz_build_rule
+$(B)/fuzz/$(1): tests/host/$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_HDRS)
+	@mkdir -p $$(@D)
+	$(FXT_CLANG) $(FXT_FUZZ_FLAGS) $(CPPFLAGS) $(FXT_CPPFLAGS) -Iuser/cmd -Iuser \
+		$$< $(FUZZ_SRCS_$(1)) -o $$@
+endef
+$(foreach f,$(FXT_FUZZERS),$(eval $(call fuzz_build_rule,$(f))))
 
 $(B)/tests/host/gen_fxt_corpus: tests/host/gen_fxt_corpus.c $(FXT_LIB) $(FXT_TEST_HDRS)
 	@mkdir -p $(@D)
@@ -83,19 +99,28 @@ $(B)/tests/host/gen_fxt_corpus: tests/host/gen_fxt_corpus.c $(FXT_LIB) $(FXT_TES
 FXT_HAVE_FUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \
 	$(FXT_CLANG) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo y)
 
-# A TAP wrapper so that `make check` runs the fuzzer like any host test
-# (tests/host/fxt_fuzz_run.sh); without libFuzzer it fails, naming the
-# packages that bring it.
-$(B)/tests/host/run_fxt_fuzz: tests/host/fxt_fuzz_run.sh $(B)/tests/host/gen_fxt_corpus \
-		$(if $(FXT_HAVE_FUZZER),$(FXT_FUZZ))
-	@mkdir -p $(@D)
-	@printf '#!/bin/sh\nexec sh %s %s %s %s %s\n' $(abspath $<) \
-		$(if $(FXT_HAVE_FUZZER),$(abspath $(FXT_FUZZ)),none) \
-		$(abspath $(B)/tests/host/gen_fxt_corpus) $(abspath $(FXT_CORPUS)) \
-		$(FXT_FUZZ_TIME) > $@
-	@chmod +x $@
+# A TAP wrapper per target so that `make check` runs each like any host
+# test (tests/host/fxt_fuzz_run.sh); without libFuzzer they fail, naming
+# the packages that bring it.  run_fxt_fuzz is the decoder's.
+FUZZ_RUN_fuzz_fxt_reader := run_fxt_fuzz
+FUZZ_RUN_fuzz_fxt_check := run_fuzz_fxt_check
+FUZZ_RUN_fuzz_fxt_dump := run_fuzz_fxt_dump
+FUZZ_RUN_fuzz_report := run_fuzz_report
+FUZZ_RUN_fuzz_receive_framer := run_fuzz_receive_framer
 
-HOST_TESTS += $(B)/tests/host/run_fxt_fuzz
+define fuzz_run_rule
+$(B)/tests/host/$(FUZZ_RUN_$(1)): tests/host/fxt_fuzz_run.sh $(B)/tests/host/gen_fxt_corpus \
+		$(if $(FXT_HAVE_FUZZER),$(B)/fuzz/$(1))
+	@mkdir -p $$(@D)
+	@printf '#!/bin/sh\nexec sh %s %s %s %s %s %s\n' $$(abspath $$<) $(1) \
+		$(if $(FXT_HAVE_FUZZER),$(abspath $(B)/fuzz/$(1)),none) \
+		$(abspath $(B)/tests/host/gen_fxt_corpus) \
+		$(abspath $(B)/fuzz/$(1).corpus) $(FXT_FUZZ_TIME) > $$@
+	@chmod +x $$@
+
+HOST_TESTS += $(B)/tests/host/$(FUZZ_RUN_$(1))
+endef
+$(foreach f,$(FXT_FUZZERS),$(eval $(call fuzz_run_rule,$(f))))
 
 # ---- headers --------------------------------------------------------
 # The public headers and the library staged with the Makefile's own
@@ -134,3 +159,20 @@ $(B)/tests/host/run_abi_doc: $(B)/tests/host/test_abi_doc.bin
 	@chmod +x $@
 
 HOST_TESTS += $(B)/tests/host/run_abi_doc
+
+# ---- report -----------------------------------------------------------
+# user/cmd/report.c fed from memory, plain and under ASan+UBSan.
+REPORT_TEST_SRCS := tests/host/test_report.c user/cmd/report.c
+REPORT_TEST_HDRS := user/cmd/report.h user/cmd/cmd.h $(FXT_HDRS)
+
+$(B)/tests/host/test_report: $(REPORT_TEST_SRCS) $(REPORT_TEST_HDRS) $(FXT_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(FXT_TEST_CPPFLAGS) -Iuser/cmd -Iuser $(FXT_TEST_CFLAGS) \
+		$(REPORT_TEST_SRCS) $(FXT_LIB) -o $@
+
+$(B)/asan/tests/host/test_report: $(REPORT_TEST_SRCS) $(REPORT_TEST_HDRS) $(FXT_LIB_ASAN)
+	@mkdir -p $(@D)
+	$(CC) $(FXT_TEST_CPPFLAGS) -Iuser/cmd -Iuser $(FXT_TEST_CFLAGS) $(FXT_SAN_FLAGS) \
+		$(REPORT_TEST_SRCS) $(FXT_LIB_ASAN) -o $@
+
+HOST_TESTS += $(B)/tests/host/test_report $(B)/asan/tests/host/test_report

@@ -6,6 +6,8 @@
 # arches, static, libc only): it runs /tests/fxtprof record against a TCP
 # peer that stalls or vanishes and checks that the kernel rings lose
 # nothing.  The pipeline's parts are linked from their archives.
+# bench_receive drives bin/fxtprof receive with sender threads (make
+# bench-receive).
 
 SOCK_LIBS := $(B)/lib/libstate.a $(B)/lib/libencode.a $(B)/lib/libsink.a \
 	     $(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
@@ -27,6 +29,13 @@ $(BENCH_SOCKET): $(B)/tests/socket/bench_socket.o \
 		$(B)/tests/socket/sock_util.o $(SOCK_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring -lpthread
 
+# make bench-receive (scripts/bench-receive.sh): one receiver, many
+# senders, next to cat.  Needs bin/fxtprof.
+BENCH_RECEIVE := $(B)/tests/socket/bench_receive
+$(BENCH_RECEIVE): $(B)/tests/socket/bench_receive.o \
+		$(B)/tests/socket/sock_util.o $(SOCK_LIBS) | $(B)/bin/fxtprof
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -luring -lpthread
+
 # VM (static, every ARCH): /tests/fxtprof is user/cmd's static build.
 $(B)/tests/socket/test_stall: $(B)/tests/socket/test_stall.o
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
@@ -34,5 +43,5 @@ VM_TEST_PROGS += $(B)/tests/socket/test_stall
 
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/socket/test_writer $(B)/tests/socket/test_receive
-USER_PROGS += $(BENCH_SOCKET)
+USER_PROGS += $(BENCH_SOCKET) $(BENCH_RECEIVE)
 endif

@@ -4,12 +4,30 @@
  *
  * One io_uring loop accepts connections on a tcp:// or unix:// listener
  * and receives every stream concurrently.  Each stream goes to its own
- * file, named by peer and start time, and is written as it arrives:
- * whatever was read from a socket reaches the file, framing errors
- * included.  Alongside, the FXT reader's incremental framing counts whole
- * records and the gaps the sender announced in-band (provider
- * buffer-overflow events), and tells at the end whether the stream
- * stopped on a record boundary.
+ * file, named by peer and start time, created (0600 unless --mode says
+ * otherwise) when its first valid byte arrives: a connection that sends
+ * nothing, or nothing valid, leaves no file.
+ *
+ * Peers are not trusted.  The framer (framer.h) checks record headers
+ * only and keeps O(1) state, so a stream costs its receive buffer and
+ * nothing that grows with what the peer sends.  Every limit ends one
+ * stream or refuses one connection, never the receiver:
+ *   - a framing error ends the stream at once, the file keeps what came
+ *     before the bad record;
+ *   - --max-record, --max-stream, --idle-timeout end a stream;
+ *   - --max-streams, --max-memory, --max-disk refuse new connections,
+ *     with the reason logged (at most once a second);
+ *   - accept() errors (EMFILE, ENFILE, ENOBUFS, ...) back off, 10 ms
+ *     doubling to 1 s, and never spin.
+ * Whatever way a stream ends, its file holds whole records only (a cut
+ * record is truncated away) and its one summary line gives the bytes and
+ * records on disk.
+ *
+ * Acknowledged end (Documentation/receive.md): when the peer half-closes
+ * and nothing went wrong, the file is fdatasync'd and the peer gets a
+ * 24-byte acknowledgement with the bytes and records written, then the
+ * connection is closed.  A stream that ended on an error or a limit gets
+ * no acknowledgement.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,51 +38,70 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
-#include "fxt/fxt_reader.h"
+#include "framer.h"
+#include "receive.h"
+#include "transport/stream_ack.h"
 #include "transport/evloop.h"
 #include "transport/netaddr.h"
 
 #define RECV_BUF	(256u << 10)
+/* Reads straight after a completion, before going back to the ring. */
+#define RECV_BURST	8
+/* What one stream costs: its buffer and its state. */
+#define STREAM_MEM	(RECV_BUF + sizeof(struct stream))
+/* fds kept free of streams: stdio, listener, io_uring, signalfd, slack. */
+#define RESERVED_FDS	16
+#define BACKOFF_MIN_MS	10
+#define BACKOFF_MAX_MS	1000
 
 struct stream {
-	struct ev_handler recv_h;
+	struct ev_handler recv_h;	/* a recv (and its idle timeout) */
+	struct ev_handler sync_h;	/* after EOF: the fdatasync */
 	struct receiver *rc;
 	struct stream *next;
 	int fd;
-	int file_fd;
+	int file_fd;		/* -1 until the first valid byte */
 	char peer[80];
 	char path[512];
-	struct fxt_reader *rd;
-	bool framing_failed;
-	char framing_msg[256];
-	uint64_t bytes, records, gaps;
+	struct framer fr;
+	uint64_t written;	/* bytes written to the file, partial record too */
 	unsigned char *buf;
 };
 
 struct receiver {
 	struct evloop loop;
-	const char *dir;
+	struct receive_opts o;
 	int lfd;
 	int sigfd;
-	bool quiet;
 	bool stop;
-	unsigned long count;		/* exit after this many streams, 0 = never */
-	unsigned long seq;
+	unsigned long seq;		/* streams accepted */
 	unsigned long ended;
+	unsigned long nstreams;		/* open now */
+	uint64_t disk_used;		/* bytes in this run's files */
+	uint64_t total_bytes;		/* whole records in ended streams */
+	unsigned long refused, refused_logged;
+	unsigned long accept_errors;
+	struct timespec last_refuse_log, last_accept_log;
+	unsigned int backoff_ms;
 	struct stream *streams;
 	struct ev_handler accept_h;
+	struct ev_handler backoff_h;
 	struct ev_handler sig_h;
+	struct __kernel_timespec backoff_ts;
+	struct __kernel_timespec idle_ts;
 	struct sockaddr_storage peer_ss;
 	socklen_t peer_len;
 	struct signalfd_siginfo si;
-	uint64_t total_bytes;
 };
 
 static void receive_usage(FILE *f)
@@ -76,7 +113,36 @@ static void receive_usage(FILE *f)
 "  Stops at SIGINT/SIGTERM.  The listening address goes to stdout first.\n"
 "  -o, --output DIR       directory for the streams (created if missing)\n"
 "  -n, --count N          exit after N streams have ended\n"
-"  -q, --quiet            no per-stream summary\n");
+"  -q, --quiet            no per-stream summary\n"
+"      --mode MODE        file mode of the streams, octal (default 0600)\n"
+"      --max-record SIZE  largest record (default 256K)\n"
+"      --max-stream SIZE  largest stream (default 16G)\n"
+"      --idle-timeout S   end a stream silent for S seconds (default 60,\n"
+"                         0 = never)\n"
+"      --max-streams N    streams at once (default 256, and at most half\n"
+"                         the fds RLIMIT_NOFILE leaves)\n"
+"      --max-memory SIZE  buffers of all streams (default 64M; 256K each)\n"
+"      --max-disk SIZE    bytes all streams may write (default: half the\n"
+"                         free space of DIR's file system at start)\n"
+"  SIZE takes K, M or G.  Documentation/receive.md has the protocol.\n");
+}
+
+static uint64_t ms_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)(now.tv_sec - t->tv_sec) * 1000 +
+	       (uint64_t)((now.tv_nsec - t->tv_nsec) / 1000000);
+}
+
+/* Log lines a peer can cause are kept to one a second. */
+static bool log_due(struct timespec *last)
+{
+	if (last->tv_sec && ms_since(last) < 1000)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, last);
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -85,41 +151,24 @@ static void receive_usage(FILE *f)
 
 static void stream_arm_recv(struct stream *s)
 {
-	struct io_uring_sqe *sqe = evloop__sqe(&s->rc->loop, &s->recv_h);
+	struct receiver *rc = s->rc;
+	struct io_uring_sqe *sqe;
 
-	if (sqe)
-		io_uring_prep_recv(sqe, s->fd, s->buf, RECV_BUF, 0);
-}
-
-/* Cut what arrived into records: count them and the announced gaps. */
-static void stream_frame(struct stream *s, const void *data, size_t len)
-{
-	struct fxt_record rec;
-	int ret;
-
-	if (s->framing_failed)
+	/* The recv and its linked timeout must go in one submission. */
+	if (io_uring_sq_space_left(&rc->loop.ring) < 2)
+		io_uring_submit(&rc->loop.ring);
+	sqe = evloop__sqe(&rc->loop, &s->recv_h);
+	if (!sqe)
 		return;
-	ret = fxt_reader__feed(s->rd, data, len);
-	while (!ret && (ret = fxt_reader__next(s->rd, &rec)) > 0) {
-		s->records++;
-		if (rec.type == FXT_REC_METADATA &&
-		    rec.subtype == FXT_META_PROVIDER_EVENT &&
-		    rec.meta.event_id == FXT_PROVIDER_EVENT_BUFFER_OVERFLOW)
-			s->gaps++;
-		ret = 0;
-	}
-	if (ret < 0) {
-		const struct fxt_error *e = fxt_reader__error(s->rd);
-
-		s->framing_failed = true;
-		if (e && e->rule)
-			snprintf(s->framing_msg, sizeof(s->framing_msg),
-				 "framing error at byte %" PRIu64 " (%s)",
-				 e->offset, e->rule);
-		else
-			snprintf(s->framing_msg, sizeof(s->framing_msg),
-				 "framing failed: %s", strerror(-ret));
-	}
+	io_uring_prep_recv(sqe, s->fd, s->buf, RECV_BUF, 0);
+	if (!rc->o.idle_timeout_s)
+		return;
+	sqe->flags |= IOSQE_IO_LINK;
+	/* No handler: it completes after the recv, maybe after the stream
+	 * is gone, and the recv's -ECANCELED says all it has to say. */
+	sqe = evloop__sqe(&rc->loop, NULL);
+	if (sqe)
+		io_uring_prep_link_timeout(sqe, &rc->idle_ts, 0);
 }
 
 static int write_all(int fd, const unsigned char *p, size_t len)
@@ -137,23 +186,39 @@ static int write_all(int fd, const unsigned char *p, size_t len)
 	return 0;
 }
 
+static int stream_open_file(struct stream *s)
+{
+	s->file_fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			  s->rc->o.mode);
+	return s->file_fd < 0 ? -errno : 0;
+}
+
+/*
+ * Cut the file back to its last whole record, so that it never ends
+ * inside one, and keep the disk account true.  Returns 0 or -errno.
+ */
+static int stream_trim(struct stream *s)
+{
+	uint64_t keep = s->fr.boundary;
+
+	if (s->file_fd < 0 || s->written == keep)
+		return 0;
+	if (ftruncate(s->file_fd, (off_t)keep))
+		return -errno;
+	s->rc->disk_used -= s->written - keep;
+	s->written = keep;
+	return 0;
+}
+
 static void stream_summary(struct stream *s, const char *how)
 {
-	const char *end;
-
-	if (s->framing_failed)
-		end = s->framing_msg;
-	else if (fxt_reader__finish(s->rd))
-		end = "ended inside a record";
-	else
-		end = "ended on a record boundary";
-	if (!s->rc->quiet) {
-		printf("stream %s: %s: %" PRIu64 " bytes, %" PRIu64
-		       " records, %" PRIu64 " gaps announced, %s%s%s\n",
-		       s->peer, s->path, s->bytes, s->records, s->gaps, end,
-		       how ? ", " : "", how ? how : "");
-		fflush(stdout);
-	}
+	if (s->rc->o.quiet)
+		return;
+	printf("stream %s: %s: %" PRIu64 " bytes, %" PRIu64 " records, %"
+	       PRIu64 " gaps announced, %s\n", s->peer,
+	       s->file_fd >= 0 ? s->path : "no file", s->written,
+	       s->fr.records, s->fr.gaps, how);
+	fflush(stdout);
 }
 
 static void stream_free(struct stream *s)
@@ -162,26 +227,210 @@ static void stream_free(struct stream *s)
 		close(s->fd);
 	if (s->file_fd >= 0)
 		close(s->file_fd);
-	fxt_reader__free(s->rd);
 	free(s->buf);
 	free(s);
 }
 
+/* Trim, say how it ended (@how), unlink from the receiver and free. */
 static void stream_end(struct stream *s, const char *how)
 {
 	struct receiver *rc = s->rc;
 	struct stream **pp;
+	char line[1536];
+	int ret;
 
+	ret = stream_trim(s);
+	if (ret) {
+		snprintf(line, sizeof(line), "%s; cannot cut %s back to %"
+			 PRIu64 " bytes: %s", how, s->path, s->fr.boundary,
+			 strerror(-ret));
+		how = line;
+	}
 	stream_summary(s, how);
 	for (pp = &rc->streams; *pp; pp = &(*pp)->next)
 		if (*pp == s) {
 			*pp = s->next;
 			break;
 		}
-	rc->total_bytes += s->bytes;
+	rc->total_bytes += s->written;
+	rc->nstreams--;
 	stream_free(s);
-	if (rc->count && ++rc->ended >= rc->count)
+	if (rc->o.count && ++rc->ended >= rc->o.count)
 		rc->stop = true;
+}
+
+/* Where the peer's half-close found the stream: at a boundary or not. */
+static void stream_describe_end(struct stream *s, char *buf, size_t cap)
+{
+	if (framer__at_boundary(&s->fr))
+		snprintf(buf, cap, "ended on a record boundary");
+	else
+		snprintf(buf, cap, "ended inside a record: the %" PRIu64
+			 " bytes from byte %" PRIu64 " are not kept",
+			 s->fr.offset - s->fr.boundary, s->fr.boundary);
+}
+
+static void stream_on_sync(struct ev_handler *h,
+			   const struct io_uring_cqe *cqe);
+
+/* The peer is done: make the file durable, then acknowledge. */
+static void stream_on_eof(struct stream *s)
+{
+	struct io_uring_cqe nothing_to_sync = { .res = 0 };
+	struct io_uring_sqe *sqe;
+	char how[256];
+	int ret;
+
+	ret = stream_trim(s);
+	if (ret) {
+		/* The file may end inside a record: no ack. */
+		stream_describe_end(s, how, sizeof(how));
+		stream_end(s, how);
+		return;
+	}
+	if (s->file_fd < 0) {
+		stream_on_sync(&s->sync_h, &nothing_to_sync);
+		return;
+	}
+	sqe = evloop__sqe(&s->rc->loop, &s->sync_h);
+	if (!sqe) {
+		stream_describe_end(s, how, sizeof(how));
+		strncat(how, ", acknowledgement not sent: no submission slot",
+			sizeof(how) - strlen(how) - 1);
+		stream_end(s, how);
+		return;
+	}
+	io_uring_prep_fsync(sqe, s->file_fd, IORING_FSYNC_DATASYNC);
+}
+
+static void stream_on_sync(struct ev_handler *h,
+			   const struct io_uring_cqe *cqe)
+{
+	struct stream *s = (void *)((char *)h - offsetof(struct stream,
+							  sync_h));
+	struct stream_ack ack;
+	char how[1024];
+	size_t n;
+	ssize_t sent;
+
+	stream_describe_end(s, how, sizeof(how));
+	n = strlen(how);
+	if (cqe->res < 0) {
+		snprintf(how + n, sizeof(how) - n,
+			 ", acknowledgement not sent: cannot sync %s: %s", s->path,
+			 strerror(-cqe->res));
+		stream_end(s, how);
+		return;
+	}
+	stream_ack__encode(&ack, s->written, s->fr.records);
+	/* 24 bytes into a socket we never wrote to: room is certain, so a
+	 * non-blocking send either takes it all or the peer is gone. */
+	sent = send(s->fd, &ack, sizeof(ack), MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (sent == (ssize_t)sizeof(ack))
+		snprintf(how + n, sizeof(how) - n, ", acknowledgement sent");
+	else
+		snprintf(how + n, sizeof(how) - n,
+			 ", acknowledgement not sent: %s",
+			 sent < 0 ? strerror(errno) : "short send");
+	stream_end(s, how);
+}
+
+/* Bytes this stream may still write, by --max-stream and --max-disk. */
+static uint64_t stream_room(const struct stream *s, bool *by_disk)
+{
+	const struct receiver *rc = s->rc;
+	uint64_t room = rc->o.max_stream > s->fr.offset ?
+			rc->o.max_stream - s->fr.offset : 0;
+	uint64_t disk = rc->o.max_disk > rc->disk_used ?
+			rc->o.max_disk - rc->disk_used : 0;
+
+	*by_disk = disk < room;
+	return *by_disk ? disk : room;
+}
+
+/*
+ * What one recv gave (@res bytes in s->buf, 0 for EOF, or -errno): frame
+ * it, write it, or end the stream.  True while the stream wants more.
+ */
+static bool stream_take(struct stream *s, int res)
+{
+	struct receiver *rc = s->rc;
+	char how[768];
+	size_t len, take;
+	uint64_t room;
+	bool by_disk, capped = false;
+	int ret;
+
+	if (res == -EINTR || res == -EAGAIN)
+		return true;
+	if (res == -ECANCELED) {
+		/* Only the linked timeout cancels a recv. */
+		snprintf(how, sizeof(how), "idle for %u s, closed",
+			 rc->o.idle_timeout_s);
+		stream_end(s, how);
+		return false;
+	}
+	if (res < 0) {
+		snprintf(how, sizeof(how), "connection error: %s",
+			 strerror(-res));
+		stream_end(s, how);
+		return false;
+	}
+	if (res == 0) {
+		stream_on_eof(s);
+		return false;
+	}
+	len = (size_t)res;
+	room = stream_room(s, &by_disk);
+	if (len > room) {
+		len = (size_t)room;
+		capped = true;
+	}
+	take = framer__feed(&s->fr, s->buf, len);
+	if (take && s->file_fd < 0 && (ret = stream_open_file(s))) {
+		/* In the summary only: a log line per peer is the peer's to
+		 * multiply. */
+		snprintf(how, sizeof(how), "cannot create %s: %s", s->path,
+			 strerror(-ret));
+		stream_end(s, how);
+		return false;
+	}
+	if (take) {
+		ret = write_all(s->file_fd, s->buf, take);
+		if (ret) {
+			/* Part may be on disk: count it, trim cuts it. */
+			struct stat st;
+
+			if (!fstat(s->file_fd, &st) &&
+			    (uint64_t)st.st_size > s->written) {
+				rc->disk_used += (uint64_t)st.st_size - s->written;
+				s->written = (uint64_t)st.st_size;
+			}
+			snprintf(how, sizeof(how), "cannot write %s: %s; "
+				 "whole records up to byte %" PRIu64 " kept",
+				 s->path, strerror(-ret), s->fr.boundary);
+			stream_end(s, how);
+			return false;
+		}
+		s->written += take;
+		rc->disk_used += take;
+	}
+	if (framer__failed(&s->fr)) {
+		snprintf(how, sizeof(how), "framing error at byte %" PRIu64
+			 " (%s: %s): nothing from there on is kept",
+			 s->fr.err_offset, s->fr.rule, s->fr.msg);
+		stream_end(s, how);
+		return false;
+	}
+	if (capped) {
+		snprintf(how, sizeof(how), "limit: %s reached at byte %"
+			 PRIu64 ", whole records up to byte %" PRIu64 " kept",
+			 by_disk ? "--max-disk" : "--max-stream",
+			 s->fr.offset, s->fr.boundary);
+		stream_end(s, how);
+		return false;
+	}
+	return true;
 }
 
 static void stream_on_recv(struct ev_handler *h,
@@ -189,38 +438,27 @@ static void stream_on_recv(struct ev_handler *h,
 {
 	struct stream *s = (void *)((char *)h - offsetof(struct stream,
 							  recv_h));
-	char how[640];
-	int ret;
+	unsigned int i;
+	ssize_t n;
 
-	if (cqe->res == -EINTR || cqe->res == -EAGAIN) {
-		stream_arm_recv(s);
+	if (!stream_take(s, cqe->res))
 		return;
+	/*
+	 * While data keeps coming, read it at once: a ring round trip per
+	 * buffer halves one stream's throughput.  A few reads, then back to
+	 * the ring, so that no stream starves the others.
+	 */
+	for (i = 0; cqe->res > 0 && i < RECV_BURST; i++) {
+		n = recv(s->fd, s->buf, RECV_BUF, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (!stream_take(s, n < 0 ? -errno : (int)n))
+			return;
 	}
-	if (cqe->res < 0) {
-		snprintf(how, sizeof(how), "connection error: %s",
-			 strerror(-cqe->res));
-		stream_end(s, how);
-		return;
-	}
-	if (cqe->res == 0) {
-		stream_end(s, NULL);
-		return;
-	}
-	/* The file first: data read from the socket is never lost. */
-	ret = write_all(s->file_fd, s->buf, (size_t)cqe->res);
-	if (ret) {
-		snprintf(how, sizeof(how), "cannot write %s: %s", s->path,
-			 strerror(-ret));
-		stream_end(s, how);
-		return;
-	}
-	s->bytes += (uint64_t)cqe->res;
-	stream_frame(s, s->buf, (size_t)cqe->res);
 	stream_arm_recv(s);
 }
 
-static int stream_open_file(struct stream *s, const char *dir,
-			    unsigned long seq)
+static void stream_name(struct stream *s, const char *dir, unsigned long seq)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -236,53 +474,119 @@ static int stream_open_file(struct stream *s, const char *dir,
 	peer[i] = '\0';
 	snprintf(s->path, sizeof(s->path), "%s/%s-%s.%03ld-%lu.fxt", dir,
 		 peer, when, ts.tv_nsec / 1000000, seq);
-	s->file_fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			  0644);
-	return s->file_fd < 0 ? -errno : 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Accepting                                                           */
+/* ------------------------------------------------------------------ */
+
 static void receiver_arm_accept(struct receiver *rc);
+
+static void receiver_on_backoff(struct ev_handler *h,
+				const struct io_uring_cqe *cqe)
+{
+	struct receiver *rc = (void *)((char *)h - offsetof(struct receiver,
+							     backoff_h));
+
+	(void)cqe;
+	receiver_arm_accept(rc);
+}
+
+/* accept() failed: wait, longer each time, instead of retrying at once. */
+static void receiver_back_off(struct receiver *rc, int err)
+{
+	struct io_uring_sqe *sqe;
+
+	rc->accept_errors++;
+	rc->backoff_ms = rc->backoff_ms ? rc->backoff_ms * 2 : BACKOFF_MIN_MS;
+	if (rc->backoff_ms > BACKOFF_MAX_MS)
+		rc->backoff_ms = BACKOFF_MAX_MS;
+	if (log_due(&rc->last_accept_log))
+		reader_err(err, "accept failed (%lu times so far); retrying in "
+			   "%u ms", rc->accept_errors, rc->backoff_ms);
+	rc->backoff_ts.tv_sec = rc->backoff_ms / 1000;
+	rc->backoff_ts.tv_nsec = (long long)(rc->backoff_ms % 1000) * 1000000;
+	sqe = evloop__sqe(&rc->loop, &rc->backoff_h);
+	if (sqe)
+		io_uring_prep_timeout(sqe, &rc->backoff_ts, 0, 0);
+}
+
+/* Why a new connection cannot be taken now, or NULL. */
+static const char *receiver_full(struct receiver *rc, char *buf, size_t cap)
+{
+	if (rc->nstreams >= rc->o.max_streams)
+		snprintf(buf, cap, "--max-streams %lu reached",
+			 rc->o.max_streams);
+	else if ((rc->nstreams + 1) * STREAM_MEM > rc->o.max_memory)
+		snprintf(buf, cap, "--max-memory %" PRIu64 " reached (%lu "
+			 "streams of %zu bytes)", rc->o.max_memory,
+			 rc->nstreams, (size_t)STREAM_MEM);
+	/* Spent when what is left may not hold one record. */
+	else if (rc->disk_used + rc->o.max_record > rc->o.max_disk)
+		snprintf(buf, cap, "--max-disk %" PRIu64 " reached (%" PRIu64
+			 " bytes left, less than --max-record)", rc->o.max_disk,
+			 rc->o.max_disk - rc->disk_used);
+	else
+		return NULL;
+	return buf;
+}
+
+static void receiver_refuse(struct receiver *rc, int fd, const char *peer,
+			    const char *why)
+{
+	close(fd);
+	rc->refused++;
+	if (log_due(&rc->last_refuse_log)) {
+		fprintf(stderr, "fxtprof: refused %lu connection%s (last from "
+			"%s): %s\n", rc->refused - rc->refused_logged,
+			rc->refused - rc->refused_logged == 1 ? "" : "s", peer,
+			why);
+		rc->refused_logged = rc->refused;
+	}
+}
 
 static void receiver_on_accept(struct ev_handler *h,
 			       const struct io_uring_cqe *cqe)
 {
 	struct receiver *rc = (void *)((char *)h - offsetof(struct receiver,
 							     accept_h));
+	char peer[80], why[160];
 	struct stream *s;
-	int ret;
 
+	if (cqe->res == -EINTR || cqe->res == -ECONNABORTED) {
+		receiver_arm_accept(rc);
+		return;
+	}
 	if (cqe->res < 0) {
-		if (cqe->res != -EINTR && cqe->res != -ECONNABORTED)
-			reader_err(cqe->res, "accept failed");
+		receiver_back_off(rc, cqe->res);
+		return;
+	}
+	rc->backoff_ms = 0;
+	netaddr__format((struct sockaddr *)&rc->peer_ss, rc->peer_len, peer,
+			sizeof(peer));
+	if (receiver_full(rc, why, sizeof(why))) {
+		receiver_refuse(rc, cqe->res, peer, why);
 		receiver_arm_accept(rc);
 		return;
 	}
 	s = calloc(1, sizeof(*s));
-	if (!s || !(s->buf = malloc(RECV_BUF)) ||
-	    fxt_reader__new(FXT_READER_LENIENT, &s->rd)) {
-		reader_err(-ENOMEM, "cannot take a new stream");
-		close(cqe->res);
-		if (s)
-			free(s->buf);
+	if (!s || !(s->buf = malloc(RECV_BUF))) {
 		free(s);
+		receiver_refuse(rc, cqe->res, peer, "out of memory");
 		receiver_arm_accept(rc);
 		return;
 	}
 	s->recv_h.complete = stream_on_recv;
+	s->sync_h.complete = stream_on_sync;
 	s->rc = rc;
 	s->fd = cqe->res;
-	netaddr__format((struct sockaddr *)&rc->peer_ss, rc->peer_len,
-			s->peer, sizeof(s->peer));
-	ret = stream_open_file(s, rc->dir, ++rc->seq);
-	if (ret) {
-		reader_err(ret, "cannot create %s", s->path);
-		s->file_fd = -1;
-		stream_free(s);
-		receiver_arm_accept(rc);
-		return;
-	}
+	s->file_fd = -1;
+	memcpy(s->peer, peer, sizeof(s->peer));
+	framer__init(&s->fr, rc->o.max_record);
+	stream_name(s, rc->o.dir, ++rc->seq);
 	s->next = rc->streams;
 	rc->streams = s;
+	rc->nstreams++;
 	stream_arm_recv(s);
 	receiver_arm_accept(rc);
 }
@@ -366,58 +670,185 @@ static int receiver_signals(struct receiver *rc, sigset_t *old)
 	return 0;
 }
 
-int cmd_receive(int argc, char **argv)
+/*
+ * Defaults that depend on the machine: --max-disk from DIR's free space,
+ * and --max-streams within what RLIMIT_NOFILE allows (2 fds a stream), so
+ * that accept() does not run out of fds in the first place.
+ */
+static int receiver_limits(struct receiver *rc)
+{
+	struct statvfs vfs;
+	struct rlimit rl;
+	unsigned long fd_streams;
+
+	if (!rc->o.max_disk) {
+		if (statvfs(rc->o.dir, &vfs))
+			return reader_err(-errno, "cannot stat the file system "
+					  "of %s", rc->o.dir);
+		rc->o.max_disk = (uint64_t)vfs.f_bavail * vfs.f_frsize / 2;
+	}
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+		fd_streams = rl.rlim_cur > RESERVED_FDS ?
+			     (unsigned long)(rl.rlim_cur - RESERVED_FDS) / 2 : 1;
+		if (!fd_streams)
+			fd_streams = 1;
+		if (rc->o.max_streams > fd_streams)
+			rc->o.max_streams = fd_streams;
+	}
+	return 0;
+}
+
+static int parse_size_opt(const char *name, const char *arg, uint64_t min,
+			  uint64_t *out)
+{
+	if (reader_parse_size(arg, out) || *out < min) {
+		reader_err(-EINVAL, "bad --%s '%s'", name, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+enum {
+	OPT_MODE = 0x100,
+	OPT_MAX_RECORD,
+	OPT_MAX_STREAM,
+	OPT_IDLE,
+	OPT_MAX_STREAMS,
+	OPT_MAX_MEMORY,
+	OPT_MAX_DISK,
+};
+
+static int receive_parse(int argc, char **argv, struct receive_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "max-record", required_argument, NULL, OPT_MAX_RECORD },
+		{ "max-stream", required_argument, NULL, OPT_MAX_STREAM },
+		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+		{ "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
+		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+		{ "max-disk", required_argument, NULL, OPT_MAX_DISK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct receiver rc;
-	struct stream *s;
-	sigset_t oldmask;
+	unsigned long v;
 	char *end;
-	int c, ret;
+	int c;
 
-	memset(&rc, 0, sizeof(rc));
-	sigprocmask(SIG_SETMASK, NULL, &oldmask);
-	rc.lfd = rc.sigfd = -1;
-	rc.accept_h.complete = receiver_on_accept;
-	rc.sig_h.complete = receiver_on_signal;
+	o->mode = RECEIVE_DEFAULT_MODE;
+	o->max_record = FRAMER_DEFAULT_MAX_RECORD;
+	o->max_stream = RECEIVE_DEFAULT_MAX_STREAM;
+	o->idle_timeout_s = RECEIVE_DEFAULT_IDLE_S;
+	o->max_streams = RECEIVE_DEFAULT_MAX_STREAMS;
+	o->max_memory = RECEIVE_DEFAULT_MAX_MEMORY;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:n:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			rc.dir = optarg;
+			o->dir = optarg;
 			break;
 		case 'n':
-			rc.count = strtoul(optarg, &end, 10);
-			if (*end || !rc.count) {
+			errno = 0;
+			o->count = strtoul(optarg, &end, 10);
+			if (errno || *end || !o->count) {
 				reader_err(-EINVAL, "bad --count '%s'", optarg);
 				return 2;
 			}
 			break;
 		case 'q':
-			rc.quiet = true;
+			o->quiet = true;
+			break;
+		case OPT_MODE:
+			errno = 0;
+			v = strtoul(optarg, &end, 8);
+			if (errno || *end || end == optarg || v > 0777) {
+				reader_err(-EINVAL, "bad --mode '%s' (octal, "
+					   "at most 0777)", optarg);
+				return 2;
+			}
+			o->mode = (unsigned int)v;
+			break;
+		case OPT_MAX_RECORD:
+			/* At least the magic record; at most what a large
+			 * record's 32-bit word count can say. */
+			if (parse_size_opt("max-record", optarg, 8, &o->max_record))
+				return 2;
+			break;
+		case OPT_MAX_STREAM:
+			if (parse_size_opt("max-stream", optarg, 8, &o->max_stream))
+				return 2;
+			break;
+		case OPT_MAX_MEMORY:
+			if (parse_size_opt("max-memory", optarg, STREAM_MEM,
+					   &o->max_memory))
+				return 2;
+			break;
+		case OPT_MAX_DISK:
+			if (parse_size_opt("max-disk", optarg, 1, &o->max_disk))
+				return 2;
+			break;
+		case OPT_IDLE:
+		case OPT_MAX_STREAMS:
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg ||
+			    (c == OPT_MAX_STREAMS && !v) ||
+			    (c == OPT_IDLE && v > 86400 * 365)) {
+				reader_err(-EINVAL, "bad --%s '%s'",
+					   c == OPT_IDLE ? "idle-timeout"
+							 : "max-streams", optarg);
+				return 2;
+			}
+			if (c == OPT_IDLE)
+				o->idle_timeout_s = (unsigned int)v;
+			else
+				o->max_streams = v;
 			break;
 		case 'h':
 			receive_usage(stdout);
-			return 0;
+			return 1;
 		default:
 			receive_usage(stderr);
 			return 2;
 		}
 	}
-	if (optind != argc - 1 || !rc.dir) {
+	if (optind != argc - 1 || !o->dir) {
 		receive_usage(stderr);
 		return 2;
 	}
-	if (mkdir(rc.dir, 0755) && errno != EEXIST) {
-		reader_err(-errno, "cannot create %s", rc.dir);
+	o->uri = argv[optind];
+	return 0;
+}
+
+int cmd_receive(int argc, char **argv)
+{
+	struct receiver rc;
+	sigset_t oldmask;
+	mode_t dmode;
+	int ret;
+
+	memset(&rc, 0, sizeof(rc));
+	ret = receive_parse(argc, argv, &rc.o);
+	if (ret)
+		return ret == 1 ? 0 : 2;
+	sigprocmask(SIG_SETMASK, NULL, &oldmask);
+	rc.lfd = rc.sigfd = -1;
+	rc.accept_h.complete = receiver_on_accept;
+	rc.backoff_h.complete = receiver_on_backoff;
+	rc.sig_h.complete = receiver_on_signal;
+	rc.idle_ts.tv_sec = rc.o.idle_timeout_s;
+	/* The directory is as private as the files: who may read a file
+	 * may enter the directory. */
+	dmode = 0700 | (rc.o.mode & 044) | ((rc.o.mode & 044) >> 2);
+	if (mkdir(rc.o.dir, dmode) && errno != EEXIST) {
+		reader_err(-errno, "cannot create %s", rc.o.dir);
 		return 1;
 	}
+	if (receiver_limits(&rc))
+		return 1;
 	ret = evloop__init(&rc.loop, 256);
 	if (ret) {
 		reader_err(ret, "cannot set up io_uring");
@@ -428,7 +859,7 @@ int cmd_receive(int argc, char **argv)
 		reader_err(ret, "cannot set up signals");
 		goto out_fini_loop;
 	}
-	ret = receiver_listen(&rc, argv[optind]);
+	ret = receiver_listen(&rc, rc.o.uri);
 	if (ret)
 		goto out_restore_signals;
 	receiver_arm_accept(&rc);
@@ -440,14 +871,6 @@ int cmd_receive(int argc, char **argv)
 		}
 	}
 	ret = ret < 0 ? ret : 0;
-	/* Everything read so far is in the files; say what is cut short. */
-	for (s = rc.streams; s; s = s->next) {
-		stream_summary(s, "interrupted");
-		rc.total_bytes += s->bytes;
-	}
-	if (!rc.quiet)
-		printf("received %lu streams, %" PRIu64 " bytes\n", rc.seq,
-		       rc.total_bytes);
 
 out_restore_signals:
 	if (rc.sigfd >= 0)
@@ -456,9 +879,15 @@ out_restore_signals:
 out_fini_loop:
 	/* Tears down the requests still pointing into stream buffers. */
 	evloop__fini(&rc.loop);
-	while ((s = rc.streams)) {
-		rc.streams = s->next;
-		stream_free(s);
+	/* Cut short: whole records are kept, the summary says so. */
+	while (rc.streams)
+		stream_end(rc.streams, "interrupted");
+	if (!rc.o.quiet && rc.lfd >= 0) {
+		printf("received %lu streams, %" PRIu64 " bytes", rc.seq,
+		       rc.total_bytes);
+		if (rc.refused)
+			printf(", refused %lu connections", rc.refused);
+		printf("\n");
 	}
 	if (rc.lfd >= 0)
 		close(rc.lfd);

@@ -20,11 +20,15 @@
 
 #include "cmd.h"
 #include "fxt/fxt_reader.h"
+#include "report.h"
 
 #define CHUNK		(256 * 1024)
 #define NAME_MAX_LEN	48
 #define MAX_CPUS	1024
+/* Distinct category:name pairs kept; the rest count as "(other names)". */
 #define MAX_EVNAMES	4096
+/* Open addressing at most half full: a lookup probes O(1) slots. */
+#define EV_SLOTS	(2 * MAX_EVNAMES)
 
 struct ent {
 	uint64_t key;		/* pid or tid; 0 = empty slot (key + 1 stored) */
@@ -38,14 +42,24 @@ struct table {
 	size_t cap, n;
 };
 
+/*
+ * One category:name pair.  The key is the raw bytes, lengths included:
+ * a category may hold any byte, NUL and ':' too, so the pair is never
+ * compared as a C string.
+ */
 struct evname {
-	char *name;		/* "category:name" */
+	char *key;		/* category bytes, then name bytes */
+	uint32_t cat_len, name_len;
+	uint64_t hash;
 	uint64_t count;
 };
 
 struct report {
+	struct fxt_reader *rd;
+	struct fxt_record *rec;	/* the record being decoded (large) */
+	int err;		/* first error: reading stops there */
 	struct table procs, threads;
-	struct evname *ev;
+	struct evname *ev;	/* EV_SLOTS slots, allocated on first event */
 	size_t nev;
 	uint64_t ev_other;
 	uint64_t by_type[16];
@@ -110,42 +124,65 @@ static void set_name(struct ent *e, const struct fxt_str *s)
 	e->name[n] = 0;
 }
 
+/* FNV-1a over the category, its length, then the name. */
+static uint64_t evname_hash(const struct fxt_str *c, const struct fxt_str *n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	for (i = 0; i < c->len; i++)
+		h = (h ^ (unsigned char)c->data[i]) * 0x100000001b3ull;
+	h = (h ^ c->len) * 0x100000001b3ull;
+	for (i = 0; i < n->len; i++)
+		h = (h ^ (unsigned char)n->data[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static bool evname_is(const struct evname *e, uint64_t hash,
+		      const struct fxt_str *c, const struct fxt_str *n)
+{
+	return e->hash == hash && e->cat_len == c->len &&
+	       e->name_len == n->len &&
+	       !memcmp(e->key, c->data, c->len) &&
+	       !memcmp(e->key + c->len, n->data, n->len);
+}
+
 static void count_event_name(struct report *rp, const struct fxt_record *rec)
 {
 	const struct fxt_str *c = &rec->event.category, *n = &rec->event.name;
+	uint64_t hash = evname_hash(c, n);
+	struct evname *e;
 	size_t i;
-	char *s;
 
-	for (i = 0; i < rp->nev; i++) {
-		s = rp->ev[i].name;
-		if (!strncmp(s, c->data ? c->data : "", c->len) && s[c->len] == ':' &&
-		    !strncmp(s + c->len + 1, n->data ? n->data : "", n->len) &&
-		    !s[c->len + 1 + n->len]) {
+	if (!rp->ev && !(rp->ev = calloc(EV_SLOTS, sizeof(*rp->ev)))) {
+		rp->ev_other++;
+		return;
+	}
+	for (i = hash & (EV_SLOTS - 1); rp->ev[i].key;
+	     i = (i + 1) & (EV_SLOTS - 1)) {
+		if (evname_is(&rp->ev[i], hash, c, n)) {
 			rp->ev[i].count++;
-			/* Keep hot names at the front. */
-			if (i) {
-				struct evname tmp = rp->ev[i];
-
-				rp->ev[i] = rp->ev[i - 1];
-				rp->ev[i - 1] = tmp;
-			}
 			return;
 		}
 	}
-	if (rp->nev == MAX_EVNAMES || (!(rp->nev & 63) &&
-	    !(rp->ev = reallocarray(rp->ev, rp->nev + 64, sizeof(*rp->ev))))) {
-		rp->ev_other++;
-		if (!rp->ev)
-			rp->nev = 0;
-		return;
-	}
-	if (asprintf(&s, "%.*s:%.*s", (int)c->len, c->data ? c->data : "",
-		     (int)n->len, n->data ? n->data : "") < 0) {
+	/* Not seen: rp->ev[i] is free, and the table never fills up. */
+	if (rp->nev == MAX_EVNAMES) {
 		rp->ev_other++;
 		return;
 	}
-	rp->ev[rp->nev].name = s;
-	rp->ev[rp->nev++].count = 1;
+	e = &rp->ev[i];
+	e->key = malloc((size_t)c->len + n->len + 1);
+	if (!e->key) {
+		rp->ev_other++;
+		return;
+	}
+	memcpy(e->key, c->data, c->len);
+	memcpy(e->key + c->len, n->data, n->len);
+	e->cat_len = c->len;
+	e->name_len = n->len;
+	e->hash = hash;
+	e->count = 1;
+	rp->nev++;
 }
 
 static const struct fxt_argv *arg(const struct fxt_record *rec,
@@ -282,10 +319,38 @@ static int by_samples(const void *a, const void *b)
 static int by_count(const void *a, const void *b)
 {
 	const struct evname *x = a, *y = b;
+	uint32_t xl = x->cat_len + x->name_len, yl = y->cat_len + y->name_len;
+	int c;
 
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
-	return strcmp(x->name, y->name);
+	if (x->cat_len != y->cat_len)
+		return x->cat_len < y->cat_len ? -1 : 1;
+	c = memcmp(x->key, y->key, xl < yl ? xl : yl);
+	return c ? c : (xl > yl) - (xl < yl);
+}
+
+/*
+ * Bytes as text: NUL, control bytes and backslash escaped as \xNN.
+ * Returns the characters printed.
+ */
+static int put_escaped(FILE *f, const char *p, uint32_t len)
+{
+	uint32_t i;
+	int n = 0;
+
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)p[i];
+
+		if (ch < 0x20 || ch == 0x7f || ch == '\\') {
+			fprintf(f, "\\x%02x", ch);
+			n += 4;
+		} else {
+			fputc(ch, f);
+			n++;
+		}
+	}
+	return n;
 }
 
 static void print_top(FILE *f, struct table *t, const char *what,
@@ -298,7 +363,8 @@ static void print_top(FILE *f, struct table *t, const char *what,
 			t->e[n++] = t->e[i];
 	/* The table is consumed: compacted and sorted in place. */
 	t->n = 0;
-	qsort(t->e, n, sizeof(*t->e), by_samples);
+	if (n)
+		qsort(t->e, n, sizeof(*t->e), by_samples);
 	fprintf(f, "\ntop %s by samples (%zu with samples):\n", what, n);
 	if (threads)
 		fprintf(f, "  %10s %6s %8s %8s  %s\n", "samples", "%", "pid",
@@ -324,10 +390,10 @@ static void print_top(FILE *f, struct table *t, const char *what,
 	}
 }
 
-static void print_report(FILE *f, struct report *rp, const char *path,
-			 unsigned int top)
+void report__print(struct report *rp, FILE *f, const char *path,
+		   unsigned int top)
 {
-	size_t i;
+	size_t i, nev;
 	unsigned int ncpu = 0;
 
 	fprintf(f, "%s: %" PRIu64 " records, %" PRIu64 " bytes", path,
@@ -344,11 +410,28 @@ static void print_report(FILE *f, struct report *rp, const char *path,
 				fxt_record_type__name((unsigned int)i),
 				rp->by_type[i]);
 
-	qsort(rp->ev, rp->nev, sizeof(*rp->ev), by_count);
+	/* The name table is consumed too: its slots compacted, then sorted. */
+	nev = 0;
+	for (i = 0; rp->ev && i < EV_SLOTS; i++)
+		if (rp->ev[i].key)
+			rp->ev[nev++] = rp->ev[i];
+	for (i = nev; rp->ev && i < EV_SLOTS; i++)
+		rp->ev[i].key = NULL;
+	if (nev)
+		qsort(rp->ev, nev, sizeof(*rp->ev), by_count);
 	fprintf(f, "\nevents by category:name:\n");
-	for (i = 0; i < rp->nev; i++)
-		fprintf(f, "  %-28s %10" PRIu64 "\n", rp->ev[i].name,
-			rp->ev[i].count);
+	for (i = 0; i < nev; i++) {
+		const struct evname *e = &rp->ev[i];
+		int w;
+
+		fputs("  ", f);
+		w = put_escaped(f, e->key, e->cat_len);
+		fputc(':', f);
+		w += 1 + put_escaped(f, e->key + e->cat_len, e->name_len);
+		/* As "%-28s" would: padded to 28 columns. */
+		fprintf(f, "%*s %10" PRIu64 "\n", w < 28 ? 28 - w : 0, "",
+			e->count);
+	}
 	if (rp->ev_other)
 		fprintf(f, "  %-28s %10" PRIu64 "\n", "(other names)",
 			rp->ev_other);
@@ -391,6 +474,104 @@ static void print_report(FILE *f, struct report *rp, const char *path,
 	print_top(f, &rp->threads, "threads", top, rp->samples, true);
 }
 
+int report__new(struct report **out)
+{
+	struct report *rp = calloc(1, sizeof(*rp));
+	int err;
+
+	*out = NULL;
+	if (!rp)
+		return -ENOMEM;
+	rp->rec = malloc(sizeof(*rp->rec));
+	if (!rp->rec) {
+		err = -ENOMEM;
+		goto err_free_report;
+	}
+	err = fxt_reader__new(FXT_READER_LENIENT, &rp->rd);
+	if (err)
+		goto err_free_rec;
+	*out = rp;
+	return 0;
+
+err_free_rec:
+	free(rp->rec);
+err_free_report:
+	free(rp);
+	return err;
+}
+
+void report__free(struct report *rp)
+{
+	size_t i;
+
+	if (!rp)
+		return;
+	for (i = 0; rp->ev && i < EV_SLOTS; i++)
+		free(rp->ev[i].key);
+	free(rp->ev);
+	free(rp->procs.e);
+	free(rp->threads.e);
+	fxt_reader__free(rp->rd);
+	free(rp->rec);
+	free(rp);
+}
+
+int report__feed(struct report *rp, const void *data, size_t len)
+{
+	int err;
+
+	if (rp->err)
+		return rp->err;
+	/* Decode as we go: the reader holds at most one partial record. */
+	err = len ? fxt_reader__feed(rp->rd, data, len) : 0;
+	while (!err && (err = fxt_reader__next(rp->rd, rp->rec)) > 0) {
+		on_record(rp, rp->rd, rp->rec);
+		err = 0;
+	}
+	if (err < 0)
+		rp->err = err;
+	return err < 0 ? err : 0;
+}
+
+int report__finish(struct report *rp)
+{
+	if (!rp->err)
+		rp->err = fxt_reader__finish(rp->rd);
+	return rp->err;
+}
+
+const struct fxt_error *report__error(const struct report *rp)
+{
+	const struct fxt_error *e = fxt_reader__error(rp->rd);
+
+	return e && e->rule ? e : NULL;
+}
+
+uint64_t report__event_count(const struct report *rp, const char *cat,
+			     size_t cat_len, const char *name, size_t name_len)
+{
+	struct fxt_str c = { .data = cat, .len = (uint32_t)cat_len };
+	struct fxt_str n = { .data = name, .len = (uint32_t)name_len };
+	uint64_t hash = evname_hash(&c, &n);
+	size_t i;
+
+	for (i = hash & (EV_SLOTS - 1); rp->ev && rp->ev[i].key;
+	     i = (i + 1) & (EV_SLOTS - 1))
+		if (evname_is(&rp->ev[i], hash, &c, &n))
+			return rp->ev[i].count;
+	return 0;
+}
+
+uint64_t report__events_other(const struct report *rp)
+{
+	return rp->ev_other;
+}
+
+uint64_t report__records(const struct report *rp)
+{
+	return rp->records;
+}
+
 static int report_usage(FILE *f)
 {
 	fprintf(f, "usage: fxtprof report [-n N] FILE|-\n"
@@ -402,15 +583,13 @@ static int report_usage(FILE *f)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report rp = { 0 };
-	struct fxt_record *rec = NULL;
-	struct fxt_reader *r = NULL;
+	struct report *rp = NULL;
+	const struct fxt_error *e;
 	const char *path = NULL;
 	unsigned int top = 10;
 	char *chunk = NULL;
 	FILE *in = NULL;
 	int i, err = 0, ret = 1;
-	size_t k;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -435,19 +614,15 @@ int cmd_report(int argc, char **argv)
 		reader_err(errno, "%s", path);
 		return 2;
 	}
-	rec = malloc(sizeof(*rec));
 	chunk = malloc(CHUNK);
-	if (!rec || !chunk || fxt_reader__new(FXT_READER_LENIENT, &r)) {
+	if (!chunk || report__new(&rp)) {
 		reader_err(ENOMEM, "report");
 		goto out;
 	}
 	for (;;) {
 		size_t got = fread(chunk, 1, CHUNK, in);
 
-		if (got && (err = fxt_reader__feed(r, chunk, got)))
-			break;
-		while ((err = fxt_reader__next(r, rec)) > 0)
-			on_record(&rp, r, rec);
+		err = report__feed(rp, chunk, got);
 		if (err < 0 || got < CHUNK)
 			break;
 	}
@@ -456,12 +631,11 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (!err)
-		err = fxt_reader__finish(r);
-	print_report(stdout, &rp, path, top);
+		err = report__finish(rp);
+	report__print(rp, stdout, path, top);
 	if (err) {
-		const struct fxt_error *e = fxt_reader__error(r);
-
-		if (e && e->rule)
+		e = report__error(rp);
+		if (e)
 			fprintf(stderr, "fxtprof report: stopped at offset 0x%"
 				PRIx64 ": %s: %s\n", e->offset, e->rule, e->msg);
 		else
@@ -470,14 +644,8 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = 0;
 out:
-	for (k = 0; k < rp.nev; k++)
-		free(rp.ev[k].name);
-	free(rp.ev);
-	free(rp.procs.e);
-	free(rp.threads.e);
-	fxt_reader__free(r);
+	report__free(rp);
 	free(chunk);
-	free(rec);
 	if (in && in != stdin)
 		fclose(in);
 	return ret;
