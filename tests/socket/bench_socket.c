@@ -40,6 +40,8 @@ static void *sink_main(void *arg)
 
 	while ((n = recv(s->fd, tmp, sizeof(tmp), 0)) > 0)
 		s->bytes += (uint64_t)n;
+	/* End our side too: the sender's sink waits for that to settle. */
+	shutdown(s->fd, SHUT_WR);
 	return NULL;
 }
 

@@ -24,6 +24,11 @@ $(B)/tests/socket/test_receive: $(B)/tests/socket/test_receive.o \
 		$(B)/tests/socket/sock_util.o $(SOCK_LIBS) | $(B)/bin/fxtprof
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -luring
 
+# Drives bin/fxtprof send (and receive) as child processes.
+$(B)/tests/socket/test_delivery: $(B)/tests/socket/test_delivery.o \
+		$(B)/tests/socket/sock_util.o $(SOCK_LIBS) | $(B)/bin/fxtprof
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -luring -lpthread
+
 BENCH_SOCKET := $(B)/tests/socket/bench_socket
 $(BENCH_SOCKET): $(B)/tests/socket/bench_socket.o \
 		$(B)/tests/socket/sock_util.o $(SOCK_LIBS)
@@ -42,6 +47,7 @@ $(B)/tests/socket/test_stall: $(B)/tests/socket/test_stall.o
 VM_TEST_PROGS += $(B)/tests/socket/test_stall
 
 ifeq ($(ARCH),x86_64)
-HOST_TESTS += $(B)/tests/socket/test_writer $(B)/tests/socket/test_receive
+HOST_TESTS += $(B)/tests/socket/test_writer $(B)/tests/socket/test_receive \
+	      $(B)/tests/socket/test_delivery
 USER_PROGS += $(BENCH_SOCKET) $(BENCH_RECEIVE)
 endif

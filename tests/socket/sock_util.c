@@ -193,3 +193,18 @@ int set_bufs(int fd, int sndbuf, int rcvbuf)
 		return -errno;
 	return 0;
 }
+
+int peer_serve(int fd, struct buf *b)
+{
+	unsigned char tmp[65536];
+	ssize_t n;
+
+	while ((n = recv(fd, tmp, sizeof(tmp), MSG_DONTWAIT)) > 0)
+		if (b)
+			buf__append(b, tmp, (size_t)n);
+	if (n == 0) {
+		shutdown(fd, SHUT_WR);
+		return 1;
+	}
+	return 0;
+}

@@ -56,6 +56,13 @@ size_t rss_bytes(void);
 uint64_t now_ns(void);
 /* Read what is available without blocking; returns bytes read. */
 size_t read_avail(int fd, struct buf *b, size_t max);
+/*
+ * What a receiver does at the end of a stream: read what is there, and
+ * once the sender has half-closed (EOF), end its own side too, so the
+ * sender's sink settles the stream (user/sink/sink.h, "Delivery").
+ * Returns 1 at EOF, else 0.
+ */
+int peer_serve(int fd, struct buf *b);
 int set_bufs(int fd, int sndbuf, int rcvbuf);
 
 #endif

@@ -37,6 +37,14 @@
 		  (st)->buffered_bytes + (st)->dropped_bytes);		\
 } while (0)
 
+/* Once the sink is closed, every sent record is settled one way or the other. */
+#define ASSERT_DELIVERED(st) do {					\
+	ASSERT_EQ((st)->sent_records, (st)->delivered_records +		\
+		  (st)->unconfirmed_records);				\
+	ASSERT_EQ((st)->sent_bytes, (st)->delivered_bytes +		\
+		  (st)->unconfirmed_bytes);				\
+} while (0)
+
 static void pump(struct evloop *loop, struct sink *o)
 {
 	sink__flush(o);
@@ -68,20 +76,19 @@ TEST(socketpair_roundtrip)
 		}
 	}
 	sink__flush_close(o);
+	/* The peer reads to EOF and ends its side: the stream settles. */
 	while (!sink__done(o)) {
 		evloop__run_once(&loop, 10);
-		read_avail(sv[1], &rx, SIZE_MAX);
-	}
-	for (;;) {	/* to EOF: the writer shut down its side */
-		char tmp[65536];
-		ssize_t n = recv(sv[1], tmp, sizeof(tmp), 0);
-
-		if (n <= 0)
-			break;
-		buf__append(&rx, tmp, (size_t)n);
+		peer_serve(sv[1], &rx);
 	}
 	ASSERT_EQ(0, sink__stats(o)->dropped_records);
 	ASSERT_INVARIANT(sink__stats(o));
+	ASSERT_DELIVERED(sink__stats(o));
+	/* Not an fxtprof receiver: settled from what SIOCOUTQ showed. */
+	ASSERT_EQ(1, sink__stats(o)->outq_streams);
+	ASSERT_EQ(sink__stats(o)->committed_records,
+		  sink__stats(o)->delivered_records);
+	ASSERT_TRUE(sink__complete(o));
 	ASSERT_EQ(g.accepted.len, rx.len);
 	ASSERT_EQ(0, memcmp(g.accepted.p, rx.p, rx.len));
 	ASSERT_EQ(0, fxt_check_buffer(rx.p, rx.len, NULL));
@@ -462,19 +469,21 @@ TEST(reconnect_complete_stream)
 			read_avail(c2, &rx2, SIZE_MAX);
 		}
 	}
-	ASSERT_EQ(0, sink__linger(p.out, 5000));
-	for (;;) {
-		char tmp[65536];
-		ssize_t n = recv(c2, tmp, sizeof(tmp), 0);
-
-		if (n <= 0)
-			break;
-		buf__append(&rx2, tmp, (size_t)n);
+	sink__flush_close(p.out);
+	t_end = now_ns() + 5000000000ull;
+	while (!sink__done(p.out) && now_ns() < t_end) {
+		evloop__run_once(&p.loop, 10);
+		peer_serve(c2, &rx2);
 	}
+	ASSERT_TRUE(sink__done(p.out));
 	st = sink__stats(p.out);
 	ASSERT_EQ(2, st->connects);
 	ASSERT_EQ(1, st->disconnects);
 	ASSERT_INVARIANT(st);
+	ASSERT_DELIVERED(st);
+	/* The first stream was cut off: nothing of it is confirmed. */
+	ASSERT_LT(0, st->unconfirmed_records);
+	ASSERT_FALSE(sink__complete(p.out));
 	/* Complete in itself: the strict checker, from the magic on. */
 	ASSERT_GT(rx2.len, 8);
 	ASSERT_EQ(FXT_MAGIC, *(uint64_t *)rx2.p);
@@ -543,10 +552,13 @@ TEST(random_partial_sends)
 	sink__flush_close(o);
 	while (!sink__done(o)) {
 		evloop__run_once(&loop, 1);
-		read_avail(sv[1], &rx, SIZE_MAX);
+		peer_serve(sv[1], &rx);
 	}
-	read_avail(sv[1], &rx, SIZE_MAX);
 	ASSERT_INVARIANT(st);
+	ASSERT_DELIVERED(st);
+	/* Delivered, but records were dropped on the way: incomplete. */
+	ASSERT_EQ(st->sent_records, st->delivered_records);
+	ASSERT_FALSE(sink__complete(o));
 	/* The peer got exactly the accepted records, in order. */
 	ASSERT_EQ(g.accepted.len, rx.len);
 	ASSERT_EQ(0, memcmp(g.accepted.p, rx.p, rx.len));
@@ -583,8 +595,16 @@ TEST(flush_close_stuck_peer_deadline)
 	ASSERT_LT(dt, 1000);
 	ASSERT_EQ(-ENOBUFS, gen__sample(&g));	/* no longer accepting */
 	st = sink__stats(o);
-	ASSERT_GT(st->buffered_bytes, 0);
+	/*
+	 * At the deadline the sink gave up: what was queued is dropped, and
+	 * what was sent but never read is unconfirmed.
+	 */
+	ASSERT_EQ(0, st->buffered_bytes);
+	ASSERT_GT(st->dropped_bytes, 0);
+	ASSERT_GT(st->unconfirmed_bytes, 0);
 	ASSERT_INVARIANT(st);
+	ASSERT_DELIVERED(st);
+	ASSERT_FALSE(sink__complete(o));
 	t0 = now_ns();
 	sink__close(o);		/* cancels the parked send */
 	ASSERT_LT((now_ns() - t0) / 1000000, 500);

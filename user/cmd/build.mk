@@ -9,7 +9,8 @@
 # libraries of the other parts are spelled out as paths.
 
 CMD_SRCS := user/cmd/main.c user/cmd/record.c user/cmd/send.c \
-	    user/cmd/receive.c user/cmd/framer.c user/cmd/report.c
+	    user/cmd/receive.c user/cmd/framer.c user/cmd/report.c \
+	    user/cmd/delivery.c
 CMD_OBJS := $(CMD_SRCS:%.c=$(B)/%.o)
 # In link order: a part before the parts it uses.
 CMD_LIBS := $(B)/lib/libsource.a $(B)/lib/libstate.a $(B)/lib/libencode.a \

@@ -6,7 +6,18 @@
 #define FXTPROF_CMD_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
+
+struct sink;
+
+/* The exit status of every subcommand (Documentation/commands.md). */
+enum {
+	CMD_EXIT_OK = 0,	 /* done; record and send: all of it delivered */
+	CMD_EXIT_FAILED = 1,	 /* could not start, or stopped by an error */
+	CMD_EXIT_USAGE = 2,	 /* bad arguments */
+	CMD_EXIT_INCOMPLETE = 3, /* ran to the end, but output was lost */
+};
 
 /* Print "fxtprof: <message>: <strerror(-err)>" and return @err. */
 int reader_err(int err, const char *fmt, ...)
@@ -20,6 +31,15 @@ int reader_parse_size(const char *s, uint64_t *out);
  * signalfd that reads them, or -errno: the event loops wait on it.
  */
 int reader_signalfd(sigset_t *old);
+
+/* "0600" -> 0600, octal, at most 0777.  Returns 0 or -EINVAL. */
+int reader_parse_mode(const char *s, unsigned int *mode);
+
+/*
+ * After sink__linger(): print what reached @uri and what was lost (unless
+ * @quiet); true when everything committed was delivered and confirmed.
+ */
+bool cmd_delivery_summary(const struct sink *s, const char *uri, bool quiet);
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);

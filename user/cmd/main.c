@@ -26,6 +26,19 @@ int reader_err(int err, const char *fmt, ...)
 	return err;
 }
 
+int reader_parse_mode(const char *s, unsigned int *mode)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 8);
+	if (!*s || *end || errno || v > 0777)
+		return -EINVAL;
+	*mode = (unsigned int)v;
+	return 0;
+}
+
 int reader_parse_size(const char *s, uint64_t *out)
 {
 	unsigned long long v;

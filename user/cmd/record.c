@@ -46,6 +46,7 @@ struct record_opts {
 	double duration;	/* seconds, 0 = until a signal */
 	double linger;		/* seconds to wait for the output at exit */
 	uint64_t max_buffered;
+	unsigned int file_mode;	/* 0 = the sink's default, 0600 */
 	bool reconnect;
 	uint64_t cpumask[16];	/* -C, up to 1024 CPUs */
 	bool quiet;
@@ -103,8 +104,17 @@ static void record_usage(FILE *f)
 "      --reconnect        when the socket peer goes away, retry with backoff;\n"
 "                         each connection gets a complete stream\n"
 "      --linger SECS      wait at most SECS for the output at exit (default 5)\n"
+"      --mode OCTAL       mode of a trace file (default 0600: it holds\n"
+"                         kernel addresses)\n"
 "      --device PATH      the fxtprof device (default %s)\n"
-"  -q, --quiet            no status line, no summary\n",
+"  -q, --quiet            no status line, no summary\n"
+"\n"
+"Exit status: 0 when every record was delivered and confirmed (a socket\n"
+"peer's acknowledgement, a synced file); 1 when the recording could not\n"
+"start or stopped on an error; 2 for bad arguments; 3 when it ran to the\n"
+"end but output was lost (dropped, unconfirmed, or the output failed).\n"
+"Records the kernel rings lost are reported, in the stream and here, and\n"
+"do not change the status.\n",
 		FXTPROF_MIN_FREQ, FXTPROF_MAX_FREQ, FXTPROF_DEFAULT_FREQ,
 		FXTPROF_MAX_STACK_DEPTH, FXTPROF_DEFAULT_STACK_DEPTH,
 		FXTPROF_DEFAULT_RING_SIZE >> 10, SINK_DEFAULT_MAX_BUFFERED >> 20,
@@ -146,7 +156,8 @@ static int parse_cpu_list(const char *s, uint64_t *mask, size_t words)
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	enum { OPT_MAX_STACK = 256, OPT_SKIP_IDLE, OPT_NO_TASKS,
-	       OPT_MAX_BUFFERED, OPT_LINGER, OPT_DEVICE, OPT_RECONNECT };
+	       OPT_MAX_BUFFERED, OPT_LINGER, OPT_DEVICE, OPT_RECONNECT,
+	       OPT_MODE };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -158,6 +169,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "no-tasks", no_argument, NULL, OPT_NO_TASKS },
 		{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
 		{ "linger", required_argument, NULL, OPT_LINGER },
+		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "reconnect", no_argument, NULL, OPT_RECONNECT },
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -243,6 +255,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_DEVICE:
 			o->device = optarg;
+			break;
+		case OPT_MODE:
+			if (reader_parse_mode(optarg, &o->file_mode))
+				return reader_err(-EINVAL, "bad --mode '%s'",
+						  optarg);
 			break;
 		case OPT_RECONNECT:
 			o->reconnect = true;
@@ -476,26 +493,11 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 			ts->encode_errors, strerror(-ts->last_encode_error));
 	else
 		fprintf(stderr, "fxtprof: encoder errors: none\n");
-	if (os->dropped_records)
-		fprintf(stderr, "fxtprof: output dropped %" PRIu64
-			" records (%" PRIu64 " bytes): the destination was too slow\n",
-			os->dropped_records, os->dropped_bytes);
-	if (os->buffered_bytes)
-		fprintf(stderr, "fxtprof: %" PRIu64 " records (%" PRIu64
-			" bytes) still buffered at exit were not delivered\n",
-			os->buffered_records, os->buffered_bytes);
-	if (sink__error(r->out))
-		fprintf(stderr, "fxtprof: output failed: %s\n",
-			strerror(sink__error(r->out)));
 	if (os->disconnects)
 		fprintf(stderr, "fxtprof: the peer went away %" PRIu64
 			" times; %" PRIu64 " connections\n", os->disconnects,
 			os->connects);
-	fprintf(stderr, "fxtprof: wrote %" PRIu64 " bytes (%" PRIu64
-		" records) to %s; buffered at the end %" PRIu64 " bytes (%"
-		PRIu64 " records); dropped %" PRIu64 " records\n",
-		os->sent_bytes, os->sent_records, r->opts->uri,
-		os->buffered_bytes, os->buffered_records, os->dropped_records);
+	cmd_delivery_summary(r->out, r->opts->uri, false);
 	if (total->handler_calls)
 		fprintf(stderr, "fxtprof: sampling handler %.1f us on average\n",
 			(double)total->handler_ns / (double)total->handler_calls / 1e3);
@@ -510,11 +512,11 @@ int cmd_record(int argc, char **argv)
 	struct fxtprof_stats total;
 	sigset_t oldmask;
 	char err[256];
-	int ret;
+	int ret, status = CMD_EXIT_OK;
 
 	ret = parse_opts(argc, argv, &opts);
 	if (ret)
-		return ret > 0 ? 0 : 2;
+		return ret > 0 ? CMD_EXIT_OK : CMD_EXIT_USAGE;
 
 	memset(&r, 0, sizeof(r));
 	r.opts = &opts;
@@ -528,7 +530,7 @@ int cmd_record(int argc, char **argv)
 	if (ret) {
 		reader_err(ret, "cannot open %s (is fxtprof.ko loaded?)",
 			   opts.device ? opts.device : FXTPROF_DEVICE);
-		return 1;
+		return CMD_EXIT_FAILED;
 	}
 	ret = ring_source__configure(&r.src, &opts.cfg);
 	if (ret) {
@@ -542,6 +544,7 @@ int cmd_record(int argc, char **argv)
 	}
 	sopts.max_buffered = opts.max_buffered;
 	sopts.reconnect = opts.reconnect;
+	sopts.file_mode = opts.file_mode;
 	ret = sink__open(&r.out, opts.uri, &r.loop, &sopts, err, sizeof(err));
 	if (ret) {
 		reader_err(ret, "%s", err);
@@ -585,12 +588,16 @@ int cmd_record(int argc, char **argv)
 		summary(&r, &total);
 	if (!ret)
 		ret = r.error;
-	/* A recording with holes the encoder made is not a success. */
-	if (!ret && r.state.st.encode_errors) {
+	status = ret ? CMD_EXIT_FAILED : CMD_EXIT_OK;
+	/*
+	 * A recording with holes, whether the encoder or the output made
+	 * them, is not a success: the output is incomplete.
+	 */
+	if (!ret && (r.state.st.encode_errors || !sink__complete(r.out))) {
 		if (opts.quiet)
-			reader_err(-EIO, "%" PRIu64 " records could not be encoded",
-				   r.state.st.encode_errors);
-		ret = -EIO;
+			reader_err(-EIO, "the output to %s is incomplete",
+				   opts.uri);
+		status = CMD_EXIT_INCOMPLETE;
 	}
 
 out_restore_signals:
@@ -605,5 +612,5 @@ out_fini_loop:
 	evloop__fini(&r.loop);
 out_close_source:
 	ring_source__close(&r.src);
-	return ret ? 1 : 0;
+	return ret ? CMD_EXIT_FAILED : status;
 }

@@ -45,16 +45,23 @@ static void send_usage(FILE *f)
 "      --sndbuf SIZE      SO_SNDBUF of the socket (default: the system's)\n"
 "      --linger SECS      wait at most SECS for the output at the end\n"
 "                         (default 30)\n"
-"  -q, --quiet            no summary\n", SINK_DEFAULT_MAX_BUFFERED >> 20);
+"      --mode OCTAL       mode of a file URI (default 0600)\n"
+"  -q, --quiet            no summary\n"
+"\n"
+"Exit status: 0 when every record was delivered and confirmed; 1 when it\n"
+"could not start (the file, the destination) or stopped on an error; 2 for\n"
+"bad arguments; 3 when output was lost (not confirmed, dropped, or records\n"
+"that could not be passed on whole).\n", SINK_DEFAULT_MAX_BUFFERED >> 20);
 }
 
 static int send_parse(int argc, char **argv, struct send_opts *o)
 {
-	enum { OPT_MAX_BUFFERED = 256, OPT_SNDBUF, OPT_LINGER };
+	enum { OPT_MAX_BUFFERED = 256, OPT_SNDBUF, OPT_LINGER, OPT_MODE };
 	static const struct option longopts[] = {
 		{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
 		{ "sndbuf", required_argument, NULL, OPT_SNDBUF },
 		{ "linger", required_argument, NULL, OPT_LINGER },
+		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -84,6 +91,11 @@ static int send_parse(int argc, char **argv, struct send_opts *o)
 			o->linger = strtod(optarg, &end);
 			if (*end || o->linger < 0 || o->linger > 3600)
 				return reader_err(-EINVAL, "bad --linger '%s'",
+						  optarg);
+			break;
+		case OPT_MODE:
+			if (reader_parse_mode(optarg, &o->out.file_mode))
+				return reader_err(-EINVAL, "bad --mode '%s'",
 						  optarg);
 			break;
 		case 'q':
@@ -211,6 +223,15 @@ static int send_stream(int fd, struct evloop *loop, struct sink *out,
 		ret = fxt_reader__next(rd, &rec);
 		if (ret > 0) {
 			ret = send_record(loop, out, &rec, e);
+			/*
+			 * The output failed for good: stop reading.  That is a
+			 * lost output, which the delivery summary reports, not
+			 * an error of send's own.
+			 */
+			if (ret && sink__error(out)) {
+				ret = 0;
+				break;
+			}
 			if (ret) {
 				reader_err(ret, "cannot send");
 				break;
@@ -257,16 +278,16 @@ int cmd_send(int argc, char **argv)
 	struct evloop loop;
 	struct sink *out;
 	char err[256];
-	int fd, ret;
+	int fd, ret, status;
 
 	ret = send_parse(argc, argv, &opts);
 	if (ret)
-		return ret > 0 ? 0 : 2;
+		return ret > 0 ? CMD_EXIT_OK : CMD_EXIT_USAGE;
 	fd = strcmp(opts.file, "-") ? open(opts.file, O_RDONLY | O_CLOEXEC) :
 				      STDIN_FILENO;
 	if (fd < 0) {
 		reader_err(-errno, "cannot open %s", opts.file);
-		return 1;
+		return CMD_EXIT_FAILED;
 	}
 	ret = evloop__init(&loop, 64);
 	if (ret) {
@@ -282,34 +303,31 @@ int cmd_send(int argc, char **argv)
 	ret = send_stream(fd, &loop, out, &errs);
 	if (errs.records > errs.announced && sink__fits(out, 512))
 		send_error_notice(out, &errs);
-	if (sink__linger(out, (int64_t)(opts.linger * 1e3)) && !ret)
-		ret = reader_err(-ETIMEDOUT, "%s did not take everything",
-				 opts.uri);
+	if (sink__linger(out, (int64_t)(opts.linger * 1e3)) && !opts.quiet)
+		fprintf(stderr, "fxtprof: %s did not take everything in %.1f s\n",
+			opts.uri, opts.linger);
 	st = sink__stats(out);
-	if (!ret && (st->dropped_records || sink__error(out)))
-		ret = -EPIPE;
-	if (!ret && errs.records)
-		ret = -EIO;
 	if (!opts.quiet)
-		fprintf(stderr, "fxtprof: sent %" PRIu64 " bytes (%" PRIu64
-			" records) to %s; buffered at the end %" PRIu64
-			" bytes (%" PRIu64 " records); dropped %" PRIu64
-			" records (%" PRIu64 " bytes); encoder errors %" PRIu64
-			"%s%s\n", st->sent_bytes,
-			st->sent_records, opts.uri, st->buffered_bytes,
-			st->buffered_records, st->dropped_records,
-			st->dropped_bytes, errs.records,
-			sink__error(out) ? ": " : "",
-			sink__error(out) ? strerror(sink__error(out)) : "");
+		fprintf(stderr, "fxtprof: read %" PRIu64 " records (%" PRIu64
+			" bytes) from %s; %" PRIu64 " could not be passed on whole\n",
+			st->committed_records + errs.records, st->committed_bytes,
+			opts.file, errs.records);
 	if (!opts.quiet && errs.records)
 		fprintf(stderr, "fxtprof: %" PRIu64 " records could not be"
 			" passed on whole (last: %s); they are not output"
 			" drops\n", errs.records, strerror(-errs.last));
+	status = ret ? CMD_EXIT_FAILED : CMD_EXIT_OK;
+	if (!cmd_delivery_summary(out, opts.uri, opts.quiet) || errs.records) {
+		if (opts.quiet)
+			reader_err(-EIO, "the output to %s is incomplete", opts.uri);
+		if (!ret)
+			status = CMD_EXIT_INCOMPLETE;
+	}
 	sink__close(out);
 out_fini_loop:
 	evloop__fini(&loop);
 out_close_file:
 	if (fd != STDIN_FILENO)
 		close(fd);
-	return ret ? 1 : 0;
+	return ret ? CMD_EXIT_FAILED : status;
 }

@@ -57,16 +57,33 @@ void sink_drop_queue(struct sink *s)
 	s->st.buffered_bytes = 0;
 }
 
+void sink_settle(struct sink *s, uint64_t records, uint64_t bytes)
+{
+	uint64_t sent_records = s->st.sent_records - s->stream_records;
+	uint64_t sent_bytes = s->st.sent_bytes - s->stream_bytes;
+
+	if (records > sent_records)
+		records = sent_records;
+	if (bytes > sent_bytes)
+		bytes = sent_bytes;
+	s->st.delivered_records += records;
+	s->st.delivered_bytes += bytes;
+	s->st.unconfirmed_records += sent_records - records;
+	s->st.unconfirmed_bytes += sent_bytes - bytes;
+	s->stream_records = s->st.sent_records;
+	s->stream_bytes = s->st.sent_bytes;
+}
+
 void sink_finish_close(struct sink *s)
 {
-	if (s->fd >= 0) {
-		/* An orderly FIN: the peer sees the end of a whole stream. */
-		if (s->socket)
-			shutdown(s->fd, SHUT_WR);
-		close(s->fd);
-		s->fd = -1;
+	if (s->fd < 0) {
+		s->state = SINK_CLOSED;
+		return;
 	}
-	s->state = SINK_CLOSED;
+	if (s->socket)
+		sink_socket_confirm(s);		/* CLOSED once it answers */
+	else
+		sink_file_finish(s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -156,6 +173,8 @@ static int sink_alloc(struct sink **sp, struct evloop *loop, bool socket,
 		s->sndbuf = opts ? opts->sndbuf : 0;
 		s->send_mode = opts ? opts->send_mode : SINK_SEND_URING;
 	}
+	s->file_mode = opts && opts->file_mode ? opts->file_mode :
+						SINK_DEFAULT_FILE_MODE;
 	s->loop = loop;
 	s->fd = -1;
 	s->socket = socket;
@@ -191,7 +210,7 @@ int sink__open(struct sink **sp, const char *uri, struct evloop *loop,
 		return ret;
 	}
 	ret = socket ? sink_socket_open(s, uri, err, errlen) :
-		       sink_file_open(uri, err, errlen);
+		       sink_file_open(uri, s->file_mode, err, errlen);
 	if (ret < 0)
 		goto out_free;
 	if (!socket)
@@ -239,7 +258,8 @@ int sink__flush(struct sink *s)
 	if (!s->socket)
 		return s->state == SINK_UP ? sink_file_write_out(s) : -s->error;
 	sink_socket_flush(s);
-	return s->state == SINK_UP || s->state == SINK_CLOSED ? 0 : -s->error;
+	return s->state == SINK_UP || s->state == SINK_CONFIRMING ||
+	       s->state == SINK_CLOSED ? 0 : -s->error;
 }
 
 bool sink__segment_wanted(const struct sink *s)
@@ -310,19 +330,48 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Stop waiting: cancel what is in flight, drop what is queued, and settle
+ * the stream with what can be known now.  The sink is CLOSED, its
+ * statistics final.
+ */
+static void sink_give_up(struct sink *s)
+{
+	s->teardown = true;
+	if (s->socket)
+		sink_socket_cancel_all(s);
+	sink_drop_queue(s);
+	if (s->fd >= 0) {
+		if (s->socket)
+			sink_socket_settle_outq(s);
+		else
+			sink_settle(s, 0, 0);
+		close(s->fd);
+		s->fd = -1;
+	}
+	s->state = SINK_CLOSED;
+}
+
 int sink__linger(struct sink *s, int64_t timeout_ms)
 {
 	int64_t deadline = now_ms() + timeout_ms, left;
+	int ret = 0;
 
 	sink__flush_close(s);
 	while (!sink__done(s)) {
 		left = deadline - now_ms();
-		if (left <= 0)
-			return -ETIMEDOUT;
-		if (evloop__run_once(s->loop, left < 100 ? (int)left : 100) < 0)
-			return -EIO;
+		if (left <= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (evloop__run_once(s->loop, left < 100 ? (int)left : 100) < 0) {
+			ret = -EIO;
+			break;
+		}
 	}
-	return 0;
+	if (ret)
+		sink_give_up(s);
+	return ret;
 }
 
 bool sink__drained(const struct sink *s)
@@ -332,7 +381,17 @@ bool sink__drained(const struct sink *s)
 
 int sink__error(const struct sink *s)
 {
-	return s->state == SINK_UP ? 0 : s->error;
+	return s->state == SINK_UP || s->state == SINK_CONFIRMING ? 0 : s->error;
+}
+
+bool sink__complete(const struct sink *s)
+{
+	const struct sink_stats *st = &s->st;
+
+	return s->state == SINK_CLOSED && !s->error && !st->dropped_records &&
+	       !st->unconfirmed_records && !st->unconfirmed_bytes &&
+	       !st->buffered_records &&
+	       st->delivered_records == st->committed_records;
 }
 
 bool sink__is_socket(const struct sink *s)
@@ -359,13 +418,13 @@ void sink__close(struct sink *s)
 {
 	if (!s)
 		return;
-	s->closing = s->teardown = true;
-	/* The kernel still points into the queue or at the timespec. */
-	if (s->socket)
-		sink_socket_cancel_all(s);
-	/* A cancelled send may still have moved bytes: they are counted. */
-	sink_drop_queue(s);
-	if (s->fd >= 0)
-		close(s->fd);
+	s->closing = true;
+	/*
+	 * The kernel may still point into the queue or at the timespec; a
+	 * cancelled send may still have moved bytes, which are counted.  A
+	 * stream never flushed and closed is settled with what the peer's
+	 * kernel has: all that can be said of it.
+	 */
+	sink_give_up(s);
 	sink_free(s);
 }

@@ -25,11 +25,26 @@
  * (a record cut by a vanished peer counts as dropped; its bytes that did
  * leave count as sent, the rest as dropped).
  *
+ * Delivery: "sent" means handed to the kernel, not received.  Each stream
+ * is settled when it ends, and its sent records become delivered or
+ * unconfirmed, so that once the sink is closed
+ *	sent = delivered + unconfirmed
+ * A file is delivered when every write(), fdatasync() and close()
+ * succeeded.  A socket, at flush-and-close, half-closes and waits for the
+ * receiver's word: `fxtprof receive` answers with an acknowledgement of
+ * the bytes and records it wrote (user/transport/stream_ack.h),
+ * which settles the stream exactly.  A peer that is not fxtprof and ends
+ * the stream in order (EOF), or is still there when the sink is closed,
+ * is settled from SIOCOUTQ: what its kernel acknowledged.  A stream that
+ * ends in an error (the peer reset it: it did not read everything) is
+ * unconfirmed as a whole.
+ *
  * Socket life cycle:
  *	UP --peer gone--> GONE             (no reconnect: drop and count)
  *	UP --peer gone--> DOWN --backoff--> CONNECTING --ok--> UP (new segment)
- *	any --sink__flush_close()--> closing: CLOSED once the queue is empty
- *	                             or the peer is gone
+ *	any --sink__flush_close()--> closing: once the queue is empty,
+ *	    CONFIRMING (half-closed, waiting for the receiver) --> CLOSED;
+ *	    CLOSED at once when the peer is gone
  *
  * Segments: every stream the sink starts (the file, the first connection,
  * each reconnection) must be complete in itself.  The sink asks for that
@@ -50,6 +65,8 @@
 #define SINK_DEFAULT_MAX_BUFFERED	(64u << 20)
 /* Room kept for the in-band gap notice (overflow event + counter). */
 #define SINK_NOTICE_ROOM		512u
+/* Files are created with this mode unless sink_opts.file_mode says else. */
+#define SINK_DEFAULT_FILE_MODE		0600
 
 struct sink_stats {
 	uint64_t committed_records;	/* offered: reserved or written */
@@ -63,6 +80,13 @@ struct sink_stats {
 	uint64_t dropped_by_type[16];	/* by the kind the encoder gave */
 	uint64_t connects;		/* successful connections */
 	uint64_t disconnects;		/* peer went away */
+	/* Sent records, settled when their stream ended (see above). */
+	uint64_t delivered_records;	/* confirmed at the destination */
+	uint64_t delivered_bytes;
+	uint64_t unconfirmed_records;	/* sent, never confirmed: lost */
+	uint64_t unconfirmed_bytes;
+	uint64_t acked_streams;		/* settled by the receiver's ack */
+	uint64_t outq_streams;		/* settled from SIOCOUTQ */
 };
 
 /*
@@ -86,6 +110,7 @@ struct sink_opts {
 	bool reconnect;			/* retry with backoff when the peer goes */
 	int sndbuf;			/* SO_SNDBUF for sockets we create, 0 = default */
 	enum sink_send_mode send_mode;
+	unsigned int file_mode;		/* 0 = SINK_DEFAULT_FILE_MODE */
 };
 
 struct sink;
@@ -154,8 +179,10 @@ int sink__linger(struct sink *s, int64_t timeout_ms);
 
 /* Everything queued has left (the queue is empty and no send in flight). */
 bool sink__drained(const struct sink *s);
-/* Not connected: errno of the last failure, else 0. */
+/* Not connected, or the file failed: errno of the last failure, else 0. */
 int sink__error(const struct sink *s);
+/* Everything committed was delivered and confirmed: nothing was lost. */
+bool sink__complete(const struct sink *s);
 bool sink__is_socket(const struct sink *s);
 /* Bytes the queue holds at most: a larger record can never be queued. */
 size_t sink__capacity(const struct sink *s);

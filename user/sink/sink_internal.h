@@ -10,12 +10,14 @@
 #include "record_queue.h"
 #include "sink.h"
 #include "transport/netaddr.h"
+#include "transport/stream_ack.h"
 
 enum sink_state {
 	SINK_UP,		/* connected (or a file) */
 	SINK_DOWN,		/* peer gone, waiting for the backoff timer */
 	SINK_CONNECTING,	/* connect in flight */
 	SINK_GONE,		/* peer gone for good */
+	SINK_CONFIRMING,	/* all sent, half-closed: awaiting the receiver */
 	SINK_CLOSED,		/* flush-and-close finished */
 };
 
@@ -24,6 +26,7 @@ struct sink {
 	struct ev_handler pollout_h;	/* wait for room in the socket */
 	struct ev_handler timer_h;	/* reconnect backoff */
 	struct ev_handler connect_h;
+	struct ev_handler recv_h;	/* the receiver's acknowledgement */
 	struct evloop *loop;
 	int fd;
 	bool socket;
@@ -31,7 +34,7 @@ struct sink {
 	enum sink_state state;
 	bool closing;			/* flush_close: accept nothing more */
 	bool teardown;			/* sink__close: start nothing new */
-	bool sending, polling, timing, connecting;
+	bool sending, polling, timing, connecting, receiving;
 	bool segment_wanted;		/* a stream started, nothing written */
 	int error;
 
@@ -47,6 +50,12 @@ struct sink {
 
 	uint64_t gap_records;		/* dropped since the last notice */
 	struct sink_stats st;
+
+	/* Delivery: what the current stream had sent when it started. */
+	uint64_t stream_records, stream_bytes;
+	unsigned char ack[STREAM_ACK_SIZE];
+	size_t ack_len;
+	unsigned int file_mode;
 };
 
 /* sink.c */
@@ -55,11 +64,20 @@ void sink_count_drop(struct sink *s, unsigned int kind, uint64_t bytes);
 void sink_sent(struct sink *s, size_t n);
 /* The peer will never read what is queued: drop it all, counted. */
 void sink_drop_queue(struct sink *s);
-/* An orderly end: FIN for sockets, close, CLOSED. */
+/* An orderly end: files are synced and closed, sockets half-closed. */
 void sink_finish_close(struct sink *s);
+/*
+ * The current stream ended: of what it sent, @records and @bytes were
+ * confirmed at the destination (at most what it sent); the rest is
+ * unconfirmed.  The next stream starts from here.
+ */
+void sink_settle(struct sink *s, uint64_t records, uint64_t bytes);
 
 /* sink_file.c */
-int sink_file_open(const char *uri, char *err, size_t errlen);
+int sink_file_open(const char *uri, unsigned int mode, char *err,
+		   size_t errlen);
+/* fdatasync (regular files), close, settle: the file's orderly end. */
+void sink_file_finish(struct sink *s);
 /* write() everything queued; a failure is sticky in s->error. */
 int sink_file_write_out(struct sink *s);
 
@@ -77,6 +95,10 @@ size_t sink_socket_send_first(struct sink *s, const void *rec, size_t len);
 /* Called after each commit: sends early once a batch is queued. */
 void sink_socket_committed(struct sink *s);
 void sink_socket_flush_close(struct sink *s);
+/* Half-close and wait for the receiver's acknowledgement (CONFIRMING). */
+void sink_socket_confirm(struct sink *s);
+/* Settle the stream from what the peer's kernel has not acknowledged. */
+void sink_socket_settle_outq(struct sink *s);
 /* Cancel what is in flight and wait for it (sink__close). */
 void sink_socket_cancel_all(struct sink *s);
 

@@ -22,8 +22,11 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 
 #include "sink_internal.h"
 
@@ -101,11 +104,15 @@ static void sink_start_connect(struct sink *s)
 	s->state = SINK_CONNECTING;
 }
 
-/* The peer went away: stop sending, keep counting, maybe try again. */
+/*
+ * The peer went away: stop sending, keep counting, maybe try again.  It
+ * did not take the stream in order, so nothing of it is confirmed.
+ */
 static void sink_peer_gone(struct sink *s, int err)
 {
 	s->error = err;
 	s->st.disconnects++;
+	sink_settle(s, 0, 0);
 	close(s->fd);
 	s->fd = -1;
 	sink_drop_queue(s);
@@ -154,6 +161,8 @@ static void sink_on_connect(struct ev_handler *h,
 	s->state = SINK_UP;
 	s->error = 0;
 	s->backoff_ms = SINK_BACKOFF_MIN_MS;
+	s->stream_records = s->st.sent_records;
+	s->stream_bytes = s->st.sent_bytes;
 	/*
 	 * A fresh stream: ask for its prologue and state.  The queue is
 	 * empty (the old stream's records were dropped with the peer), so
@@ -348,8 +357,106 @@ static void sink_on_send(struct ev_handler *h, const struct io_uring_cqe *cqe)
 	sink_submit(s);
 }
 
+/* ------------------------------------------------------------------ */
+/* Confirming                                                          */
+/* ------------------------------------------------------------------ */
+
+static void sink_closed(struct sink *s)
+{
+	close(s->fd);
+	s->fd = -1;
+	s->state = SINK_CLOSED;
+}
+
+void sink_socket_settle_outq(struct sink *s)
+{
+	int outq = 0;
+
+	/*
+	 * For TCP, the bytes the peer's kernel has not acknowledged; for a
+	 * unix socket, those the peer has not read.  Records cannot be
+	 * split, so a stream with any left is unconfirmed as a whole.
+	 */
+	if (ioctl(s->fd, SIOCOUTQ, &outq) || outq) {
+		sink_settle(s, 0, 0);
+		return;
+	}
+	s->st.outq_streams++;
+	sink_settle(s, UINT64_MAX, UINT64_MAX);
+}
+
+static void sink_recv_ack(struct sink *s)
+{
+	struct io_uring_sqe *sqe = evloop__sqe(s->loop, &s->recv_h);
+
+	if (!sqe) {
+		sink_socket_settle_outq(s);
+		sink_closed(s);
+		return;
+	}
+	io_uring_prep_recv(sqe, s->fd, s->ack + s->ack_len,
+			   STREAM_ACK_SIZE - s->ack_len, 0);
+	s->receiving = true;
+}
+
+static void sink_on_recv(struct ev_handler *h, const struct io_uring_cqe *cqe)
+{
+	struct sink *s = SINK_OF(h, recv_h);
+
+	s->receiving = false;
+	if (cqe->res == -ECANCELED)
+		return;		/* sink__close() settles it */
+	if (cqe->res == -EINTR || cqe->res == -EAGAIN) {
+		sink_recv_ack(s);
+		return;
+	}
+	if (cqe->res > 0) {
+		uint64_t bytes, records;
+
+		s->ack_len += (size_t)cqe->res;
+		if (s->ack_len < STREAM_ACK_SIZE) {
+			sink_recv_ack(s);
+			return;
+		}
+		if (!stream_ack__decode(s->ack, &bytes, &records)) {
+			s->st.acked_streams++;
+			sink_settle(s, records, bytes);
+		} else {
+			/* A peer that talks, but not fxtprof's protocol. */
+			sink_socket_settle_outq(s);
+		}
+	} else if (cqe->res == 0) {
+		/* An orderly end without a word: not an fxtprof receiver. */
+		sink_socket_settle_outq(s);
+	} else {
+		/* Reset: the peer did not read all that it was sent. */
+		s->error = -cqe->res;
+		sink_settle(s, 0, 0);
+	}
+	sink_closed(s);
+}
+
+void sink_socket_confirm(struct sink *s)
+{
+	/* An orderly FIN: the peer sees the end of a whole stream. */
+	if (shutdown(s->fd, SHUT_WR)) {
+		s->error = errno;
+		sink_settle(s, 0, 0);
+		sink_closed(s);
+		return;
+	}
+	s->state = SINK_CONFIRMING;
+	s->ack_len = 0;
+	sink_recv_ack(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Set-up and teardown                                                 */
+/* ------------------------------------------------------------------ */
+
 void sink_socket_init(struct sink *s)
 {
+	s->recv_h.complete = sink_on_recv;
 	s->send_h.complete = sink_on_send;
 	s->pollout_h.complete = sink_on_pollout;
 	s->timer_h.complete = sink_on_timer;
@@ -404,7 +511,9 @@ void sink_socket_cancel_all(struct sink *s)
 		sink_cancel(s, &s->timer_h);
 	if (s->connecting)
 		sink_cancel(s, &s->connect_h);
-	while ((s->sending || s->polling || s->timing || s->connecting) &&
-	       evloop__run_once(s->loop, 1000) >= 0)
+	if (s->receiving)
+		sink_cancel(s, &s->recv_h);
+	while ((s->sending || s->polling || s->timing || s->connecting ||
+		s->receiving) && evloop__run_once(s->loop, 1000) >= 0)
 		;
 }
