@@ -106,6 +106,14 @@ struct summary {
 	bool output_failed;
 };
 
+/* @needle within the line that starts at @l. */
+static bool line_has(const char *l, const char *needle)
+{
+	const char *end = strchr(l, '\n'), *p = strstr(l, needle);
+
+	return p && (!end || p < end);
+}
+
 static void parse_summary(const char *err, struct summary *s)
 {
 	const char *l;
@@ -132,11 +140,11 @@ static void parse_summary(const char *err, struct summary *s)
 		} else if (sscanf(l, "CPU %u ring lost %llu", &cpu, &a) == 2) {
 			s->cpu_lost_lines++;
 		} else if (sscanf(l, "lost %llu records (%llu", &a, &b) == 2 &&
-			   strstr(l, "dropped before sending")) {
+			   line_has(l, "dropped before sending")) {
 			s->dropped_records = a;
 			s->dropped_bytes = b;
 		} else if (sscanf(l, "lost %llu records (%llu", &a, &b) == 2 &&
-			   strstr(l, "never confirmed")) {
+			   line_has(l, "never confirmed")) {
 			s->unconfirmed_records = a;
 		} else if (sscanf(l, "the peer went away %llu times; %llu",
 				  &a, &b) == 2) {

@@ -16,6 +16,8 @@ static const char *how(const struct sink *s)
 {
 	const struct sink_stats *st = sink__stats(s);
 
+	if (!st->delivered_records && !st->delivered_bytes)
+		return "nothing confirmed";
 	if (!sink__is_socket(s))
 		return "written and synced";
 	if (st->acked_streams && !st->outq_streams)
