@@ -13,11 +13,7 @@ parse=$src/scripts/parse-vm-log.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0 failed=0
-ok() {	# ok COND-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 # A stand-in test program: prints kselftest-style TAP for N results,
 # optionally skipping the last one.

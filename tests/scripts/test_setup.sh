@@ -12,11 +12,7 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0 failed=0
-ok() {	# ok COND-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 mkdir -p "$tmp/root/scripts" "$tmp/bin" "$tmp/cache"
 cp "$src/scripts/env.sh" "$src/scripts/setup.sh" "$src/scripts/get-kselftest.sh" "$tmp/root/scripts/"

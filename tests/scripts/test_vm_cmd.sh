@@ -31,11 +31,7 @@ chmod +x "$tmp/root/scripts"/*.sh
 echo 'echo script' > "$tmp/script.sh"
 export FXTPROF_CACHE=$tmp/cache
 
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 echo "TAP version 13"
 echo "1..4"

@@ -100,23 +100,6 @@ out_close:
 	return NULL;
 }
 
-static uint64_t hwm_kb(pid_t pid)
-{
-	char path[64], line[256];
-	uint64_t kb = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %" SCNu64, &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 static double rusage_s(const struct rusage *ru)
 {
 	return (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
@@ -202,7 +185,7 @@ static int bench_receive(const char *dir, const struct buf *unit,
 			ret = s[i].err;
 	}
 	*secs = (double)(now_ns() - t0) / 1e9;
-	*rss_kb = hwm_kb(pid);
+	*rss_kb = proc_hwm_kb(pid);
 out_stop:
 	kill(pid, SIGINT);
 	if (wait4(pid, NULL, 0, &ru) == pid)

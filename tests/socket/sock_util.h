@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "fxt.h"
 #include "sink/sink.h"
@@ -63,6 +64,9 @@ size_t read_avail(int fd, struct buf *b, size_t max);
  * Returns 1 at EOF, else 0.
  */
 int peer_serve(int fd, struct buf *b);
+
+/* The peak resident set (VmHWM) of process @pid, in KiB; 0 if unknown. */
+uint64_t proc_hwm_kb(pid_t pid);
 int set_bufs(int fd, int sndbuf, int rcvbuf);
 
 #endif

@@ -479,23 +479,6 @@ static uint64_t proc_cpu_ms(pid_t pid)
 	return (uint64_t)(ut + st) * 1000 / (uint64_t)sysconf(_SC_CLK_TCK);
 }
 
-static uint64_t proc_hwm_kb(pid_t pid)
-{
-	char path[64], line[256];
-	uint64_t kb = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %" SCNu64, &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* Half-close after a whole stream: the ack gives the file's counts. */
 TEST(ack_after_half_close)
 {
