@@ -54,6 +54,11 @@ mmdebstrap --quiet --mode=root --variant=minbase --include=git,make \
 	bookworm "$root" "${sources[@]}"
 echo "check-fresh: root made in $(( $(date +%s) - t ))s"
 
+# The root is a mount point of its own, as a machine's / is: tests that
+# make mounts private in a namespace of their own (a full file system,
+# tests/socket/test_delivery.c) need / to be one.
+mount --bind "$root" "$root"
+mounts=("$root" "${mounts[@]}")
 for m in proc sys dev; do
 	mkdir -p "$root/$m"
 	case $m in

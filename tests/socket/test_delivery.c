@@ -250,7 +250,9 @@ TEST(full_disk_ends_on_a_whole_record)
 	env_init(_metadata, &e, 1000000);
 	/* A 128 KiB file system of our own: private to this test. */
 	ASSERT_EQ(0, unshare(CLONE_NEWNS)) TH_LOG("needs root: %m");
-	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	/* Private, so the small file system shows nowhere else. */
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		TH_LOG("/ must be a mount point (not a plain chroot): %m");
 	snprintf(mnt, sizeof(mnt), "%s/small", e.dir);
 	ASSERT_EQ(0, mkdir(mnt, 0700));
 	ASSERT_EQ(0, mount("tmpfs", mnt, "tmpfs", 0, "size=128k"));
