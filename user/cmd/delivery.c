@@ -36,6 +36,10 @@ bool cmd_delivery_summary(const struct sink *s, const char *uri, bool quiet)
 
 	if (quiet)
 		return complete;
+	if (st->disconnects)
+		fprintf(stderr, "fxtprof: the peer went away %" PRIu64
+			" times; %" PRIu64 " connections\n", st->disconnects,
+			st->connects);
 	fprintf(stderr, "fxtprof: delivered %" PRIu64 " bytes (%" PRIu64
 		" records) to %s, %s\n", st->delivered_bytes,
 		st->delivered_records, uri, how(s));

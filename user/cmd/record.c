@@ -468,7 +468,6 @@ static void reader_cpu_line(double secs)
 
 static void summary(struct recorder *r, const struct fxtprof_stats *total)
 {
-	const struct sink_stats *os = sink__stats(r->out);
 	const struct stream_stats *ts = &r->state.st;
 	double secs = (double)(now_boottime() - r->start_ns) / 1e9;
 
@@ -493,10 +492,6 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 			ts->encode_errors, strerror(-ts->last_encode_error));
 	else
 		fprintf(stderr, "fxtprof: encoder errors: none\n");
-	if (os->disconnects)
-		fprintf(stderr, "fxtprof: the peer went away %" PRIu64
-			" times; %" PRIu64 " connections\n", os->disconnects,
-			os->connects);
 	cmd_delivery_summary(r->out, r->opts->uri, false);
 	if (total->handler_calls)
 		fprintf(stderr, "fxtprof: sampling handler %.1f us on average\n",
