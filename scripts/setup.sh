@@ -33,6 +33,10 @@ HOST_PKGS=(
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev xz-utils
 	# userspace libraries
 	liburing-dev liblz4-dev libbpf-dev
+	# the symbolizer (libdwfl) and pprof's gzip; eu-addr2line for its bench
+	libdw-dev libelf-dev zlib1g-dev elfutils
+	# test tools: go tool pprof reads our pprof, protoc decodes our protos
+	golang-go protobuf-compiler
 	# the VM bench: QEMU, a static busybox, the initramfs tools
 	qemu-system-x86 qemu-system-arm ipxe-qemu busybox-static cpio kmod
 	# benchmarks and make check-fresh

@@ -27,7 +27,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define FXTPROF_ABI_VERSION	1
+#define FXTPROF_ABI_VERSION	2
 #define FXTPROF_DEVICE		"/dev/fxtprof"
 
 /* ------------------------------------------------------------------ */
@@ -216,6 +216,10 @@ enum fxtprof_rec_type {
 	FXTPROF_REC_SNAPSHOT	= 6,
 	FXTPROF_REC_LOST	= 7,
 	FXTPROF_REC_FLUSH	= 8,
+	/* since ABI 2: what symbolization needs, written by userspace sources */
+	FXTPROF_REC_MMAP	= 9,
+	FXTPROF_REC_KMOD	= 10,
+	FXTPROF_REC_KSYM	= 11,
 	FXTPROF_REC_MAX,
 };
 
@@ -338,6 +342,80 @@ struct fxtprof_flush_rec {
 	__u64 seq;
 };
 
+
+/*
+ * Records of ABI 2: the address spaces and the kernel's images, which a
+ * symbolizer needs to name a sample's frames later and elsewhere.  The
+ * module never writes them: the reader's side-band sources do (perf
+ * MMAP2 records with build ids, /proc/PID/maps at start, /proc/kallsyms,
+ * /sys/kernel/notes and /proc/modules), and they travel through the same
+ * record stream as the ring's records.  See Documentation/symbols.md.
+ */
+#define FXTPROF_BUILD_ID_MAX	20	/* bytes: a GNU build id, SHA-1 */
+#define FXTPROF_MAX_PATH	4096	/* mapping and module names are truncated */
+
+#define FXTPROF_MMAP_INITIAL	(1u << 0)	/* existed when recording began */
+#define FXTPROF_MMAP_BUILD_ID	(1u << 1)	/* build_id[] is valid */
+#define FXTPROF_MMAP_TRUNCATED	(1u << 2)	/* filename was cut */
+
+/*
+ * An executable mapping of process pid: [start, start + len) maps the file
+ * filename at file offset pgoff.  filename is not NUL terminated; it is
+ * "//anon" for anonymous executable memory and "[vdso]" for the vDSO.
+ */
+struct fxtprof_mmap {
+	struct fxtprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 start;
+	__u64 len;
+	__u64 pgoff;		/* bytes */
+	__u16 flags;		/* FXTPROF_MMAP_* */
+	__u8 build_id_size;	/* bytes used of build_id, 0 if unknown */
+	__u8 reserved;
+	__u16 filename_len;
+	__u16 reserved2;
+	__u8 build_id[FXTPROF_BUILD_ID_MAX];
+	__u32 reserved3;
+	char filename[];	/* filename_len bytes, zero padded to 8 */
+};
+
+#define FXTPROF_KMOD_KERNEL	(1u << 0)	/* the kernel image, not a module */
+#define FXTPROF_KMOD_BUILD_ID	(1u << 1)	/* build_id[] is valid */
+
+/*
+ * A kernel text range: the kernel image ("[kernel.kallsyms]", from _stext
+ * to _etext) or a loaded module, by its name, with its build id.
+ */
+struct fxtprof_kmod {
+	struct fxtprof_rec_hdr hdr;
+	__u64 start;
+	__u64 end;
+	__u16 flags;		/* FXTPROF_KMOD_* */
+	__u8 build_id_size;
+	__u8 reserved;
+	__u16 name_len;
+	__u16 reserved2;
+	__u8 build_id[FXTPROF_BUILD_ID_MAX];
+	__u32 reserved3;
+	char name[];		/* name_len bytes, zero padded to 8 */
+};
+
+/*
+ * A kernel function, [addr, addr + size), written before the first sample
+ * that hit it and again at the start of every segment.  Names come from
+ * /proc/kallsyms, whose text symbols have no size: size runs to the next
+ * symbol.  A module's symbol lies inside that module's KMOD range.
+ */
+struct fxtprof_ksym {
+	struct fxtprof_rec_hdr hdr;
+	__u64 addr;
+	__u32 size;
+	__u16 name_len;
+	__u16 reserved;
+	char name[];		/* name_len bytes, zero padded to 8 */
+};
+
 /* ------------------------------------------------------------------ */
 /* Layout checks                                                       */
 /* ------------------------------------------------------------------ */
@@ -371,6 +449,12 @@ FXTPROF_ASSERT_REC(fxtprof_rename, 56);
 FXTPROF_ASSERT_REC(fxtprof_snapshot, 64);
 FXTPROF_ASSERT_REC(fxtprof_lost, 48);
 FXTPROF_ASSERT_REC(fxtprof_flush_rec, 24);
+FXTPROF_ASSERT_REC(fxtprof_mmap, 80);
+FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_mmap, filename) == 80, "filename");
+FXTPROF_ASSERT_REC(fxtprof_kmod, 64);
+FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_kmod, name) == 64, "name");
+FXTPROF_ASSERT_REC(fxtprof_ksym, 32);
+FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_ksym, name) == 32, "name");
 
 #undef FXTPROF_ASSERT_REC
 #undef FXTPROF_ASSERT

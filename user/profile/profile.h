@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * profile.h - a recording, loaded: the samples of an fxtprof FXT stream
+ * with their frames, the names every thread had over time, the executable
+ * mappings of every process, and the kernel's images and symbols.
+ *
+ * It reads what the FXT encoder writes (Documentation/fxt-mapping.md):
+ * `cpu/sample` instant events followed by their frame blobs, the `task`
+ * events, process and thread kernel objects, and the mapping, kernel
+ * image and kernel symbol objects of user/fxt/fxt_profile.h.  It does not
+ * name frames: user/symbolize does, from this model.
+ *
+ * All strings are owned by the profile and live as long as it.  Every
+ * function returns 0 or -errno; a load that fails says why in err.
+ */
+#ifndef FXTPROF_PROFILE_H
+#define FXTPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROFILE_BUILD_ID_MAX	20
+
+struct profile;
+
+/* One sample.  ips[] are leaf first: nr_kernel kernel, then nr_user user. */
+struct profile_sample {
+	uint64_t ts;			/* ns, CLOCK_BOOTTIME */
+	uint32_t pid, tid;
+	uint16_t cpu;
+	uint8_t mode;			/* FXTPROF_MODE_*, 0 if unknown */
+	uint16_t nr_kernel, nr_user;
+	const uint64_t *ips;
+	const char *comm;		/* thread name at ts: "swapper/N" when idle */
+	const char *process;		/* process name at ts */
+};
+
+/* An executable file mapping of process pid, created at time. */
+struct profile_mapping {
+	uint64_t serial;		/* the FXT koid, unique in the profile */
+	uint32_t pid;
+	uint64_t time;			/* ns; 0 for mappings that existed at start */
+	uint64_t start, end, pgoff;
+	const char *path;
+	uint8_t build_id[PROFILE_BUILD_ID_MAX];
+	uint8_t build_id_size;		/* 0: unknown */
+};
+
+/* The kernel image or one module. */
+struct profile_kmod {
+	uint64_t start, end;
+	const char *name;		/* "[kernel.kallsyms]" or the module's */
+	bool is_kernel;
+	uint8_t build_id[PROFILE_BUILD_ID_MAX];
+	uint8_t build_id_size;
+};
+
+struct profile_ksym {
+	uint64_t addr;
+	uint32_t size;
+	const char *name;
+};
+
+struct profile_error {
+	uint64_t offset;		/* byte offset in the file */
+	char msg[256];
+};
+
+/* Load a whole FXT file ("-" = stdin). */
+int profile__load(const char *path, struct profile **out,
+		  struct profile_error *err);
+/* Load from memory (tests, fuzzers). */
+int profile__load_buffer(const void *data, size_t len, struct profile **out,
+			 struct profile_error *err);
+void profile__free(struct profile *p);
+
+/* Samples in timestamp order. */
+size_t profile__nr_samples(const struct profile *p);
+const struct profile_sample *profile__sample(const struct profile *p,
+					     size_t i);
+
+/*
+ * The mapping that covered addr in process pid at time ts: the newest
+ * mapping of pid created at or before ts that covers addr, else, for a
+ * process forked during the recording, its parent's at the time of the
+ * fork.  NULL if none.
+ */
+const struct profile_mapping *profile__find_mapping(const struct profile *p,
+						    uint32_t pid,
+						    uint64_t addr,
+						    uint64_t ts);
+size_t profile__nr_mappings(const struct profile *p);
+const struct profile_mapping *profile__mapping(const struct profile *p,
+					       size_t i);
+
+/* The kernel image or module holding addr, NULL if none. */
+const struct profile_kmod *profile__find_kmod(const struct profile *p,
+					      uint64_t addr);
+size_t profile__nr_kmods(const struct profile *p);
+const struct profile_kmod *profile__kmod(const struct profile *p, size_t i);
+
+/* The kernel symbol holding addr (addr - sym->addr < size), NULL if none. */
+const struct profile_ksym *profile__find_ksym(const struct profile *p,
+					      uint64_t addr);
+size_t profile__nr_ksyms(const struct profile *p);
+
+/* Why names may be missing: what the stream lacked, for the reports. */
+struct profile_stats {
+	uint64_t samples;
+	uint64_t frames;
+	uint64_t mappings;
+	uint64_t kmods;
+	uint64_t ksyms;
+	uint64_t lost_records;		/* fxtprof:kernel_lost, last totals */
+	uint64_t output_dropped;	/* fxtprof:output_dropped records */
+	bool has_mappings;		/* any mapping record at all */
+	bool has_kernel;		/* any kernel image or symbol record */
+};
+void profile__stats(const struct profile *p, struct profile_stats *st);
+
+#endif /* FXTPROF_PROFILE_H */
