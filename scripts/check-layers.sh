@@ -9,19 +9,23 @@ set -eu
 cd "$(dirname "$0")/.."
 allowed() {
 	case $1 in
-	cmd)		echo "cmd source state encode fxt sink transport" ;;
+	cmd)		echo "cmd source state encode fxt sink transport profile symbolize export" ;;
 	source)		echo "source" ;;
 	state)		echo "state encode sink transport" ;;
 	encode)		echo "encode fxt sink transport" ;;
 	sink)		echo "sink transport" ;;
 	transport)	echo "transport" ;;
+	profile)	echo "profile fxt" ;;
+	symbolize)	echo "symbolize profile" ;;
+	export)		echo "export profile symbolize" ;;
 	*)		echo "$1" ;;
 	esac
 }
 bad=0
-for part in cmd source state encode sink transport; do
+for part in cmd source state encode sink transport profile symbolize export; do
 	ok=$(allowed "$part")
 	for f in user/"$part"/*.[ch]; do
+		[ -e "$f" ] || continue
 		for inc in $(sed -n 's|^#include "\([a-z_]*\)/[^"]*"|\1|p' "$f"); do
 			case " $ok " in
 			*" $inc "*) ;;
