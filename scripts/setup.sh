@@ -33,6 +33,8 @@ HOST_PKGS=(
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev xz-utils
 	# userspace libraries
 	liburing-dev liblz4-dev libbpf-dev
+	# the bpf source: vmlinux.h and skeletons at build time
+	bpftool
 	# the symbolizer (libdwfl; static links also need lzma and bz2), pprof's
 	# gzip (zlib), and eu-addr2line for the symbolizer bench
 	libdw-dev zlib1g-dev liblzma-dev libbz2-dev elfutils
