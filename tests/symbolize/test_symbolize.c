@@ -194,6 +194,34 @@ static uint64_t sym_size(const char *path, const char *name)
 	return size;
 }
 
+/* The address of section name in path. */
+static uint64_t section_addr(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint64_t a = 0;
+
+	if (fd < 0)
+		die(path);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		die("sections");
+	while (!a && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) &&
+		    !strcmp(elf_strptr(elf, shstrndx, sh.sh_name), name))
+			a = sh.sh_addr;
+	}
+	elf_end(elf);
+	close(fd);
+	if (!a)
+		die(name);
+	return a;
+}
+
 /* The executable PT_LOAD of path. */
 static void exec_load(const char *path, uint64_t *offset, uint64_t *vaddr)
 {
@@ -419,6 +447,13 @@ static void test_pie_and_library(void)
 	   "PIE + .so: %s+%llu in %s, %s in %s", r0.frames[0].function,
 	   (unsigned long long)r0.sym_offset, r0.dso, r1.frames[0].function,
 	   r1.dso);
+
+	/* _init has no size: it must not reach over the PLT after it. */
+	symbolizer__file_addr(s, fx("pie_main"), NULL, 0,
+			      section_addr(fx("pie_main"), ".plt") + 4, &r0);
+	ok(r0.status == SYM_NO_SYMBOL && !r0.frames[0].function,
+	   "an address in the PLT: %s (%s)", sym_status__name(r0.status),
+	   r0.frames[0].function);
 	symbolizer__free(s);
 }
 
@@ -794,7 +829,7 @@ static void test_bad_files(void)
 int main(int argc, char **argv)
 {
 	snprintf(fix, sizeof(fix), "%s", argc > 1 ? argv[1] : SYM_FIXTURES);
-	printf("TAP version 13\n1..40\n");
+	printf("TAP version 13\n1..41\n");
 	test_chain_names();
 	test_chain_frames();
 	test_pie_and_library();

@@ -360,11 +360,11 @@ static void object__search(struct symbolizer *s, struct sym_object *o)
 					 &worst);
 		tried_id_dir = true;
 	}
-	if (o->path[0] == '/') {
-		if (s->symfs)
-			paths[0] = join(s->symfs, "", o->path);
+	/* symfs holds the board's absolute paths; [vdso] and such are no file. */
+	if (o->path[0] == '/' && s->symfs)
+		paths[0] = join(s->symfs, "", o->path);
+	if (o->path[0] && o->path[0] != '[')
 		paths[1] = strdup(o->path);
-	}
 	/* Take the first good file; a debug-only one wants a runtime file. */
 	for (i = 0; i < 2 && (!first || first->debug_only); i++) {
 		if (!paths[i])
