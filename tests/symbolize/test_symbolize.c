@@ -539,6 +539,25 @@ static void test_symfs(void)
 	symbolizer__free(s);
 }
 
+static void test_deleted(void)
+{
+	struct symbolizer *s = new_sym(fx("nodebug"), NULL, false, false);
+	char path[4096];
+	struct profile_mapping m;
+	struct profile p = { .maps = &m, .nr_maps = 1 };
+	uint64_t ips[1];
+	struct profile_sample smp = { .pid = 6, .nr_user = 1, .ips = ips };
+	struct sym_result r;
+
+	snprintf(path, sizeof(path), "%s (deleted)", fx("chain"));
+	m = text_mapping(fx("chain"), path, 6, 0x560000000000ull,
+			 fx("chain.buildid"));
+	ips[0] = runtime(fx("chain"), &m, sym_value(fx("chain"), "a"));
+	symbolizer__frame(s, &p, &smp, 0, &r);
+	ok(named(&r, "a"), "\"PATH (deleted)\": the file at PATH, same build id");
+	symbolizer__free(s);
+}
+
 static void test_mismatch(void)
 {
 	struct symbolizer *s = new_sym(fx("nodebug"), NULL, false, false);
@@ -829,13 +848,14 @@ static void test_bad_files(void)
 int main(int argc, char **argv)
 {
 	snprintf(fix, sizeof(fix), "%s", argc > 1 ? argv[1] : SYM_FIXTURES);
-	printf("TAP version 13\n1..41\n");
+	printf("TAP version 13\n1..42\n");
 	test_chain_names();
 	test_chain_frames();
 	test_pie_and_library();
 	test_exec_load_math();
 	test_stripped();
 	test_symfs();
+	test_deleted();
 	test_mismatch();
 	test_unresolved();
 	test_cache();
