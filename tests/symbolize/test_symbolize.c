@@ -12,6 +12,7 @@
  * Expected addresses come from the fixtures' own symbol tables and
  * program headers, read here with libelf.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -520,6 +521,66 @@ static void test_stripped(void)
 	symbolizer__free(s);
 }
 
+static void test_debuglink(void)
+{
+	struct symbolizer *s = new_sym(fx("nodebug"), NULL, true, false);
+	struct sym_result r;
+	uint8_t id[PROFILE_BUILD_ID_MAX];
+	unsigned int n = read_id(fx("chain.buildid"), id);
+
+	symbolizer__file_addr(s, fx("linked/chain"), id, n,
+			      sym_value(fx("chain"), "b") + 1, &r);
+	ok(named(&r, "b") && ends_with(r.frames[0].file, "chain.c"),
+	   "stripped with .gnu_debuglink: b at %s:%u from .debug/chain.debug",
+	   r.frames[0].file, r.frames[0].line);
+	symbolizer__free(s);
+}
+
+/*
+ * The load math against the real thing: this process dlopens the
+ * library, and its text mapping comes from /proc/self/maps.
+ */
+static void test_live_dlopen(void)
+{
+	struct symbolizer *s = new_sym(fx("nodebug"), NULL, false, false);
+	struct profile_mapping m = { .pid = 77 };
+	struct profile p = { .maps = &m, .nr_maps = 1 };
+	uint64_t ips[1];
+	struct profile_sample smp = { .pid = 77, .nr_user = 1, .ips = ips };
+	struct sym_result r;
+	char line[8192], path[4096] = "", perms[8];
+	unsigned long long start, end, pgoff;
+	void *h = dlopen(fx("libshlib.so"), RTLD_NOW);
+	void *fn = h ? dlsym(h, "lib_spin") : NULL;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fn && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start,
+			   &end, perms, &pgoff, path) != 5 || !strchr(perms, 'x'))
+			continue;
+		if ((uintptr_t)fn >= start && (uintptr_t)fn < end) {
+			m.start = start;
+			m.end = end;
+			m.pgoff = pgoff;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	m.path = path;
+	m.build_id_size = read_id(fx("libshlib.so.buildid"), m.build_id);
+	ips[0] = (uintptr_t)fn;
+	if (m.start)
+		symbolizer__frame(s, &p, &smp, 0, &r);
+	ok(m.start && named(&r, "lib_spin") && r.sym_offset == 0 &&
+	   r.rel_pc == sym_value(fx("libshlib.so"), "lib_spin"),
+	   "live dlopen: %p in %s at 0x%llx (pgoff 0x%llx) is lib_spin", fn,
+	   path, m.start, (unsigned long long)m.pgoff);
+	if (h)
+		dlclose(h);
+	symbolizer__free(s);
+}
+
 static void test_symfs(void)
 {
 	struct symbolizer *s = new_sym(fx("nodebug"), fx("symfs"), false, false);
@@ -848,7 +909,7 @@ static void test_bad_files(void)
 int main(int argc, char **argv)
 {
 	snprintf(fix, sizeof(fix), "%s", argc > 1 ? argv[1] : SYM_FIXTURES);
-	printf("TAP version 13\n1..42\n");
+	printf("TAP version 13\n1..44\n");
 	test_chain_names();
 	test_chain_frames();
 	test_pie_and_library();
@@ -856,6 +917,8 @@ int main(int argc, char **argv)
 	test_stripped();
 	test_symfs();
 	test_deleted();
+	test_debuglink();
+	test_live_dlopen();
 	test_mismatch();
 	test_unresolved();
 	test_cache();
