@@ -906,10 +906,72 @@ static void test_bad_files(void)
 	symbolizer__free(s);
 }
 
+/*
+ * Damaged copies of chain, bytes changed at random (fixed seed) in the
+ * ELF header, anywhere, or in the section headers at the end: every
+ * lookup returns 0 with a valid status, and ASan sees nothing.
+ */
+static void test_damaged_files(void)
+{
+	char dir[] = "/tmp/fxt-symdamage-XXXXXX", path[4200];
+	static unsigned char orig[1 << 20], buf[1 << 20];
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned int it, named = 0, bad = 0, failed = 0;
+	size_t n;
+	FILE *f = fopen(fx("chain"), "rb");
+
+	if (!f || !mkdtemp(dir))
+		die("damaged: setup");
+	n = fread(orig, 1, sizeof(orig), f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/chain", dir);
+	for (it = 0; it < 300; it++) {
+		struct symbolizer *s = new_sym(fx("nodebug"), NULL, true, true);
+		struct sym_result r;
+		unsigned int k, flips;
+		uint64_t a;
+
+		memcpy(buf, orig, n);
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		flips = 1 + seed % 8;
+		for (k = 0; k < flips; k++) {
+			size_t pos;
+
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			pos = (seed >> 8) % n;
+			if (seed % 3 == 0)
+				pos = (seed >> 8) % 64;
+			else if (seed % 3 == 1)
+				pos = n - 1 - (seed >> 8) % 2048;
+			buf[pos] = (uint8_t)(seed >> 40);
+		}
+		f = fopen(path, "wb");
+		if (!f || fwrite(buf, 1, n, f) != n)
+			die("damaged: write");
+		fclose(f);
+		for (a = 0x1100; a < 0x11b0; a += 7) {
+			if (symbolizer__file_addr(s, path, NULL, 0, a, &r) != 0 ||
+			    (unsigned int)r.status >= SYM__NR || !r.nr_frames ||
+			    r.nr_frames > SYM_MAX_INLINE)
+				failed++;
+			else if (r.status == SYM_OK && r.frames[0].function &&
+				 strlen(r.frames[0].function) < 4096)
+				named++;
+			else if (r.status == SYM_BAD_FILE)
+				bad++;
+		}
+		symbolizer__free(s);
+	}
+	unlink(path);
+	rmdir(dir);
+	ok(!failed, "300 damaged copies: no failure (%u named, %u bad file)",
+	   named, bad);
+}
+
 int main(int argc, char **argv)
 {
 	snprintf(fix, sizeof(fix), "%s", argc > 1 ? argv[1] : SYM_FIXTURES);
-	printf("TAP version 13\n1..44\n");
+	printf("TAP version 13\n1..45\n");
 	test_chain_names();
 	test_chain_frames();
 	test_pie_and_library();
@@ -926,6 +988,7 @@ int main(int argc, char **argv)
 	test_kernel_files();
 	test_lines_inlines();
 	test_bad_files();
+	test_damaged_files();
 	printf("# %d tests, %d failed\n", nr_tests, nr_failed);
 	return nr_failed ? 1 : 0;
 }
