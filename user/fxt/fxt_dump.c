@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "fxt_internal.h"
+#include "fxt_profile.h"
 #include "fxt_reader.h"
 
 struct out {
@@ -261,6 +262,12 @@ size_t fxt_record__format(const struct fxt_record *rec, char *buf, size_t cap)
 			put(&o, "process");
 		else if (rec->subtype == FXT_KOBJ_THREAD)
 			put(&o, "thread");
+		else if (rec->subtype == FXT_KOBJ_MAPPING)
+			put(&o, "mapping");
+		else if (rec->subtype == FXT_KOBJ_KMOD)
+			put(&o, "kmod");
+		else if (rec->subtype == FXT_KOBJ_KSYM)
+			put(&o, "ksym");
 		else
 			put(&o, "%u", rec->subtype);
 		put(&o, ", name: ");
