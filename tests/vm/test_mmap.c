@@ -40,7 +40,7 @@
 
 static const char *prog_path(const char *name)
 {
-	static char buf[2][4096];
+	static char buf[2][8192];
 	static int which;
 	char self[4096], *slash;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -68,6 +68,7 @@ struct recorder {
 	struct perf_mmap_source perf;	/* .nr == 0: not open */
 	struct proc_maps_stats sweep;
 	uint64_t kmods;
+	bool perf_broken;		/* stopped draining it */
 
 	struct ev_handler poll_h;
 	struct ev_handler tick_h;
@@ -326,11 +327,14 @@ static int drain_rings(struct recorder *r)
 	 * Mappings first: a sample's mapping was created before the sample,
 	 * so it is in the side-band by now and goes out ahead of it.
 	 */
-	if (r->perf.nr) {
+	if (r->perf.nr && !r->perf_broken) {
 		ret = perf_mmap_source__drain(&r->perf, stream_state__record,
 					      &r->state);
-		if (ret && !r->opts->quiet)
-			reader_err(ret, "perf side-band ring is corrupt");
+		if (ret) {
+			/* Said once; the recording goes on without it. */
+			reader_err(ret, "a perf side-band ring is corrupt: mappings made from now on will be missing");
+			r->perf_broken = true;
+		}
 	}
 	ret = ring_source__drain(&r->src, stream_state__record, &r->state,
 				 &cpu);

@@ -313,6 +313,11 @@ static int on_mmap(struct fxt_encoder *e, const struct fxtprof_mmap *m)
 
 	len = fxt_utf8_sanitize(name, sizeof(name), m->filename,
 				m->filename_len);
+	if (!len) {
+		/* The kernel names anonymous memory; an empty name is ours. */
+		memcpy(name, "//anon", 6);
+		len = 6;
+	}
 	ret = arg_u32_named(e, FXT_PROFILE_ARG_PID, m->pid, &args[n++]);
 	if (!ret)
 		ret = arg_u32_named(e, FXT_PROFILE_ARG_TID, m->tid, &args[n++]);
