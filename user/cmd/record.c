@@ -565,9 +565,13 @@ static void symbols_summary(struct recorder *r)
 			r->perf.mappings, r->perf.lost,
 			r->perf.nr ? "" : " (no side-band: later mappings missing)");
 	fprintf(stderr, "fxtprof: kernel: %" PRIu64 " images, %" PRIu64
-		" symbols written%s\n", r->kmods, ts->ksyms,
+		" symbols written%s", r->kmods, ts->ksyms,
 		r->opts->no_ksyms ? " (--no-ksyms)" :
 		r->kinfo.restricted ? " (kallsyms restricted)" : "");
+	if (ts->ksym_misses)
+		fprintf(stderr, ", %" PRIu64 " kernel frames in no text symbol",
+			ts->ksym_misses);
+	fputc('\n', stderr);
 }
 
 static void summary(struct recorder *r, const struct fxtprof_stats *total)
