@@ -130,15 +130,18 @@ static void print_keys(FILE *f, const struct rtree *t,
 	unsigned int k;
 
 	for (k = 0; k < sort->n; k++) {
+		/* The last column is not padded: no trailing blanks. */
+		bool last = k + 1 == sort->n;
+
 		switch (sort->keys[k]) {
 		case RT_KEY_COMM:
-			fprintf(f, "  %-*s", w->comm, e->comm);
+			fprintf(f, "  %-*s", last ? 0 : w->comm, e->comm);
 			break;
 		case RT_KEY_PID:
 			fprintf(f, "  %*" PRIu32, w->pid, e->pid);
 			break;
 		case RT_KEY_DSO:
-			fprintf(f, "  %-*s", w->dso, e->dso);
+			fprintf(f, "  %-*s", last ? 0 : w->dso, e->dso);
 			break;
 		case RT_KEY_SYM:
 			fprintf(f, "  [%c] %s", e->kernel ? 'k' : '.',
@@ -190,10 +193,16 @@ static void print_report(FILE *f, const struct rtree *t,
 		fprintf(f, " %9s", "Children");
 	fprintf(f, " %9s", "Self");
 	for (k = 0; k < o->sort.n; k++) {
+		bool last = k + 1 == o->sort.n;
+
 		switch (o->sort.keys[k]) {
-		case RT_KEY_COMM: fprintf(f, "  %-*s", w.comm, "Command"); break;
+		case RT_KEY_COMM:
+			fprintf(f, "  %-*s", last ? 0 : w.comm, "Command");
+			break;
 		case RT_KEY_PID: fprintf(f, "  %*s", w.pid, "Pid"); break;
-		case RT_KEY_DSO: fprintf(f, "  %-*s", w.dso, "Shared Object"); break;
+		case RT_KEY_DSO:
+			fprintf(f, "  %-*s", last ? 0 : w.dso, "Shared Object");
+			break;
 		case RT_KEY_SYM: fprintf(f, "  Symbol"); break;
 		}
 	}

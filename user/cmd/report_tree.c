@@ -22,6 +22,14 @@
 #define KERNEL_MIN	0xffff000000000000ull
 #define MODE_IDLE	3	/* FXTPROF_MODE_IDLE */
 
+/* qsort(), but an empty array may be NULL (qsort's may not). */
+static void sort_any(void *base, size_t n, size_t size,
+		     int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap;
@@ -830,7 +838,7 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 			r->nodes[node].count++;
 		}
 	}
-	qsort(r->e, r->n, sizeof(*r->e), children ? by_children : by_self);
+	sort_any(r->e, r->n, sizeof(*r->e), children ? by_children : by_self);
 	ret = 0;
 out:
 	free(stamp);
@@ -860,7 +868,7 @@ void rt_report__sort_children(struct rt_report *r, uint32_t node)
 	if (n < 2)
 		return;
 	sort_ctx = r;
-	qsort(kids, n, sizeof(*kids), node_cmp);
+	sort_any(kids, n, sizeof(*kids), node_cmp);
 	sort_ctx = NULL;
 	r->nodes[node].child = kids[0];
 	for (i = 0; i + 1 < n; i++)
@@ -967,7 +975,7 @@ int rtree__print_folded(const struct rtree *t, FILE *f)
 		}
 		free(buf);
 	}
-	qsort(out, n, sizeof(*out), folded_cmp);
+	sort_any(out, n, sizeof(*out), folded_cmp);
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s %" PRIu64 "\n", out[i].line, out[i].count);
 out:

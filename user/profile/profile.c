@@ -38,6 +38,14 @@
 
 /* ---- small containers ---------------------------------------------- */
 
+/* qsort(), but an empty array may be NULL (qsort's may not). */
+static void sort_any(void *base, size_t n, size_t size,
+		     int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap;
@@ -468,7 +476,7 @@ static int index_names(struct name_ent *names, size_t n, struct u64map *idx)
 {
 	size_t i, first;
 
-	qsort(names, n, sizeof(*names), cmp_name);
+	sort_any(names, n, sizeof(*names), cmp_name);
 	for (i = 0; i < n; i = first) {
 		uint64_t *slot;
 
@@ -896,7 +904,7 @@ static int index_mappings(struct profile *p)
 {
 	size_t i, first;
 
-	qsort(p->maps, p->nr_maps, sizeof(*p->maps), cmp_map);
+	sort_any(p->maps, p->nr_maps, sizeof(*p->maps), cmp_map);
 	p->map_max_end = malloc((p->nr_maps + 1) * sizeof(*p->map_max_end));
 	p->pids = malloc((p->nr_maps + 1) * sizeof(*p->pids));
 	if (!p->map_max_end || !p->pids)
@@ -923,14 +931,14 @@ static void dedup_kernel(struct profile *p)
 {
 	size_t i, n;
 
-	qsort(p->kmods, p->nr_kmods, sizeof(*p->kmods), cmp_kmod);
+	sort_any(p->kmods, p->nr_kmods, sizeof(*p->kmods), cmp_kmod);
 	for (i = n = 0; i < p->nr_kmods; i++)
 		if (!n || p->kmods[n - 1].start != p->kmods[i].start ||
 		    p->kmods[n - 1].end != p->kmods[i].end ||
 		    p->kmods[n - 1].name != p->kmods[i].name)
 			p->kmods[n++] = p->kmods[i];
 	p->nr_kmods = n;
-	qsort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
+	sort_any(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
 	for (i = n = 0; i < p->nr_ksyms; i++)
 		if (!n || p->ksyms[n - 1].addr != p->ksyms[i].addr)
 			p->ksyms[n++] = p->ksyms[i];
@@ -1008,7 +1016,7 @@ static int profile_finish(struct loader *ld)
 		e->s.nr_kernel = (uint16_t)k;
 		e->s.nr_user = (uint16_t)(e->nr_frames - k);
 	}
-	qsort(p->samples, p->nr_samples, sizeof(*p->samples), cmp_sample);
+	sort_any(p->samples, p->nr_samples, sizeof(*p->samples), cmp_sample);
 	for (i = 0; i < p->nr_samples; i++)
 		p->samples[i].s.ips = p->frames ? p->frames +
 				      p->samples[i].frames_off : NULL;
@@ -1021,8 +1029,8 @@ static int profile_finish(struct loader *ld)
 		ret = index_mappings(p);
 	if (ret)
 		return ret;
-	qsort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
-	qsort(p->execs, p->nr_execs, sizeof(*p->execs), cmp_exec);
+	sort_any(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
+	sort_any(p->execs, p->nr_execs, sizeof(*p->execs), cmp_exec);
 	dedup_kernel(p);
 	return 0;
 }
