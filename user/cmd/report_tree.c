@@ -251,7 +251,14 @@ struct sym_slot {
 	uint32_t sym;		/* id + 1 */
 };
 
+struct uniq_slot {
+	uint64_t hash;
+	uint32_t idx;		/* in rtree.samples, + 1 */
+};
+
 struct caches {
+	struct uniq_slot *us;
+	size_t ucap, un;
 	struct frame_slot *fs;
 	size_t fcap, fn;
 	struct sym_slot *ss;
@@ -455,6 +462,66 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 	return 0;
 }
 
+/*
+ * Samples with the same comm, pid, idleness and named stack are one
+ * rt_sample with a weight: what the reports aggregate is then the
+ * distinct stacks, not every sample.  1 if rs merged into an earlier
+ * one, 0 if it is new, -ENOMEM.
+ */
+static uint64_t stack_hash(const struct rtree *t, const struct rt_sample *rs)
+{
+	uint64_t h = mix(mix((uintptr_t)rs->s->comm, rs->s->pid), rs->idle);
+	uint32_t i;
+
+	for (i = 0; i < rs->n; i++)
+		h = mix(h, t->stack[rs->first + i]);
+	return h;
+}
+
+static int stack_merge(struct rtree *t, struct rt_sample *rs)
+{
+	struct caches *c = t->priv;
+	uint64_t h = stack_hash(t, rs);
+	size_t i;
+
+	if (2 * (c->un + 1) > c->ucap) {
+		size_t ncap = c->ucap ? 2 * c->ucap : 4096;
+		struct uniq_slot *nu = calloc(ncap, sizeof(*nu));
+
+		if (!nu)
+			return -ENOMEM;
+		for (i = 0; i < c->ucap; i++) {
+			size_t j;
+
+			if (!c->us[i].idx)
+				continue;
+			for (j = c->us[i].hash & (ncap - 1); nu[j].idx;
+			     j = (j + 1) & (ncap - 1))
+				;
+			nu[j] = c->us[i];
+		}
+		free(c->us);
+		c->us = nu;
+		c->ucap = ncap;
+	}
+	for (i = h & (c->ucap - 1); c->us[i].idx; i = (i + 1) & (c->ucap - 1)) {
+		struct rt_sample *o = &t->samples[c->us[i].idx - 1];
+
+		if (c->us[i].hash == h && o->n == rs->n &&
+		    o->s->comm == rs->s->comm && o->s->pid == rs->s->pid &&
+		    o->idle == rs->idle &&
+		    !memcmp(&t->stack[o->first], &t->stack[rs->first],
+			    rs->n * sizeof(*t->stack))) {
+			o->weight++;
+			return 1;
+		}
+	}
+	c->us[i].hash = h;
+	c->us[i].idx = (uint32_t)(rs - t->samples) + 1;
+	c->un++;
+	return 0;
+}
+
 int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 {
 	struct profile_error err;
@@ -491,9 +558,11 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 
 		if (!selected(t, &o->filter, s))
 			continue;
-		rs = &t->samples[t->nr_samples++];
+		t->total++;
+		rs = &t->samples[t->nr_samples];
 		rs->s = s;
 		rs->idle = s->mode == MODE_IDLE || (!s->pid && !s->tid);
+		rs->weight = 1;
 		if (grow((void **)&t->stack, &t->cap_stack,
 			 t->nr_stack + (nf ? nf : 1), sizeof(*t->stack)))
 			return reader_err(-ENOMEM, "report");
@@ -506,20 +575,29 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			t->stack[t->nr_stack++] = unknown;
 			rs->n = 1;
 			c->no_frames++;
+		} else {
+			for (j = 0; j < nf; j++) {
+				uint32_t id;
+
+				ret = name_frame(t, s, j, &id);
+				if (ret)
+					return reader_err(ret, "report");
+				t->stack[t->nr_stack++] = id;
+				t->frames++;
+				if (t->syms[id].resolved)
+					t->resolved++;
+			}
+			rs->n = nf;
+		}
+		ret = stack_merge(t, rs);
+		if (ret < 0)
+			return reader_err(ret, "report");
+		if (ret) {
+			/* Seen before: counted there, its copy dropped. */
+			t->nr_stack = rs->first;
 			continue;
 		}
-		for (j = 0; j < nf; j++) {
-			uint32_t id;
-
-			ret = name_frame(t, s, j, &id);
-			if (ret)
-				return reader_err(ret, "report");
-			t->stack[t->nr_stack++] = id;
-			t->frames++;
-			if (t->syms[id].resolved)
-				t->resolved++;
-		}
-		rs->n = nf;
+		t->nr_samples++;
 	}
 	return 0;
 }
@@ -538,6 +616,7 @@ void rtree__free(struct rtree *t)
 		for (i = 0; i < c->nr_dsos; i++)
 			free(c->dsos[i]);
 		free(c->dsos);
+		free(c->us);
 		free(c->fs);
 		free(c->ss);
 		free(c);
@@ -555,7 +634,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 
 	profile__stats(t->p, &st);
 	fprintf(f, "# %s: %" PRIu64 " samples, %zu selected\n", path,
-		st.samples, t->nr_samples);
+		st.samples, t->total);
 	fprintf(f, "# frames: %" PRIu64 ", %" PRIu64 " named (%.1f%%), %zu "
 		"distinct addresses\n", t->frames, t->resolved,
 		t->frames ? 100.0 * (double)t->resolved / (double)t->frames : 0,
@@ -778,7 +857,7 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 	int ret = -ENOMEM;
 
 	memset(r, 0, sizeof(*r));
-	r->total = t->nr_samples;
+	r->total = t->total;
 	for (i = 0; i < t->nr_samples; i++)
 		if (t->samples[i].n > max_n)
 			max_n = t->samples[i].n;
@@ -806,14 +885,14 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 			stamp = ns;
 			cap_stamp = tb.cap_e;
 		}
-		r->e[idx[0]].self++;
+		r->e[idx[0]].self += rs->weight;
 		if (children) {
 			for (j = 0; j < rs->n; j++) {
 				e = idx[j];
 				if (stamp[e] == i + 1)
 					continue;
 				stamp[e] = i + 1;
-				r->e[e].children++;
+				r->e[e].children += rs->weight;
 			}
 		}
 		if (graph == RT_GRAPH_NONE)
@@ -826,7 +905,7 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 				goto out;
 		}
 		node = r->e[e].graph;
-		r->nodes[node].count++;
+		r->nodes[node].count += rs->weight;
 		for (j = 0; j < rs->n; j++) {
 			uint32_t sym = graph == RT_GRAPH_CALLER ?
 				       st[rs->n - 1 - j] : st[j];
@@ -835,7 +914,7 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 					  &r->cap_nodes, node, sym);
 			if (!node)
 				goto out;
-			r->nodes[node].count++;
+			r->nodes[node].count += rs->weight;
 		}
 	}
 	sort_any(r->e, r->n, sizeof(*r->e), children ? by_children : by_self);
@@ -1022,7 +1101,7 @@ int rt_flame__build(struct rt_flame *fl, const struct rtree *t)
 		const uint32_t *st = &t->stack[rs->first];
 		uint32_t c, node, j;
 
-		fl->nodes[root].count++;
+		fl->nodes[root].count += rs->weight;
 		/* Comm nodes: sym holds nothing, comm[] the name. */
 		for (c = fl->nodes[root].child; c; c = fl->nodes[c].next)
 			if (fl->comm[c] == rs->s->comm)
@@ -1039,7 +1118,7 @@ int rt_flame__build(struct rt_flame *fl, const struct rtree *t)
 			return -ENOMEM;
 		fl->comm[c] = rs->s->comm;
 		fl->idle[c] = rs->idle;
-		fl->nodes[c].count++;
+		fl->nodes[c].count += rs->weight;
 		node = c;
 		for (j = 0; j < rs->n; j++) {
 			node = node_child(&fl->nodes, &fl->nr_nodes,
@@ -1047,7 +1126,7 @@ int rt_flame__build(struct rt_flame *fl, const struct rtree *t)
 					  st[rs->n - 1 - j]);
 			if (!node)
 				return -ENOMEM;
-			fl->nodes[node].count++;
+			fl->nodes[node].count += rs->weight;
 			if (flame_aux(fl, &cap_aux))
 				return -ENOMEM;
 			fl->comm[node] = NULL;

@@ -51,12 +51,17 @@ struct rt_sym {
 	bool resolved;
 };
 
-/* One selected sample: its frames as symbol ids, leaf first. */
+/*
+ * The selected samples with one comm, pid, idleness and stack: their
+ * frames as symbol ids, leaf first, and how many they are.  s is the
+ * first of them.
+ */
 struct rt_sample {
 	const struct profile_sample *s;
 	uint32_t first;		/* in rtree.stack[] */
 	uint32_t n;
 	bool idle;
+	uint64_t weight;	/* samples */
 };
 
 struct rtree {
@@ -66,8 +71,9 @@ struct rtree {
 	size_t nr_syms, cap_syms;
 	uint32_t *stack;
 	size_t nr_stack, cap_stack;
-	struct rt_sample *samples;
+	struct rt_sample *samples;	/* distinct stacks */
 	size_t nr_samples;
+	uint64_t total;			/* selected samples */
 	uint64_t t_from, t_to;		/* the --time window, ns */
 	uint64_t frames, resolved;	/* of the selected samples */
 	void *priv;			/* caches */

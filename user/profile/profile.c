@@ -357,6 +357,10 @@ static uint64_t to_ns(struct loader *ld, uint64_t ticks)
 {
 	int64_t ns;
 
+	/* fxtprof's streams tick in ns: no 128-bit division per record. */
+	if (ticks <= INT64_MAX &&
+	    fxt_reader__ticks_per_sec(ld->rd) == 1000000000ull)
+		return ticks;
 	if (fxt_reader__ticks_to_ns(ld->rd, ticks, &ns))
 		return ticks;
 	return (uint64_t)ns;
@@ -1016,7 +1020,13 @@ static int profile_finish(struct loader *ld)
 		e->s.nr_kernel = (uint16_t)k;
 		e->s.nr_user = (uint16_t)(e->nr_frames - k);
 	}
-	sort_any(p->samples, p->nr_samples, sizeof(*p->samples), cmp_sample);
+	/* Often sorted already (one CPU, or a sorted source): then skip it. */
+	for (i = 1; i < p->nr_samples; i++)
+		if (cmp_sample(&p->samples[i - 1], &p->samples[i]) > 0)
+			break;
+	if (i < p->nr_samples)
+		sort_any(p->samples, p->nr_samples, sizeof(*p->samples),
+			 cmp_sample);
 	for (i = 0; i < p->nr_samples; i++)
 		p->samples[i].s.ips = p->frames ? p->frames +
 				      p->samples[i].frames_off : NULL;
