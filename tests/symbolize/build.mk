@@ -38,3 +38,11 @@ $(B)/asan/tests/symbolize/test_symbolize: tests/symbolize/test_symbolize.c \
 HOST_TESTS += $(B)/tests/symbolize/test_symbolize \
 	$(B)/asan/tests/symbolize/test_symbolize
 endif
+
+ifeq ($(ARCH),x86_64)
+SYM_BENCH := $(B)/tests/symbolize/bench_symbolize
+$(SYM_BENCH): tests/symbolize/bench_symbolize.c $(SYMBOLIZE_LIB) $(SYMBOLIZE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser $(CFLAGS) $(LDFLAGS) -o $@ $< $(SYMBOLIZE_LIB) \
+		$(SYMBOLIZE_LDLIBS)
+endif

@@ -6,10 +6,10 @@
  * chose, so one Dwfl serves every process that maps the file.  Debug
  * files are never searched for here (the symbolizer already chose the
  * file with DWARF), which also keeps libdw from asking debuginfod.
- * Inline chains are read the way eu-addr2line does (src/addr2line.c):
- * dwarf_getscopes at the address gives the innermost scope, whose
- * concrete parents dwarf_getscopes_die then lists; each inlined
- * subroutine's DW_AT_call_file/line is where its caller is.
+ * Inline chains are the concrete DW_TAG_inlined_subroutine scopes that
+ * hold the address, as eu-addr2line prints them (src/addr2line.c): each
+ * one's DW_AT_call_file/line is where its caller is, and its name comes
+ * through DW_AT_abstract_origin.
  */
 #include "symbolize/dwarf_frames.h"
 
@@ -80,13 +80,6 @@ void dwarf_frames__free(struct dwarf_frames *d)
 	free(d);
 }
 
-static bool is_function_scope(Dwarf_Die *die)
-{
-	int tag = dwarf_tag(die);
-
-	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram ||
-	       tag == DW_TAG_entry_point;
-}
 
 static const char *scope_name(Dwarf_Die *die)
 {
@@ -113,47 +106,82 @@ static void leaf_line(struct dwarf_frames *d, Dwarf_Addr addr,
 	f->line = lineno > 0 ? (uint32_t)lineno : 0;
 }
 
-/* The inline chain at addr; 0 if DWARF has no scope for it. */
+#define SCOPE_MAX_DEPTH	64
+
+/*
+ * The function scopes holding pc below parent, outermost first, appended
+ * to chain from depth on; returns the new depth.  Only scopes that hold
+ * pc are entered (and containers that have no address, where C++ keeps
+ * definitions), so a lookup reads the CU's top level once and then one
+ * path down: dwarf_getscopes + dwarf_getscopes_die would walk it twice.
+ */
+static unsigned int scope_walk(Dwarf_Die *parent, Dwarf_Addr pc,
+			       Dwarf_Die *chain, unsigned int depth,
+			       unsigned int level)
+{
+	Dwarf_Die child;
+	unsigned int d;
+
+	if (level >= SCOPE_MAX_DEPTH || dwarf_child(parent, &child) != 0)
+		return depth;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_entry_point:
+			if (dwarf_haspc(&child, pc) <= 0)
+				break;
+			if (depth < SCOPE_MAX_DEPTH)
+				chain[depth++] = child;
+			return scope_walk(&chain[depth - 1], pc, chain, depth,
+					  level + 1);
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (dwarf_haspc(&child, pc) <= 0)
+				break;
+			return scope_walk(&child, pc, chain, depth, level + 1);
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			d = scope_walk(&child, pc, chain, depth, level + 1);
+			if (d > depth)
+				return d;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return depth;
+}
+
+/* The inline chain at addr; 0 if DWARF has no function scope for it. */
 static unsigned int inline_chain(struct dwarf_frames *d, Dwarf_Addr addr,
 				 bool lines, struct sym_frame *frames,
 				 unsigned int max)
 {
 	Dwarf_Addr cu_bias = 0;
 	Dwarf_Die *cudie = dwfl_module_addrdie(d->mod, addr, &cu_bias);
-	Dwarf_Die *scopes = NULL, innermost;
+	Dwarf_Die chain[SCOPE_MAX_DEPTH], *fn[SCOPE_MAX_DEPTH];
 	Dwarf_Files *files = NULL;
-	Dwarf_Die *fn[64];
-	unsigned int nfn = 0, n = 0, i;
-	int nscopes, j;
+	unsigned int nfn, n = 0, i, k;
 
 	if (!cudie)
 		return 0;
-	nscopes = dwarf_getscopes(cudie, addr - cu_bias, &scopes);
-	if (nscopes <= 0) {
-		free(scopes);
-		return 0;
-	}
-	/* Re-read the innermost scope to get its concrete parents. */
-	if (!dwarf_offdie(dwarf_cu_getdwarf(scopes[0].cu),
-			  dwarf_dieoffset(&scopes[0]), &innermost)) {
-		free(scopes);
-		return 0;
-	}
-	free(scopes);
-	scopes = NULL;
-	nscopes = dwarf_getscopes_die(&innermost, &scopes);
-	for (j = 0; j < nscopes && nfn < 64; j++)
-		if (is_function_scope(&scopes[j]))
-			fn[nfn++] = &scopes[j];
+	nfn = scope_walk(cudie, addr - cu_bias, chain, 0, 0);
 	if (!nfn)
-		goto free_scopes;
+		return 0;
+	for (i = 0; i < nfn; i++)	/* innermost first */
+		fn[i] = &chain[nfn - 1 - i];
 	if (lines && dwarf_getsrcfiles(cudie, &files, NULL) != 0)
 		files = NULL;
 	/* Keep the innermost frames and the function that holds them all. */
 	for (i = 0; i < nfn && n < max; i++) {
-		unsigned int k = (n == max - 1) ? nfn - 1 : i;
 		struct sym_frame *f = &frames[n++];
 
+		k = (n == max) ? nfn - 1 : i;
 		f->function = scope_name(fn[k]);
 		f->inlined = dwarf_tag(fn[k]) == DW_TAG_inlined_subroutine;
 		f->file = NULL;
@@ -177,8 +205,6 @@ static unsigned int inline_chain(struct dwarf_frames *d, Dwarf_Addr addr,
 		if (k == nfn - 1)
 			break;
 	}
-free_scopes:
-	free(scopes);
 	return n;
 }
 

@@ -240,7 +240,7 @@ bool elf_image__symbol_value(const struct elf_image *img, const char *name,
 /* ---- symbol tables ------------------------------------------------- */
 
 int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size,
-		   const char *name, uint8_t rank)
+		   uint64_t limit, const char *name, uint8_t rank)
 {
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
@@ -251,7 +251,7 @@ int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size,
 		t->syms = n;
 		t->cap = cap;
 	}
-	t->syms[t->nr++] = (struct elf_sym){ start, size, name, rank };
+	t->syms[t->nr++] = (struct elf_sym){ start, size, limit, name, rank };
 	return 0;
 }
 
@@ -291,6 +291,8 @@ static int add_symbols(struct sym_table *t, const struct elf_image *img,
 	for (i = 0; i < n; i++) {
 		GElf_Sym sym;
 		const char *name;
+		uint64_t limit;
+		uint8_t rank;
 		int type;
 
 		if (!gelf_getsym(data, i, &sym))
@@ -299,23 +301,34 @@ static int add_symbols(struct sym_table *t, const struct elf_image *img,
 		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
 		    sym.st_value == 0)
 			continue;
-		if (type == STT_NOTYPE) {
-			/* Labels count only where code is: asm entry points. */
+		if (type != STT_NOTYPE && type != STT_FUNC &&
+		    type != STT_GNU_IFUNC)
+			continue;
+		limit = UINT64_MAX;
+		if (type == STT_NOTYPE || sym.st_size == 0) {
+			/*
+			 * Labels count only where code is (asm entry points),
+			 * and a sizeless symbol ends with its section: _init
+			 * must not swallow the PLT after it.
+			 */
 			Elf_Scn *sec = elf_getscn(img->elf, sym.st_shndx);
 			GElf_Shdr sh;
 
 			if (!sec || !gelf_getshdr(sec, &sh) ||
-			    !(sh.sh_flags & SHF_EXECINSTR))
+			    (type == STT_NOTYPE && !(sh.sh_flags & SHF_EXECINSTR)))
 				continue;
-		} else if (type != STT_FUNC && type != STT_GNU_IFUNC) {
-			continue;
+			limit = sh.sh_addr + sh.sh_size;
 		}
 		name = elf_strptr(img->elf, shdr->sh_link, sym.st_name);
 		/* "$x"/"$d": arm mapping symbols, not functions. */
 		if (!name || !name[0] || name[0] == '$')
 			continue;
-		err = sym_table__add(t, sym.st_value, sym.st_size, name,
-				     sym_rank(&sym, symtab));
+		rank = sym_rank(&sym, symtab);
+		/* "f@VERSION" is a compat alias: any other name reads better. */
+		if (strchr(name, '@'))
+			rank &= ~3;
+		err = sym_table__add(t, sym.st_value, sym.st_size, limit, name,
+				     rank);
 		if (err)
 			return err;
 	}
@@ -366,16 +379,22 @@ void sym_table__finish(struct sym_table *t)
 			/* An alias: keep the best name, the widest size. */
 			if (t->syms[i].size > t->syms[out - 1].size)
 				t->syms[out - 1].size = t->syms[i].size;
+			if (t->syms[i].limit < t->syms[out - 1].limit)
+				t->syms[out - 1].limit = t->syms[i].limit;
 			continue;
 		}
 		t->syms[out++] = t->syms[i];
 	}
 	t->nr = out;
 	for (i = 0; i < t->nr; i++) {
-		if (t->syms[i].size)
+		struct elf_sym *s = &t->syms[i];
+		uint64_t end = s->limit;
+
+		if (s->size)
 			continue;
-		t->syms[i].size = i + 1 < t->nr ?
-			t->syms[i + 1].start - t->syms[i].start : 1;
+		if (i + 1 < t->nr && t->syms[i + 1].start < end)
+			end = t->syms[i + 1].start;
+		s->size = end > s->start && end != UINT64_MAX ? end - s->start : 1;
 	}
 }
 

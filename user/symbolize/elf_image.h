@@ -62,6 +62,7 @@ bool elf_image__symbol_value(const struct elf_image *img, const char *name,
 /* A function symbol: [start, start + size). */
 struct elf_sym {
 	uint64_t start, size;
+	uint64_t limit;		/* sizeless: where its section ends */
 	const char *name;	/* in the Elf's string table */
 	uint8_t rank;		/* which of equal starts wins: higher */
 };
@@ -74,9 +75,12 @@ struct sym_table {
 
 /* Add img's .symtab and .dynsym functions (names stay in img). */
 int sym_table__add_image(struct sym_table *t, const struct elf_image *img);
-/* Add one symbol (kernel tables); name must outlive the table. */
+/*
+ * Add one symbol (kernel tables); name must outlive the table.  A
+ * sizeless one (size 0) will reach the next symbol or limit.
+ */
 int sym_table__add(struct sym_table *t, uint64_t start, uint64_t size,
-		   const char *name, uint8_t rank);
+		   uint64_t limit, const char *name, uint8_t rank);
 /* Sort, drop duplicates, give sizeless symbols the room to the next. */
 void sym_table__finish(struct sym_table *t);
 const struct elf_sym *sym_table__find(const struct sym_table *t,

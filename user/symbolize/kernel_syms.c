@@ -136,7 +136,7 @@ int kernel_syms__load_system_map(const char *path, struct kernel_syms **out)
 		}
 		if (!is_text_type(type))
 			continue;
-		err = sym_table__add(&k->table, addr, 0, name,
+		err = sym_table__add(&k->table, addr, 0, UINT64_MAX, name,
 				     type == 'T' ? 3 : type == 't' ? 2 : 1);
 		if (err)
 			goto free_k;
