@@ -16,7 +16,8 @@ $(REPORT_T)/gen_profile: tests/report/gen_profile.c $(FXT_LIB) $(FXT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(FXT_CPPFLAGS) $(CFLAGS) $< $(FXT_LIB) -o $@
 
-$(REPORT_T)/run_report: tests/report/report_test.sh $(B)/bin/fxtprof \
+$(REPORT_T)/run_report: tests/report/report_test.sh tests/report/svg_script.js \
+		$(B)/bin/fxtprof \
 		$(REPORT_T)/gen_profile $(REPORT_T)/chain
 	@printf '#!/bin/sh\nexec sh %s %s %s %s\n' $(abspath $<) \
 		$(abspath $(B)/bin/fxtprof) $(abspath $(REPORT_T)/gen_profile) \
