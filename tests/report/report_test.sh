@@ -127,6 +127,8 @@ R "$T/nomap.fxt"
 check "report without mappings: still reports" '[ $? = 0 ] && [ "$(selected)" = 26 ]'
 check "report without mappings: says why user frames have no names" \
 	'grep -q "no mapping records in this recording: user frames cannot be named" "$T/out"'
+check "report without mappings: frames counted by symbolizer result" \
+	'grep -q "^# frames by result: ok 13; no mapping 76;$" "$T/out"'
 check "report without mappings: unresolved frames as dso+0xoffset" \
 	'grep -Eq "\[\.\] \[unknown\]\+0x[0-9a-f]+$" "$T/out"'
 

@@ -265,7 +265,8 @@ struct caches {
 	size_t scap, sn;
 	char **dsos;
 	size_t nr_dsos, cap_dsos;
-	uint64_t by_status[SYM__NR];
+	uint64_t by_status[SYM__NR];	/* distinct addresses */
+	uint64_t frames_by_status[SYM__NR];
 	uint64_t no_frames;
 };
 
@@ -355,7 +356,7 @@ static const char *dso_intern(struct caches *c, const char *dso)
 
 /* The id of (name, dso, kernel); name is copied if new. */
 static int sym_intern(struct rtree *t, const char *name, const char *dso,
-		      bool kernel, bool resolved, uint32_t *id)
+		      bool kernel, enum sym_status status, uint32_t *id)
 {
 	struct caches *c = t->priv;
 	uint64_t h = mix(str_hash(dso, str_hash(name, 0xcbf29ce484222325ull)),
@@ -384,7 +385,8 @@ static int sym_intern(struct rtree *t, const char *name, const char *dso,
 		return -ENOMEM;
 	}
 	s->kernel = kernel;
-	s->resolved = resolved;
+	s->resolved = status == SYM_OK;
+	s->status = (uint8_t)status;
 	c->ss[i].hash = h;
 	c->ss[i].sym = (uint32_t)++t->nr_syms;
 	c->sn++;
@@ -449,10 +451,11 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 	if (!res.status && res.nr_frames && res.frames[0].function) {
 		/* The outermost function: inline frames are not expanded. */
 		ret = sym_intern(t, res.frames[res.nr_frames - 1].function, dso,
-				 kernel, true, id);
+				 kernel, SYM_OK, id);
 	} else {
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, dso, res.rel_pc);
-		ret = sym_intern(t, buf, dso, kernel, false, id);
+		ret = sym_intern(t, buf, dso, kernel,
+				 res.status ? res.status : SYM_NO_SYMBOL, id);
 	}
 	if (ret)
 		return ret;
@@ -570,7 +573,8 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 		if (!nf) {
 			/* No frames at all: one unknown frame, as perf shows. */
 			if (!unknown && (ret = sym_intern(t, "[unknown]",
-					"[unknown]", false, false, &unknown)))
+					"[unknown]", false, SYM_NO_MAPPING,
+					&unknown)))
 				return reader_err(ret, "report");
 			t->stack[t->nr_stack++] = unknown;
 			rs->n = 1;
@@ -586,6 +590,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 				t->frames++;
 				if (t->syms[id].resolved)
 					t->resolved++;
+				c->frames_by_status[t->syms[id].status]++;
 			}
 			rs->n = nf;
 		}
@@ -633,12 +638,19 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	unsigned int i;
 
 	profile__stats(t->p, &st);
-	fprintf(f, "# %s: %" PRIu64 " samples, %zu selected\n", path,
+	fprintf(f, "# %s: %" PRIu64 " samples, %" PRIu64 " selected\n", path,
 		st.samples, t->total);
 	fprintf(f, "# frames: %" PRIu64 ", %" PRIu64 " named (%.1f%%), %zu "
 		"distinct addresses\n", t->frames, t->resolved,
 		t->frames ? 100.0 * (double)t->resolved / (double)t->frames : 0,
 		c->fn);
+	fprintf(f, "# frames by result:");
+	for (i = 0; i < SYM__NR; i++)
+		if (c->frames_by_status[i])
+			fprintf(f, " %s %" PRIu64 ";",
+				sym_status__name((enum sym_status)i),
+				c->frames_by_status[i]);
+	fputc('\n', f);
 	fprintf(f, "# distinct addresses by result:");
 	for (i = 0; i < SYM__NR; i++)
 		if (c->by_status[i])

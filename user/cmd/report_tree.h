@@ -49,6 +49,7 @@ struct rt_sym {
 	const char *dso;
 	bool kernel;
 	bool resolved;
+	uint8_t status;		/* enum sym_status of its first frame */
 };
 
 /*
