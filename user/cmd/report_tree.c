@@ -236,7 +236,7 @@ static bool selected(const struct rtree *t, const struct rt_filter *f,
 /* Frame key -> symbol id; (name, dso) -> symbol id. */
 struct frame_key {
 	uint64_t addr;
-	uint64_t where;		/* mapping serial + 1, 0 kernel, ~0 none */
+	uint64_t where;		/* the mapping's address, 0 kernel, ~0 none */
 	uint32_t pid_if_none;	/* only with where == ~0 */
 	uint32_t leaf;
 };
@@ -420,7 +420,8 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 			profile__find_mapping(t->p, s->pid, k.addr, s->ts);
 
 		if (m) {
-			k.where = m->serial + 1;
+			/* The mapping itself: serials may repeat across streams. */
+			k.where = (uint64_t)(uintptr_t)m;
 		} else {
 			k.where = UINT64_MAX;
 			k.pid_if_none = s->pid;

@@ -740,20 +740,29 @@ static int on_mapping(struct loader *ld, const struct fxt_record *rec)
 	ret = kobj_build_id(ld, rec, "mapping", m.build_id, &m.build_id_size);
 	if (ret)
 		return ret;
-	/* Replayed at every segment: the serial says it is the same one. */
-	seen = u64map_get(&p->map_serials, m.serial, 0);
-	if (!seen)
-		return -ENOMEM;
-	if (*seen)
-		return 0;
-	*seen = 1;
 	m.pid = (uint32_t)pid;
-	if (!arg_bool(rec, FXT_PROFILE_ARG_INITIAL) &&
-	    arg_uint(rec, FXT_PROFILE_ARG_TIME, &time))
-		m.time = to_ns(ld, time);
 	m.path = strpool_add(&p->strs, rec->kobj.name.data, rec->kobj.name.len);
 	if (!m.path)
 		return -ENOMEM;
+	/*
+	 * A mapping seen again under its serial (a stream that replays with
+	 * the serials it first gave) is not a new one; a serial reused for
+	 * another mapping (two streams put together) is.
+	 */
+	seen = u64map_get(&p->map_serials, m.serial, 0);
+	if (!seen)
+		return -ENOMEM;
+	if (*seen) {
+		const struct profile_mapping *o = &p->maps[*seen - 1];
+
+		if (o->pid == m.pid && o->start == m.start &&
+		    o->end == m.end && o->pgoff == m.pgoff && o->path == m.path)
+			return 0;
+	}
+	*seen = p->nr_maps + 1;
+	if (!arg_bool(rec, FXT_PROFILE_ARG_INITIAL) &&
+	    arg_uint(rec, FXT_PROFILE_ARG_TIME, &time))
+		m.time = to_ns(ld, time);
 	if (grow((void **)&p->maps, &p->cap_maps, p->nr_maps + 1,
 		 sizeof(*p->maps)))
 		return -ENOMEM;
