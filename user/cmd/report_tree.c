@@ -632,6 +632,28 @@ void rtree__free(struct rtree *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* The symbolizer's problems list, as header lines ("# ..."). */
+static void print_problems(const struct rtree *t, FILE *f)
+{
+	char *text = NULL, *line, *save;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m) {
+		symbolizer__print_problems(t->sym, f);
+		return;
+	}
+	symbolizer__print_problems(t->sym, m);
+	if (fclose(m) || !text) {
+		free(text);
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		fprintf(f, "# %s\n", line);
+	free(text);
+}
+
 void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 {
 	const struct caches *c = t->priv;
@@ -678,7 +700,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	if (st.output_dropped)
 		fprintf(f, "# the output dropped %" PRIu64 " records\n",
 			st.output_dropped);
-	symbolizer__print_problems(t->sym, f);
+	print_problems(t, f);
 	fprintf(f, "#\n");
 }
 
