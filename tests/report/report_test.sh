@@ -90,6 +90,12 @@ awk '/\[\.\] c$/ { on = 1; next } on && /^$/ { exit } on { print $2 }' "$T/out" 
 check "report -g callee: c, b, a, main" \
 	'[ "$(tr "\n" " " < "$T/tree")" = "c b a main " ]'
 
+R --comm chain -g callee "$T/rec.fxt"
+# With children, b's graph: the chains from b up to the root.
+awk '/\[\.\] b$/ { on = 1; next } on && /^$/ { exit } on { print $2 }' "$T/out" > "$T/tree"
+check "report -g callee with children: b's callers, b, a, main" \
+	'[ "$(tr "\n" " " < "$T/tree")" = "b a main " ]'
+
 R "$T/rec.fxt"
 check "report: Children and Self columns, comm,dso,sym by default" \
 	'grep -q "Children *Self *Command *Shared Object *Symbol" "$T/out"'

@@ -857,6 +857,37 @@ static uint32_t node_child(struct rt_node **nodes, size_t *n, size_t *cap,
 	return nc;
 }
 
+/*
+ * Add to entry e's call graph the chain from frame `from` (the entry) to
+ * the root: root first for caller order, the entry first for callee.
+ */
+static int graph_add(struct rt_report *r, uint32_t e, const uint32_t *st,
+		     uint32_t from, uint32_t n, enum rt_graph order,
+		     uint64_t weight)
+{
+	uint32_t node, j;
+
+	if (!r->e[e].graph) {
+		node = node_new(&r->nodes, &r->nr_nodes, &r->cap_nodes, 0);
+		if (!node)
+			return -ENOMEM;
+		r->e[e].graph = node;
+	}
+	node = r->e[e].graph;
+	r->nodes[node].count += weight;
+	for (j = 0; j < n - from; j++) {
+		uint32_t sym = order == RT_GRAPH_CALLER ? st[n - 1 - j] :
+			       st[from + j];
+
+		node = node_child(&r->nodes, &r->nr_nodes, &r->cap_nodes, node,
+				  sym);
+		if (!node)
+			return -ENOMEM;
+		r->nodes[node].count += weight;
+	}
+	return 0;
+}
+
 static const struct rt_report *sort_ctx;
 
 static int by_children(const void *a, const void *b)
@@ -903,7 +934,7 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 		const struct rt_sample *rs = &t->samples[i];
 		const uint32_t *st = &t->stack[rs->first];
 		struct rt_entry key;
-		uint32_t j, e, node;
+		uint32_t j, e;
 
 		for (j = 0; j < rs->n; j++) {
 			ent_key(t, sort, rs, st[j], &key);
@@ -921,35 +952,22 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 			cap_stamp = tb.cap_e;
 		}
 		r->e[idx[0]].self += rs->weight;
-		if (children) {
-			for (j = 0; j < rs->n; j++) {
-				e = idx[j];
-				if (stamp[e] == i + 1)
-					continue;
-				stamp[e] = i + 1;
-				r->e[e].children += rs->weight;
-			}
-		}
-		if (graph == RT_GRAPH_NONE)
+		if (!children) {
+			if (graph && graph_add(r, idx[0], st, 0, rs->n, graph,
+					       rs->weight))
+				goto out;
 			continue;
-		e = idx[0];
-		if (!r->e[e].graph) {
-			r->e[e].graph = node_new(&r->nodes, &r->nr_nodes,
-						 &r->cap_nodes, 0);
-			if (!r->e[e].graph)
-				goto out;
 		}
-		node = r->e[e].graph;
-		r->nodes[node].count += rs->weight;
+		/* Each entry once per sample, at its leafmost frame. */
 		for (j = 0; j < rs->n; j++) {
-			uint32_t sym = graph == RT_GRAPH_CALLER ?
-				       st[rs->n - 1 - j] : st[j];
-
-			node = node_child(&r->nodes, &r->nr_nodes,
-					  &r->cap_nodes, node, sym);
-			if (!node)
+			e = idx[j];
+			if (stamp[e] == i + 1)
+				continue;
+			stamp[e] = i + 1;
+			r->e[e].children += rs->weight;
+			if (graph && graph_add(r, e, st, j, rs->n, graph,
+					       rs->weight))
 				goto out;
-			r->nodes[node].count += rs->weight;
 		}
 	}
 	sort_any(r->e, r->n, sizeof(*r->e), children ? by_children : by_self);

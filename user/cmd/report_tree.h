@@ -136,7 +136,9 @@ enum rt_graph { RT_GRAPH_NONE, RT_GRAPH_CALLER, RT_GRAPH_CALLEE };
 
 /*
  * Entries by the sort keys, sorted by children (if children) else self
- * count; with a graph, each entry's self samples as a call tree.
+ * count.  With a graph, each entry gets the call chains from it up to
+ * the root of the samples it counts in: with children, every sample it
+ * is in; without, the samples it is the leaf of (as perf does).
  */
 int rt_report__build(struct rt_report *r, const struct rtree *t,
 		     const struct rt_sort *sort, bool children,
