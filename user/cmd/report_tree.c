@@ -1136,6 +1136,11 @@ static int flame_aux(struct rt_flame *fl, size_t *cap_aux)
 	if (!ni)
 		return -ENOMEM;
 	fl->idle = ni;
+	/* New nodes are frames of a busy thread until set otherwise. */
+	memset(fl->comm + *cap_aux, 0,
+	       (fl->cap_nodes - *cap_aux) * sizeof(*fl->comm));
+	memset(fl->idle + *cap_aux, 0,
+	       (fl->cap_nodes - *cap_aux) * sizeof(*fl->idle));
 	*cap_aux = fl->cap_nodes;
 	return 0;
 }
