@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# bench-symbolize.sh - the symbolizer's throughput, on this host:
+# tests/symbolize/bench_symbolize names N distinct addresses (default
+# 20000) of libc.so.6 and of a test binary (fxtprof itself, -g), cold
+# (first lookup, file open included; then with lines and inline frames)
+# and warm (ROUNDS more passes, default 50, cache hits), next to one
+# eu-addr2line -f process given the same addresses, with the ratios.
+# Goal: >= 2 M frames/s warm.  The figures go to stdout and
+# build/results/bench-symbolize.txt; Documentation/symbolizer.md quotes
+# them.  Builds what it runs.  BENCH_SYM_N, BENCH_SYM_ROUNDS and
+# BENCH_SYM_FILES override the defaults.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+cd "$FXT_ROOT"
+make -j2 ARCH=x86_64 build/x86_64/tests/symbolize/bench_symbolize \
+	build/x86_64/bin/fxtprof >/dev/null
+libc=$(gcc -print-file-name=libc.so.6)
+[ -e "$libc" ] || libc=/lib/x86_64-linux-gnu/libc.so.6
+libc=$(readlink -f "$libc")
+files=${BENCH_SYM_FILES:-"$libc $FXT_BUILD/x86_64/bin/fxtprof"}
+res=$FXT_RESULTS/bench-symbolize.txt
+mkdir -p "$FXT_RESULTS"
+{
+	echo "== host: $(uname -m), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+	echo "== $(eu-addr2line --version | head -1)"
+	# shellcheck disable=SC2086 # files is a list
+	"$FXT_BUILD/x86_64/tests/symbolize/bench_symbolize" \
+		-n "${BENCH_SYM_N:-20000}" -r "${BENCH_SYM_ROUNDS:-50}" $files
+} 2>&1 | tee "$res"

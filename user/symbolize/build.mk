@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# user/symbolize/build.mk - the symbolizer: addresses to function names,
+# source lines and inline frames, on libelf and elfutils' libdwfl.
+#   $(B)/lib/libsymbolize.a       include "symbolize/symbolizer.h" with
+#                                 -Iuser; link $(SYMBOLIZE_LDLIBS) after it
+#   $(B)/asan/lib/libsymbolize.a  the same under ASan+UBSan, for tests
+# x86_64 only: the arm64 board build leaves symbolization out (libdw would
+# not fit the 1 MiB static binary), so nothing here exists for arm64.
+
+ifeq ($(ARCH),x86_64)
+SYMBOLIZE_SRCS := user/symbolize/elf_image.c user/symbolize/kernel_syms.c \
+	user/symbolize/dwarf_frames.c user/symbolize/sym_cache.c \
+	user/symbolize/symbolizer.c
+SYMBOLIZE_HDRS := user/symbolize/symbolizer.h user/symbolize/elf_image.h \
+	user/symbolize/kernel_syms.h user/symbolize/dwarf_frames.h \
+	user/symbolize/sym_cache.h user/profile/profile.h
+SYMBOLIZE_LIB := $(B)/lib/libsymbolize.a
+SYMBOLIZE_LIB_ASAN := $(B)/asan/lib/libsymbolize.a
+SYMBOLIZE_LDLIBS := -ldw -lelf -lz
+SYMBOLIZE_SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+
+$(SYMBOLIZE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
+$(SYMBOLIZE_SRCS:%.c=$(B)/%.o): $(SYMBOLIZE_HDRS)
+$(SYMBOLIZE_LIB): $(SYMBOLIZE_SRCS:%.c=$(B)/%.o)
+
+$(B)/asan/user/symbolize/%.o: user/symbolize/%.c $(SYMBOLIZE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser $(CFLAGS) $(SYMBOLIZE_SAN_FLAGS) -c -o $@ $<
+$(SYMBOLIZE_LIB_ASAN): $(SYMBOLIZE_SRCS:%.c=$(B)/asan/%.o)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+endif
