@@ -1,31 +1,48 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # user/cmd/build.mk - the fxtprof command (record, send, receive, dump,
-# check, report): thin front ends that assemble the pipeline's parts.
+# check, report, flamegraph): thin front ends that assemble the pipeline's
+# parts.
 #   $(B)/bin/fxtprof           the target's build (dynamic on x86_64)
 #   $(B)/user/cmd/vm/fxtprof   the same objects linked static, for the VM
 #                              suite's /tests (tests/reader, tests/socket)
 # Fragments are parsed in name order and user/cmd comes first, so the
 # libraries of the other parts are spelled out as paths.
+#
+# The commands that name frames (report, flamegraph) need libdw, which the
+# board's static arm64 build leaves out to stay small: SYMBOLS is set on
+# x86_64 only, and main.c lists those commands only with
+# FXTPROF_HAVE_SYMBOLS.
+
+SYMBOLS := $(if $(filter x86_64,$(ARCH)),1,)
 
 CMD_SRCS := user/cmd/main.c user/cmd/record.c user/cmd/send.c \
-	    user/cmd/receive.c user/cmd/framer.c user/cmd/report.c \
-	    user/cmd/delivery.c
+	    user/cmd/receive.c user/cmd/framer.c user/cmd/delivery.c
+CMD_LIBS_SYMBOLS :=
+CMD_LDLIBS := -luring
+ifneq ($(SYMBOLS),)
+CMD_SRCS += user/cmd/report.c user/cmd/report_cmd.c user/cmd/report_tree.c \
+	    user/cmd/flamegraph.c
+CMD_LIBS_SYMBOLS := $(B)/lib/libsymbolize.a $(B)/lib/libprofile.a
+CMD_LDLIBS += -ldw -lelf -lz
+CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
+endif
 CMD_OBJS := $(CMD_SRCS:%.c=$(B)/%.o)
 # In link order: a part before the parts it uses.
-CMD_LIBS := $(B)/lib/libsource.a $(B)/lib/libstate.a $(B)/lib/libencode.a \
-	    $(B)/lib/libsink.a $(B)/lib/libtransport.a $(B)/lib/libfxtprof.a \
-	    $(B)/lib/libfxt.a
+CMD_LIBS := $(CMD_LIBS_SYMBOLS) $(B)/lib/libsource.a $(B)/lib/libstate.a \
+	    $(B)/lib/libencode.a $(B)/lib/libsink.a $(B)/lib/libtransport.a \
+	    $(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
 
-$(CMD_OBJS): CPPFLAGS += -Iuser -Iuser/fxt
+$(CMD_OBJS): CPPFLAGS += -Iuser -Iuser/fxt $(if $(SYMBOLS),-DFXTPROF_HAVE_SYMBOLS)
 
 $(B)/bin/fxtprof: $(CMD_OBJS) $(CMD_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CMD_LDLIBS)
 
 $(B)/user/cmd/vm/fxtprof: $(CMD_OBJS) $(CMD_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -luring
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -luring \
+		$(CMD_STATIC_LDLIBS)
 
 USER_PROGS += $(B)/bin/fxtprof
 VM_TEST_PROGS += $(B)/user/cmd/vm/fxtprof

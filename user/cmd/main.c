@@ -11,6 +11,9 @@
 
 #include "cmd.h"
 #include "fxt/fxt_reader.h"
+#ifdef FXTPROF_HAVE_SYMBOLS
+#include "report.h"
+#endif
 
 int reader_err(int err, const char *fmt, ...)
 {
@@ -84,8 +87,13 @@ static const struct {
 	{ "dump", fxt_dump_main, "print any FXT stream, one record per line" },
 	{ "check", fxt_check_main, "validate an FXT stream against the spec "
 				   "and Perfetto's import rules" },
-	{ "report", cmd_report, "summarize a trace: top processes and threads "
-				"by samples, records and events by kind" },
+#ifdef FXTPROF_HAVE_SYMBOLS
+	/* The commands that name frames: they need libdw. */
+	{ "report", cmd_report, "top functions, call trees, as perf report "
+				"(--summary: processes, records)" },
+	{ "flamegraph", cmd_flamegraph, "an interactive SVG flame graph, or "
+					"folded stacks" },
+#endif
 };
 
 static void usage(FILE *f)
@@ -94,7 +102,11 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: fxtprof COMMAND [options]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+#ifndef FXTPROF_HAVE_SYMBOLS
+	fprintf(f, "\nreport, flamegraph, export, symbolize: not in this build "
+		   "(symbolization needs\nlibdw); run them on the host\n");
+#endif
 	fprintf(f, "\n'fxtprof COMMAND --help' describes each command.\n");
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report.c - `fxtprof report FILE|-`: a short summary of an FXT trace.
+ * report.c - `fxtprof report --summary FILE|-`: a short summary of an
+ * FXT trace (the symbolized report is report_cmd.c's).
  *
  * Built on the FXT decoder (fxt_reader.h), so it reads any FXT stream, not
  * only fxtprof's: records by type, events by category:name, provider
@@ -574,14 +575,14 @@ uint64_t report__records(const struct report *rp)
 
 static int report_usage(FILE *f)
 {
-	fprintf(f, "usage: fxtprof report [-n N] FILE|-\n"
+	fprintf(f, "usage: fxtprof report --summary [-n N] FILE|-\n"
 		   "  summarize an FXT trace: records by type, events by name,\n"
 		   "  losses, and the top N (default 10) processes and threads\n"
 		   "  by samples\n");
 	return 2;
 }
 
-int cmd_report(int argc, char **argv)
+int report_summary_main(int argc, char **argv)
 {
 	struct report *rp = NULL;
 	const struct fxt_error *e;

@@ -31,6 +31,12 @@ const struct fxt_error *report__error(const struct report *rp);
 void report__print(struct report *rp, FILE *f, const char *path,
 		   unsigned int top);
 
+/* `fxtprof report --summary [-n N] FILE` (argv without --summary). */
+int report_summary_main(int argc, char **argv);
+
+/* `fxtprof flamegraph` (flamegraph.c). */
+int cmd_flamegraph(int argc, char **argv);
+
 /* For tests: the count of one category:name pair (raw bytes). */
 uint64_t report__event_count(const struct report *rp, const char *cat,
 			     size_t cat_len, const char *name, size_t name_len);

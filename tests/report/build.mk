@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tests/report/build.mk - `fxtprof report` and `flamegraph` on recordings
+# made by gen_profile from the real addresses of a frame-pointer program
+# with a known chain main -> a -> b -> c (report_test.sh), and the profile
+# loader on bad input, plain and under ASan+UBSan (test_profile).
+# Host only: the report commands need libdw.
+
+REPORT_T := $(B)/tests/report
+
+$(REPORT_T)/chain: tests/report/chain.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
+
+$(REPORT_T)/gen_profile: tests/report/gen_profile.c $(FXT_LIB) $(FXT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(FXT_CPPFLAGS) $(CFLAGS) $< $(FXT_LIB) -o $@
+
+$(REPORT_T)/run_report: tests/report/report_test.sh $(B)/bin/fxtprof \
+		$(REPORT_T)/gen_profile $(REPORT_T)/chain
+	@printf '#!/bin/sh\nexec sh %s %s %s %s\n' $(abspath $<) \
+		$(abspath $(B)/bin/fxtprof) $(abspath $(REPORT_T)/gen_profile) \
+		$(abspath $(REPORT_T)/chain) > $@
+	@chmod +x $@
+
+PROFILE_TEST_CPPFLAGS = $(CPPFLAGS) $(FXT_CPPFLAGS) -Iuser -isystem $(KSFT_INC)
+PROFILE_TEST_DEPS := tests/report/test_profile.c user/profile/profile.c \
+	user/profile/profile.h $(FXT_HDRS)
+
+$(REPORT_T)/test_profile: $(PROFILE_TEST_DEPS) $(FXT_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(PROFILE_TEST_CPPFLAGS) $(CFLAGS) -Wno-unused-parameter \
+		tests/report/test_profile.c user/profile/profile.c $(FXT_LIB) -o $@
+
+$(B)/asan/tests/report/test_profile: $(PROFILE_TEST_DEPS) $(FXT_LIB_ASAN)
+	@mkdir -p $(@D)
+	$(CC) $(PROFILE_TEST_CPPFLAGS) $(CFLAGS) -Wno-unused-parameter \
+		$(FXT_SAN_FLAGS) tests/report/test_profile.c \
+		user/profile/profile.c $(FXT_LIB_ASAN) -o $@
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(REPORT_T)/run_report $(REPORT_T)/test_profile \
+	      $(B)/asan/tests/report/test_profile
+endif

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_profile.c - user/profile/profile.c on recordings written in memory
+ * with the FXT writer: names at sample time (exec, rename, CPU blocks out
+ * of time order), idle samples, the mapping rule with fork inheritance,
+ * kernel images and symbols replayed by segments, and bad input (a
+ * truncated stream, malformed mapping and symbol objects) failing with
+ * the byte offset.  Built plain and under ASan+UBSan (asan/).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "fxt.h"
+#include "profile/profile.h"
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static int sink(void *ctx, const void *rec, size_t len)
+{
+	struct buf *b = ctx;
+
+	if (b->n + len > b->cap) {
+		b->cap = (b->n + len) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			abort();
+	}
+	memcpy(b->p + b->n, rec, len);
+	b->n += len;
+	return 0;
+}
+
+struct rec {
+	struct fxt_writer *w;
+	struct buf b;
+};
+
+static void rec_open(struct rec *r)
+{
+	struct fxt_writer_opts o = { .sz = sizeof(o), .write = sink,
+				     .ctx = &r->b };
+
+	memset(r, 0, sizeof(*r));
+	if (fxt_writer__new(&o, &r->w) ||
+	    fxt_writer__prologue(r->w, 1, "fxtprof", 1000000000ull))
+		abort();
+}
+
+static struct fxt_sref ref(struct rec *r, const char *s)
+{
+	struct fxt_sref x;
+
+	if (fxt_writer__string_ref(r->w, s, strlen(s), &x))
+		abort();
+	return x;
+}
+
+static struct fxt_arg u64a(struct rec *r, const char *n, uint64_t v)
+{
+	struct fxt_arg a = { .name = ref(r, n), .type = FXT_ARG_UINT64 };
+
+	a.v.u64 = v;
+	return a;
+}
+
+static struct fxt_arg stra(struct rec *r, const char *n, const char *v)
+{
+	struct fxt_arg a = { .name = ref(r, n), .type = FXT_ARG_STRING };
+
+	a.v.str = fxt_sref_inline(v, strlen(v));
+	return a;
+}
+
+static void names(struct rec *r, uint32_t pid, uint32_t tid, const char *n)
+{
+	if (pid == tid && fxt_writer__process_name(r->w, pid, n, strlen(n)))
+		abort();
+	if (fxt_writer__thread_name(r->w, pid, tid, n, strlen(n)))
+		abort();
+}
+
+static void sample(struct rec *r, uint64_t ts, uint32_t pid, uint32_t tid,
+		   uint32_t cpu, const char *mode, const uint64_t *ips,
+		   unsigned int nk, unsigned int n)
+{
+	struct fxt_tref th = fxt_tref_inline(pid, tid);
+	struct fxt_arg a[3] = { u64a(r, "cpu", cpu), stra(r, "mode", mode),
+				u64a(r, "kframes", nk) };
+
+	if (fxt_writer__instant(r->w, ts, &th, ref(r, "cpu"),
+				ref(r, "sample"), a, 3))
+		abort();
+	if (n && fxt_writer__stack_sample(r->w, ts, pid, tid, ips, n))
+		abort();
+}
+
+static void task(struct rec *r, const char *what, uint64_t ts, uint32_t pid,
+		 uint32_t tid, uint32_t cpid, uint32_t ctid)
+{
+	struct fxt_tref th = fxt_tref_inline(pid, tid);
+	struct fxt_arg a[2] = { u64a(r, "child_pid", cpid),
+				u64a(r, "child_tid", ctid) };
+
+	if (fxt_writer__instant(r->w, ts, &th, ref(r, "task"), ref(r, what),
+				a, !strcmp(what, "fork") ? 2 : 0))
+		abort();
+}
+
+static void mapping(struct rec *r, uint64_t serial, uint32_t pid,
+		    uint64_t start, uint64_t end, uint64_t time, bool initial,
+		    const char *path)
+{
+	struct fxt_arg a[7] = { u64a(r, "pid", pid), u64a(r, "start", start),
+				u64a(r, "end", end), u64a(r, "pgoff", 0x1000),
+				u64a(r, "time", time),
+				stra(r, "build_id", "00112233445566778899aabbccddeeff01020304") };
+	unsigned int n = 6;
+
+	if (initial) {
+		a[n].name = ref(r, "initial");
+		a[n].type = FXT_ARG_BOOL;
+		a[n++].v.b = true;
+	}
+	if (fxt_writer__kobj(r->w, 0x80, serial,
+			     fxt_sref_inline(path, strlen(path)), a, n))
+		abort();
+}
+
+static void kernel(struct rec *r)
+{
+	struct fxt_arg ka[2] = { u64a(r, "end", 0xffffffff82000000ull) };
+	struct fxt_arg sa[2] = { u64a(r, "size", 0x100) };
+
+	ka[1].name = ref(r, "kernel");
+	ka[1].type = FXT_ARG_BOOL;
+	ka[1].v.b = true;
+	if (fxt_writer__kobj(r->w, 0x81, 0xffffffff81000000ull,
+			     fxt_sref_inline("[kernel.kallsyms]", 17), ka, 2) ||
+	    fxt_writer__kobj(r->w, 0x82, 0xffffffff81001000ull,
+			     fxt_sref_inline("do_syscall_64", 13), sa, 1) ||
+	    fxt_writer__kobj(r->w, 0x82, 0xffffffff81000800ull,
+			     fxt_sref_inline("entry_SYSCALL_64", 16), sa, 1))
+		abort();
+}
+
+static struct profile *load(struct __test_metadata *_metadata, struct rec *r,
+			    struct profile_error *err)
+{
+	struct profile *p = NULL;
+	int ret = profile__load_buffer(r->b.p, r->b.n, &p, err);
+
+	EXPECT_EQ(0, ret) TH_LOG("load: %s at %llu", err->msg,
+				 (unsigned long long)err->offset);
+	return p;
+}
+
+static void rec_close(struct rec *r)
+{
+	fxt_writer__free(r->w);
+	free(r->b.p);
+}
+
+TEST(names_at_sample_time)
+{
+	static const uint64_t ips[] = { 0xffffffff81001010ull, 0x401234 };
+	struct profile_error err;
+	struct profile *p;
+	struct rec r;
+	size_t i;
+
+	rec_open(&r);
+	names(&r, 10, 10, "sh");
+	/* CPU 1's block first, although its samples are later. */
+	sample(&r, 5000, 10, 10, 1, "user", ips + 1, 0, 1);
+	names(&r, 10, 10, "renamed");
+	sample(&r, 6000, 10, 10, 1, "user", ips + 1, 0, 1);
+	/* CPU 0's block: before and after the exec. */
+	sample(&r, 1000, 10, 10, 0, "kernel", ips, 1, 2);
+	names(&r, 10, 10, "zeta");
+	task(&r, "exec", 2000, 10, 10, 0, 0);
+	sample(&r, 3000, 10, 10, 0, "user", ips + 1, 0, 1);
+	sample(&r, 3500, 0, 0, 3, "idle", NULL, 0, 0);
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(5, profile__nr_samples(p));
+	for (i = 1; i < 5; i++)
+		EXPECT_LT(profile__sample(p, i - 1)->ts, profile__sample(p, i)->ts);
+	EXPECT_STREQ("sh", profile__sample(p, 0)->comm);
+	EXPECT_STREQ("sh", profile__sample(p, 0)->process);
+	EXPECT_EQ(1, profile__sample(p, 0)->nr_kernel);
+	EXPECT_EQ(1, profile__sample(p, 0)->nr_user);
+	EXPECT_EQ(0xffffffff81001010ull, profile__sample(p, 0)->ips[0]);
+	EXPECT_STREQ("zeta", profile__sample(p, 1)->comm);
+	EXPECT_STREQ("zeta", profile__sample(p, 1)->process);
+	EXPECT_STREQ("swapper/3", profile__sample(p, 2)->comm);
+	EXPECT_EQ(0, profile__sample(p, 2)->nr_kernel + profile__sample(p, 2)->nr_user);
+	EXPECT_EQ(3, profile__sample(p, 2)->mode);
+	/* The rename is in CPU 1's block, after the sample at 5000. */
+	EXPECT_STREQ("zeta", profile__sample(p, 3)->comm);
+	EXPECT_STREQ("renamed", profile__sample(p, 4)->comm);
+	profile__free(p);
+	rec_close(&r);
+}
+
+TEST(mappings_and_fork)
+{
+	struct profile_stats st;
+	struct profile_error err;
+	const struct profile_mapping *m;
+	struct profile *p;
+	struct rec r;
+
+	rec_open(&r);
+	mapping(&r, 1, 10, 0x400000, 0x500000, 777, true, "/bin/old");
+	mapping(&r, 2, 10, 0x400000, 0x500000, 2000, false, "/bin/new");
+	mapping(&r, 3, 10, 0x7f0000, 0x7f1000, 100, false, "/lib/libc.so.6");
+	/* Replayed by a new segment: the same serial is the same mapping. */
+	mapping(&r, 1, 10, 0x400000, 0x500000, 777, true, "/bin/old");
+	task(&r, "fork", 3000, 10, 10, 20, 20);
+	task(&r, "fork", 3500, 20, 20, 30, 30);
+	task(&r, "exec", 4000, 30, 30, 0, 0);
+	mapping(&r, 4, 30, 0x800000, 0x900000, 4000, false, "/bin/child");
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	profile__stats(p, &st);
+	EXPECT_TRUE(st.has_mappings);
+	EXPECT_EQ(4, st.mappings);
+	EXPECT_EQ(4, profile__nr_mappings(p));
+	m = profile__find_mapping(p, 10, 0x401000, 1000);
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("/bin/old", m->path);
+	EXPECT_EQ(0, m->time);		/* initial: time 0 */
+	EXPECT_EQ(20, m->build_id_size);
+	EXPECT_EQ(0x11, m->build_id[1]);
+	m = profile__find_mapping(p, 10, 0x401000, 2000);
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("/bin/new", m->path);
+	EXPECT_EQ(NULL, profile__find_mapping(p, 10, 0x7f0800, 50));
+	EXPECT_EQ(NULL, profile__find_mapping(p, 10, 0x500000, 9000));
+	/* A child without mappings: its parent's at the fork, twice over. */
+	m = profile__find_mapping(p, 20, 0x7f0800, 9000);
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("/lib/libc.so.6", m->path);
+	m = profile__find_mapping(p, 30, 0x401000, 3900);
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("/bin/new", m->path);
+	/* After its exec, what the parent had is gone. */
+	EXPECT_EQ(NULL, profile__find_mapping(p, 30, 0x401000, 4100));
+	m = profile__find_mapping(p, 30, 0x800010, 4100);
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("/bin/child", m->path);
+	EXPECT_EQ(NULL, profile__find_mapping(p, 99, 0x401000, 4100));
+	profile__free(p);
+	rec_close(&r);
+}
+
+TEST(kernel_objects)
+{
+	struct profile_stats st;
+	struct profile_error err;
+	const struct profile_ksym *k;
+	struct profile *p;
+	struct rec r;
+
+	rec_open(&r);
+	kernel(&r);
+	kernel(&r);		/* a second segment replays them */
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	profile__stats(p, &st);
+	EXPECT_FALSE(st.has_mappings);
+	EXPECT_TRUE(st.has_kernel);
+	EXPECT_EQ(1, profile__nr_kmods(p));
+	EXPECT_EQ(2, profile__nr_ksyms(p));
+	EXPECT_TRUE(profile__kmod(p, 0)->is_kernel);
+	EXPECT_STREQ("[kernel.kallsyms]",
+		     profile__find_kmod(p, 0xffffffff81001010ull)->name);
+	EXPECT_EQ(NULL, profile__find_kmod(p, 0xffffffff82000000ull));
+	k = profile__find_ksym(p, 0xffffffff810010ffull);
+	ASSERT_NE(NULL, k);
+	EXPECT_STREQ("do_syscall_64", k->name);
+	EXPECT_EQ(NULL, profile__find_ksym(p, 0xffffffff81001100ull));
+	EXPECT_EQ(NULL, profile__find_ksym(p, 0xffffffff81000000ull));
+	profile__free(p);
+	rec_close(&r);
+}
+
+TEST(truncated)
+{
+	static const uint64_t ips[] = { 0x401234, 0x401300 };
+	struct profile_error err;
+	struct profile *p = (void *)1;
+	struct rec r;
+
+	rec_open(&r);
+	sample(&r, 1000, 10, 10, 0, "user", ips, 0, 2);
+	EXPECT_EQ(-EPROTO, profile__load_buffer(r.b.p, r.b.n - 5, &p, &err));
+	EXPECT_EQ(NULL, p);
+	EXPECT_GT(err.offset, 0);
+	EXPECT_NE(NULL, strstr(err.msg, "ends inside a record")) TH_LOG("%s", err.msg);
+	rec_close(&r);
+}
+
+TEST(malformed_mapping)
+{
+	struct profile_error err;
+	struct profile *p;
+	struct rec r;
+	size_t off;
+
+	rec_open(&r);
+	off = r.b.n;
+	/* end below start */
+	mapping(&r, 5, 10, 0x500000, 0x400000, 0, true, "/bin/x");
+	EXPECT_EQ(-EPROTO, profile__load_buffer(r.b.p, r.b.n, &p, &err));
+	/* The object's own offset, after the strings its arguments need. */
+	EXPECT_LE(off, err.offset);
+	EXPECT_GT(r.b.n, err.offset);
+	EXPECT_EQ(0, err.offset % 8);
+	EXPECT_NE(NULL, strstr(err.msg, "mapping object 5: end")) TH_LOG("%s", err.msg);
+	rec_close(&r);
+
+	rec_open(&r);
+	{
+		struct fxt_arg a[4] = { u64a(&r, "pid", 1), u64a(&r, "start", 1),
+					u64a(&r, "end", 9), stra(&r, "pgoff", "x") };
+
+		off = r.b.n;
+		ASSERT_EQ(0, fxt_writer__kobj(r.w, 0x80, 6,
+					      fxt_sref_inline("/y", 2), a, 4));
+	}
+	EXPECT_EQ(-EPROTO, profile__load_buffer(r.b.p, r.b.n, &p, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "mapping object 6: pid, start, end and pgoff")) TH_LOG("%s", err.msg);
+	rec_close(&r);
+
+	rec_open(&r);
+	{
+		struct fxt_arg a[5] = { u64a(&r, "pid", 1), u64a(&r, "start", 1),
+					u64a(&r, "end", 9), u64a(&r, "pgoff", 0),
+					stra(&r, "build_id", "xyz") };
+
+		ASSERT_EQ(0, fxt_writer__kobj(r.w, 0x80, 7,
+					      fxt_sref_inline("/y", 2), a, 5));
+	}
+	EXPECT_EQ(-EPROTO, profile__load_buffer(r.b.p, r.b.n, &p, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "build_id")) TH_LOG("%s", err.msg);
+	rec_close(&r);
+
+	rec_open(&r);
+	ASSERT_EQ(0, fxt_writer__kobj(r.w, 0x82, 0xffffffff81000000ull,
+				      fxt_sref_inline("f", 1), NULL, 0));
+	EXPECT_EQ(-EPROTO, profile__load_buffer(r.b.p, r.b.n, &p, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "kernel symbol object")) TH_LOG("%s", err.msg);
+	rec_close(&r);
+}
+
+TEST(empty_and_garbage)
+{
+	static const char junk[] = "this is not an FXT stream at all";
+	struct profile_error err;
+	struct profile *p;
+	struct rec r;
+
+	rec_open(&r);
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0, profile__nr_samples(p));
+	EXPECT_EQ(NULL, profile__find_mapping(p, 1, 2, 3));
+	EXPECT_EQ(NULL, profile__find_ksym(p, 2));
+	profile__free(p);
+	rec_close(&r);
+	EXPECT_GT(0, profile__load_buffer(junk, sizeof(junk) - 1, &p, &err));
+	EXPECT_NE(0, err.msg[0]);
+	EXPECT_GT(0, profile__load("/nonexistent/x.fxt", &p, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "/nonexistent/x.fxt"));
+}
+
+TEST_HARNESS_MAIN

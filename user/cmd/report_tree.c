@@ -1,0 +1,1068 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report_tree.c - the filtered, symbolized profile that `report` and
+ * `flamegraph` print, and the aggregations over it.
+ *
+ * Naming is done once per distinct frame: a frame is keyed by its address,
+ * what holds it (the mapping's serial, or the kernel) and whether it is
+ * the leaf (return addresses are looked up at addr - 1), and the key maps
+ * to a symbol id.  1 M samples of 20 frames thus cost 20 M hash probes
+ * and as many symbolizer calls as there are distinct addresses.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "report_tree.h"
+
+#define KERNEL_MIN	0xffff000000000000ull
+#define MODE_IDLE	3	/* FXTPROF_MODE_IDLE */
+
+/* qsort(), but an empty array may be NULL (qsort's may not). */
+static void sort_any(void *base, size_t n, size_t size,
+		     int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(*arr, ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+/* ---- options --------------------------------------------------------- */
+
+static int parse_u32_list(const char *opt, const char *s, uint32_t *out,
+			  unsigned int *n)
+{
+	char *end;
+
+	while (*s) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (end == s || errno || v > UINT32_MAX ||
+		    (*end && *end != ',') || *n == RT_MAX_LIST) {
+			fprintf(stderr, "fxtprof: %s wants a comma list of at "
+				"most %d numbers, not '%s'\n", opt, RT_MAX_LIST,
+				s);
+			return -EINVAL;
+		}
+		out[(*n)++] = (uint32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+int rt_opts__parse(struct rt_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	struct rt_filter *f = &o->filter;
+	int ret = 0;
+
+	if (strcmp(a, "--pid") && strcmp(a, "--tid") && strcmp(a, "--cpu") &&
+	    strcmp(a, "--comm") && strcmp(a, "--time") &&
+	    strcmp(a, "--debug-dir") && strcmp(a, "--symfs") &&
+	    strcmp(a, "--vmlinux") && strcmp(a, "--kallsyms") &&
+	    strcmp(a, "--system-map"))
+		return 0;
+	if (!v) {
+		fprintf(stderr, "fxtprof: %s needs a value\n", a);
+		return -EINVAL;
+	}
+	(*i)++;
+	if (!strcmp(a, "--pid")) {
+		ret = parse_u32_list(a, v, f->pids, &f->nr_pids);
+	} else if (!strcmp(a, "--tid")) {
+		ret = parse_u32_list(a, v, f->tids, &f->nr_tids);
+	} else if (!strcmp(a, "--cpu")) {
+		ret = parse_u32_list(a, v, f->cpus, &f->nr_cpus);
+	} else if (!strcmp(a, "--comm")) {
+		/* A comma list; the strings stay argv's, cut in place. */
+		char *s = argv[*i];
+
+		while (s && *s) {
+			char *c = strchr(s, ',');
+
+			if (f->nr_comms == RT_MAX_LIST) {
+				fprintf(stderr, "fxtprof: --comm takes at most "
+					"%d names\n", RT_MAX_LIST);
+				return -EINVAL;
+			}
+			if (c)
+				*c = 0;
+			f->comms[f->nr_comms++] = s;
+			s = c ? c + 1 : NULL;
+		}
+	} else if (!strcmp(a, "--time")) {
+		f->time = v;
+	} else if (!strcmp(a, "--debug-dir")) {
+		o->sym.debug_dir = v;
+	} else if (!strcmp(a, "--symfs")) {
+		o->sym.symfs = v;
+	} else if (!strcmp(a, "--vmlinux")) {
+		o->sym.vmlinux = v;
+	} else {
+		o->sym.system_map = v;
+	}
+	return ret ? ret : 1;
+}
+
+void rt_opts__usage(FILE *f)
+{
+	fprintf(f,
+		"  --pid P,..  --tid T,..  --cpu C,..  --comm NAME,..\n"
+		"              only these samples (comm: the thread's name at "
+		"the sample)\n"
+		"  --time FROM,TO\n"
+		"              seconds from the first sample (0.5,2 or ,1.5); "
+		"a value\n"
+		"              ending in 'ns' is an absolute CLOCK_BOOTTIME "
+		"timestamp\n"
+		"  --debug-dir DIR  --symfs DIR  --vmlinux FILE\n"
+		"  --kallsyms FILE | --system-map FILE\n"
+		"              where the symbolizer finds files and kernel "
+		"symbols\n");
+}
+
+/* One end of --time: 1 if empty, 0 if parsed, -EINVAL if bad. */
+static int parse_time_end(const char *s, size_t len, uint64_t first,
+			  uint64_t *out)
+{
+	char buf[64], *end;
+
+	if (!len)
+		return 1;
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	if (len > 2 && !strcmp(buf + len - 2, "ns")) {
+		unsigned long long v;
+
+		buf[len - 2] = 0;
+		errno = 0;
+		v = strtoull(buf, &end, 10);
+		if (*end || end == buf || errno)
+			return -EINVAL;
+		*out = v;
+	} else {
+		double d = strtod(buf, &end);
+
+		if (*end || end == buf || !(d >= 0) || d > 1e9)
+			return -EINVAL;
+		*out = first + (uint64_t)(d * 1e9 + 0.5);
+	}
+	return 0;
+}
+
+static int parse_time(struct rtree *t, const char *spec)
+{
+	const char *comma = spec ? strchr(spec, ',') : NULL;
+	uint64_t first = t->p && profile__nr_samples(t->p) ?
+			 profile__sample(t->p, 0)->ts : 0;
+	int r1, r2;
+
+	t->t_from = 0;
+	t->t_to = UINT64_MAX;
+	if (!spec)
+		return 0;
+	if (!comma)
+		goto bad;
+	r1 = parse_time_end(spec, (size_t)(comma - spec), first, &t->t_from);
+	r2 = parse_time_end(comma + 1, strlen(comma + 1), first, &t->t_to);
+	if (r1 < 0 || r2 < 0 || t->t_from > t->t_to)
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "fxtprof: --time wants FROM,TO in seconds from the "
+		"first sample or in absolute ns ('123ns'), FROM <= TO, not "
+		"'%s'\n", spec);
+	return -EINVAL;
+}
+
+static bool in_u32(const uint32_t *v, unsigned int n, uint32_t x)
+{
+	unsigned int i;
+
+	if (!n)
+		return true;
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+static bool selected(const struct rtree *t, const struct rt_filter *f,
+		     const struct profile_sample *s)
+{
+	unsigned int i;
+
+	if (s->ts < t->t_from || s->ts > t->t_to ||
+	    !in_u32(f->pids, f->nr_pids, s->pid) ||
+	    !in_u32(f->tids, f->nr_tids, s->tid) ||
+	    !in_u32(f->cpus, f->nr_cpus, s->cpu))
+		return false;
+	if (!f->nr_comms)
+		return true;
+	for (i = 0; i < f->nr_comms; i++)
+		if (!strcmp(f->comms[i], s->comm))
+			return true;
+	return false;
+}
+
+/* ---- symbols ----------------------------------------------------------- */
+
+/* Frame key -> symbol id; (name, dso) -> symbol id. */
+struct frame_key {
+	uint64_t addr;
+	uint64_t where;		/* mapping serial + 1, 0 kernel, ~0 none */
+	uint32_t pid_if_none;	/* only with where == ~0 */
+	uint32_t leaf;
+};
+
+struct frame_slot {
+	struct frame_key k;
+	uint32_t sym;		/* id + 1; 0 = empty */
+};
+
+struct sym_slot {
+	uint64_t hash;
+	uint32_t sym;		/* id + 1 */
+};
+
+struct caches {
+	struct frame_slot *fs;
+	size_t fcap, fn;
+	struct sym_slot *ss;
+	size_t scap, sn;
+	char **dsos;
+	size_t nr_dsos, cap_dsos;
+	uint64_t by_status[SYM__NR];
+	uint64_t no_frames;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t frame_hash(const struct frame_key *k)
+{
+	uint64_t h = mix(mix(k->addr, k->where), k->pid_if_none);
+
+	return mix(h, k->leaf);
+}
+
+static uint64_t str_hash(const char *s, uint64_t h)
+{
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+static int frame_rehash(struct caches *c)
+{
+	size_t ncap = c->fcap ? 2 * c->fcap : 4096, i;
+	struct frame_slot *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; i < c->fcap; i++) {
+		size_t j;
+
+		if (!c->fs[i].sym)
+			continue;
+		for (j = frame_hash(&c->fs[i].k) & (ncap - 1); n[j].sym;
+		     j = (j + 1) & (ncap - 1))
+			;
+		n[j] = c->fs[i];
+	}
+	free(c->fs);
+	c->fs = n;
+	c->fcap = ncap;
+	return 0;
+}
+
+static int sym_rehash(struct caches *c)
+{
+	size_t ncap = c->scap ? 2 * c->scap : 4096, i;
+	struct sym_slot *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; i < c->scap; i++) {
+		size_t j;
+
+		if (!c->ss[i].sym)
+			continue;
+		for (j = c->ss[i].hash & (ncap - 1); n[j].sym;
+		     j = (j + 1) & (ncap - 1))
+			;
+		n[j] = c->ss[i];
+	}
+	free(c->ss);
+	c->ss = n;
+	c->scap = ncap;
+	return 0;
+}
+
+/*
+ * One copy of each dso name, so that entries compare dsos by pointer.
+ * There are few (the files and modules of a recording): a list does.
+ */
+static const char *dso_intern(struct caches *c, const char *dso)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_dsos; i++)
+		if (!strcmp(c->dsos[i], dso))
+			return c->dsos[i];
+	if (grow((void **)&c->dsos, &c->cap_dsos, c->nr_dsos + 1,
+		 sizeof(*c->dsos)))
+		return NULL;
+	c->dsos[c->nr_dsos] = strdup(dso);
+	return c->dsos[c->nr_dsos] ? c->dsos[c->nr_dsos++] : NULL;
+}
+
+/* The id of (name, dso, kernel); name is copied if new. */
+static int sym_intern(struct rtree *t, const char *name, const char *dso,
+		      bool kernel, bool resolved, uint32_t *id)
+{
+	struct caches *c = t->priv;
+	uint64_t h = mix(str_hash(dso, str_hash(name, 0xcbf29ce484222325ull)),
+			 kernel);
+	struct rt_sym *s;
+	size_t i;
+
+	if (2 * (c->sn + 1) > c->scap && sym_rehash(c))
+		return -ENOMEM;
+	for (i = h & (c->scap - 1); c->ss[i].sym; i = (i + 1) & (c->scap - 1)) {
+		s = &t->syms[c->ss[i].sym - 1];
+		if (c->ss[i].hash == h && s->kernel == kernel &&
+		    !strcmp(s->name, name) && !strcmp(s->dso, dso)) {
+			*id = c->ss[i].sym - 1;
+			return 0;
+		}
+	}
+	if (grow((void **)&t->syms, &t->cap_syms, t->nr_syms + 1,
+		 sizeof(*t->syms)))
+		return -ENOMEM;
+	s = &t->syms[t->nr_syms];
+	s->name = strdup(name);
+	s->dso = dso_intern(c, dso);
+	if (!s->name || !s->dso) {
+		free((char *)s->name);
+		return -ENOMEM;
+	}
+	s->kernel = kernel;
+	s->resolved = resolved;
+	c->ss[i].hash = h;
+	c->ss[i].sym = (uint32_t)++t->nr_syms;
+	c->sn++;
+	*id = (uint32_t)t->nr_syms - 1;
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path;
+}
+
+static int name_frame(struct rtree *t, const struct profile_sample *s,
+		      unsigned int i, uint32_t *id)
+{
+	struct caches *c = t->priv;
+	struct frame_key k = { .addr = s->ips[i], .leaf = i == 0 };
+	struct sym_result res;
+	const char *dso;
+	char buf[512];
+	size_t slot;
+	bool kernel = i < s->nr_kernel;
+	int ret;
+
+	if (kernel) {
+		k.where = 0;
+	} else {
+		const struct profile_mapping *m =
+			profile__find_mapping(t->p, s->pid, k.addr, s->ts);
+
+		if (m) {
+			k.where = m->serial + 1;
+		} else {
+			k.where = UINT64_MAX;
+			k.pid_if_none = s->pid;
+		}
+	}
+	if (2 * (c->fn + 1) > c->fcap && frame_rehash(c))
+		return -ENOMEM;
+	for (slot = frame_hash(&k) & (c->fcap - 1); c->fs[slot].sym;
+	     slot = (slot + 1) & (c->fcap - 1)) {
+		const struct frame_key *o = &c->fs[slot].k;
+
+		if (o->addr == k.addr && o->where == k.where &&
+		    o->pid_if_none == k.pid_if_none && o->leaf == k.leaf) {
+			*id = c->fs[slot].sym - 1;
+			return 0;
+		}
+	}
+	ret = symbolizer__frame(t->sym, t->p, s, i, &res);
+	if (ret) {
+		memset(&res, 0, sizeof(res));
+		res.status = SYM_BAD_FILE;
+		res.rel_pc = k.addr;
+	}
+	if (res.status < SYM__NR)
+		c->by_status[res.status]++;
+	dso = res.dso ? res.dso : kernel ? "[kernel.kallsyms]" :
+	      res.mapping ? base_name(res.mapping->path) : "[unknown]";
+	if (!res.status && res.nr_frames && res.frames[0].function) {
+		/* The outermost function: inline frames are not expanded. */
+		ret = sym_intern(t, res.frames[res.nr_frames - 1].function, dso,
+				 kernel, true, id);
+	} else {
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, dso, res.rel_pc);
+		ret = sym_intern(t, buf, dso, kernel, false, id);
+	}
+	if (ret)
+		return ret;
+	c->fs[slot].k = k;
+	c->fs[slot].sym = *id + 1;
+	c->fn++;
+	return 0;
+}
+
+int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
+{
+	struct profile_error err;
+	struct caches *c;
+	size_t i, n;
+	uint32_t unknown = 0;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return reader_err(-ENOMEM, "report");
+	t->priv = c;
+	ret = profile__load(path, &t->p, &err);
+	if (ret) {
+		fprintf(stderr, "fxtprof: %s: at byte offset %" PRIu64 ": %s\n",
+			path, err.offset, err.msg[0] ? err.msg : strerror(-ret));
+		return ret;
+	}
+	ret = parse_time(t, o->filter.time);
+	if (ret)
+		return ret;
+	ret = symbolizer__new(&o->sym, &t->sym);
+	if (ret)
+		return reader_err(ret, "cannot start the symbolizer");
+	n = profile__nr_samples(t->p);
+	t->samples = calloc(n ? n : 1, sizeof(*t->samples));
+	if (!t->samples)
+		return reader_err(-ENOMEM, "report");
+	for (i = 0; i < n; i++) {
+		const struct profile_sample *s = profile__sample(t->p, i);
+		struct rt_sample *rs;
+		unsigned int j, nf = s->nr_kernel + s->nr_user;
+
+		if (!selected(t, &o->filter, s))
+			continue;
+		rs = &t->samples[t->nr_samples++];
+		rs->s = s;
+		rs->idle = s->mode == MODE_IDLE || (!s->pid && !s->tid);
+		if (grow((void **)&t->stack, &t->cap_stack,
+			 t->nr_stack + (nf ? nf : 1), sizeof(*t->stack)))
+			return reader_err(-ENOMEM, "report");
+		rs->first = (uint32_t)t->nr_stack;
+		if (!nf) {
+			/* No frames at all: one unknown frame, as perf shows. */
+			if (!unknown && (ret = sym_intern(t, "[unknown]",
+					"[unknown]", false, false, &unknown)))
+				return reader_err(ret, "report");
+			t->stack[t->nr_stack++] = unknown;
+			rs->n = 1;
+			c->no_frames++;
+			continue;
+		}
+		for (j = 0; j < nf; j++) {
+			uint32_t id;
+
+			ret = name_frame(t, s, j, &id);
+			if (ret)
+				return reader_err(ret, "report");
+			t->stack[t->nr_stack++] = id;
+			t->frames++;
+			if (t->syms[id].resolved)
+				t->resolved++;
+		}
+		rs->n = nf;
+	}
+	return 0;
+}
+
+void rtree__free(struct rtree *t)
+{
+	struct caches *c = t->priv;
+	size_t i;
+
+	for (i = 0; i < t->nr_syms; i++)
+		free((char *)t->syms[i].name);
+	free(t->syms);
+	free(t->stack);
+	free(t->samples);
+	if (c) {
+		for (i = 0; i < c->nr_dsos; i++)
+			free(c->dsos[i]);
+		free(c->dsos);
+		free(c->fs);
+		free(c->ss);
+		free(c);
+	}
+	symbolizer__free(t->sym);
+	profile__free(t->p);
+	memset(t, 0, sizeof(*t));
+}
+
+void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
+{
+	const struct caches *c = t->priv;
+	struct profile_stats st;
+	unsigned int i;
+
+	profile__stats(t->p, &st);
+	fprintf(f, "# %s: %" PRIu64 " samples, %zu selected\n", path,
+		st.samples, t->nr_samples);
+	fprintf(f, "# frames: %" PRIu64 ", %" PRIu64 " named (%.1f%%), %zu "
+		"distinct addresses\n", t->frames, t->resolved,
+		t->frames ? 100.0 * (double)t->resolved / (double)t->frames : 0,
+		c->fn);
+	fprintf(f, "# distinct addresses by result:");
+	for (i = 0; i < SYM__NR; i++)
+		if (c->by_status[i])
+			fprintf(f, " %s %" PRIu64 ";",
+				sym_status__name((enum sym_status)i),
+				c->by_status[i]);
+	fputc('\n', f);
+	if (c->no_frames)
+		fprintf(f, "# %" PRIu64 " samples carry no frames: shown as "
+			"[unknown]\n", c->no_frames);
+	fprintf(f, "# recording: %" PRIu64 " mappings, %" PRIu64 " kernel "
+		"images, %" PRIu64 " kernel symbols\n", st.mappings, st.kmods,
+		st.ksyms);
+	if (!st.has_mappings)
+		fprintf(f, "# no mapping records in this recording: user frames "
+			"cannot be named\n");
+	if (!st.has_kernel)
+		fprintf(f, "# no kernel image or symbol records in this "
+			"recording: kernel frames are named only with "
+			"--vmlinux or --kallsyms\n");
+	if (st.lost_records)
+		fprintf(f, "# the kernel lost %" PRIu64 " records\n",
+			st.lost_records);
+	if (st.output_dropped)
+		fprintf(f, "# the output dropped %" PRIu64 " records\n",
+			st.output_dropped);
+	symbolizer__print_problems(t->sym, f);
+	fprintf(f, "#\n");
+}
+
+/* ---- entries ------------------------------------------------------------ */
+
+int rt_sort__parse(struct rt_sort *s, const char *spec)
+{
+	const char *p = spec;
+
+	memset(s, 0, sizeof(*s));
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		enum rt_key k;
+
+		if (len == 4 && !strncmp(p, "comm", 4))
+			k = RT_KEY_COMM;
+		else if (len == 3 && !strncmp(p, "pid", 3))
+			k = RT_KEY_PID;
+		else if (len == 3 && !strncmp(p, "dso", 3))
+			k = RT_KEY_DSO;
+		else if (len == 3 && !strncmp(p, "sym", 3))
+			k = RT_KEY_SYM;
+		else
+			goto bad;
+		if (s->mask & k)
+			goto bad;
+		s->keys[s->n++] = k;
+		s->mask |= k;
+		p += len;
+		if (*p)
+			p++;
+	}
+	if (s->n)
+		return 0;
+bad:
+	fprintf(stderr, "fxtprof: --sort wants a comma list of comm, pid, dso "
+		"and sym, each once, not '%s'\n", spec);
+	return -EINVAL;
+}
+
+struct ent_slot {
+	uint64_t hash;
+	uint32_t idx;		/* + 1 */
+};
+
+struct ent_table {
+	struct ent_slot *slots;
+	size_t cap, n, cap_e;
+};
+
+static uint64_t ent_hash(const struct rt_entry *e)
+{
+	uint64_t h = mix((uintptr_t)e->comm, e->pid);
+
+	return mix(mix(h, (uintptr_t)e->dso), e->sym);
+}
+
+static bool ent_eq(const struct rt_entry *a, const struct rt_entry *b)
+{
+	return a->comm == b->comm && a->pid == b->pid && a->dso == b->dso &&
+	       a->sym == b->sym;
+}
+
+/*
+ * The key of frame sym of sample rs under sort: fields not sorted on are
+ * left empty.  Comms are the profile's interned strings and dsos ours
+ * (sym_intern), so pointers compare.
+ */
+static void ent_key(const struct rtree *t, const struct rt_sort *sort,
+		    const struct rt_sample *rs, uint32_t sym,
+		    struct rt_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (sort->mask & RT_KEY_COMM)
+		e->comm = rs->s->comm;
+	if (sort->mask & RT_KEY_PID)
+		e->pid = rs->s->pid;
+	if (sort->mask & RT_KEY_DSO)
+		e->dso = t->syms[sym].dso;
+	if (sort->mask & RT_KEY_SYM)
+		e->sym = sym;
+	e->kernel = t->syms[sym].kernel;
+}
+
+static int ent_get(struct rt_report *r, struct ent_table *tb,
+		   const struct rt_entry *key, uint32_t *idx)
+{
+	uint64_t h = ent_hash(key);
+	size_t i;
+
+	if (2 * (tb->n + 1) > tb->cap) {
+		size_t ncap = tb->cap ? 2 * tb->cap : 1024;
+		struct ent_slot *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (i = 0; i < tb->cap; i++) {
+			size_t j;
+
+			if (!tb->slots[i].idx)
+				continue;
+			for (j = tb->slots[i].hash & (ncap - 1); n[j].idx;
+			     j = (j + 1) & (ncap - 1))
+				;
+			n[j] = tb->slots[i];
+		}
+		free(tb->slots);
+		tb->slots = n;
+		tb->cap = ncap;
+	}
+	for (i = h & (tb->cap - 1); tb->slots[i].idx;
+	     i = (i + 1) & (tb->cap - 1)) {
+		if (tb->slots[i].hash == h &&
+		    ent_eq(&r->e[tb->slots[i].idx - 1], key)) {
+			*idx = tb->slots[i].idx - 1;
+			return 0;
+		}
+	}
+	if (grow((void **)&r->e, &tb->cap_e, r->n + 1, sizeof(*r->e)))
+		return -ENOMEM;
+	r->e[r->n] = *key;
+	tb->slots[i].hash = h;
+	tb->slots[i].idx = (uint32_t)++r->n;
+	tb->n++;
+	*idx = (uint32_t)r->n - 1;
+	return 0;
+}
+
+static uint32_t node_new(struct rt_node **nodes, size_t *n, size_t *cap,
+			 uint32_t sym)
+{
+	if (!*n)
+		*n = 1;		/* node 0 means "none" */
+	if (grow((void **)nodes, cap, *n + 1, sizeof(**nodes)))
+		return 0;
+	(*nodes)[*n] = (struct rt_node){ .sym = sym };
+	return (uint32_t)(*n)++;
+}
+
+/* The child of parent named sym, created if absent; 0 on ENOMEM. */
+static uint32_t node_child(struct rt_node **nodes, size_t *n, size_t *cap,
+			   uint32_t parent, uint32_t sym)
+{
+	uint32_t c, nc;
+
+	for (c = (*nodes)[parent].child; c; c = (*nodes)[c].next)
+		if ((*nodes)[c].sym == sym)
+			return c;
+	nc = node_new(nodes, n, cap, sym);
+	if (!nc)
+		return 0;
+	(*nodes)[nc].next = (*nodes)[parent].child;
+	(*nodes)[parent].child = nc;
+	return nc;
+}
+
+static const struct rt_report *sort_ctx;
+
+static int by_children(const void *a, const void *b)
+{
+	const struct rt_entry *x = a, *y = b;
+
+	if (x->children != y->children)
+		return x->children < y->children ? 1 : -1;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return (x->sym > y->sym) - (x->sym < y->sym);
+}
+
+static int by_self(const void *a, const void *b)
+{
+	const struct rt_entry *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->children != y->children)
+		return x->children < y->children ? 1 : -1;
+	return (x->sym > y->sym) - (x->sym < y->sym);
+}
+
+int rt_report__build(struct rt_report *r, const struct rtree *t,
+		     const struct rt_sort *sort, bool children,
+		     enum rt_graph graph)
+{
+	struct ent_table tb = { 0 };
+	uint64_t *stamp = NULL;
+	uint32_t *idx = NULL;
+	size_t i, max_n = 1, cap_stamp = 0;
+	int ret = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	r->total = t->nr_samples;
+	for (i = 0; i < t->nr_samples; i++)
+		if (t->samples[i].n > max_n)
+			max_n = t->samples[i].n;
+	idx = malloc(max_n * sizeof(*idx));
+	if (!idx)
+		goto out;
+	for (i = 0; i < t->nr_samples; i++) {
+		const struct rt_sample *rs = &t->samples[i];
+		const uint32_t *st = &t->stack[rs->first];
+		struct rt_entry key;
+		uint32_t j, e, node;
+
+		for (j = 0; j < rs->n; j++) {
+			ent_key(t, sort, rs, st[j], &key);
+			if (ent_get(r, &tb, &key, &idx[j]))
+				goto out;
+		}
+		if (cap_stamp < r->n) {
+			uint64_t *ns = realloc(stamp, tb.cap_e * sizeof(*stamp));
+
+			if (!ns)
+				goto out;
+			memset(ns + cap_stamp, 0,
+			       (tb.cap_e - cap_stamp) * sizeof(*stamp));
+			stamp = ns;
+			cap_stamp = tb.cap_e;
+		}
+		r->e[idx[0]].self++;
+		if (children) {
+			for (j = 0; j < rs->n; j++) {
+				e = idx[j];
+				if (stamp[e] == i + 1)
+					continue;
+				stamp[e] = i + 1;
+				r->e[e].children++;
+			}
+		}
+		if (graph == RT_GRAPH_NONE)
+			continue;
+		e = idx[0];
+		if (!r->e[e].graph) {
+			r->e[e].graph = node_new(&r->nodes, &r->nr_nodes,
+						 &r->cap_nodes, 0);
+			if (!r->e[e].graph)
+				goto out;
+		}
+		node = r->e[e].graph;
+		r->nodes[node].count++;
+		for (j = 0; j < rs->n; j++) {
+			uint32_t sym = graph == RT_GRAPH_CALLER ?
+				       st[rs->n - 1 - j] : st[j];
+
+			node = node_child(&r->nodes, &r->nr_nodes,
+					  &r->cap_nodes, node, sym);
+			if (!node)
+				goto out;
+			r->nodes[node].count++;
+		}
+	}
+	sort_any(r->e, r->n, sizeof(*r->e), children ? by_children : by_self);
+	ret = 0;
+out:
+	free(stamp);
+	free(idx);
+	free(tb.slots);
+	if (ret)
+		rt_report__free(r);
+	return ret;
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	const struct rt_node *x = &sort_ctx->nodes[*(const uint32_t *)a];
+	const struct rt_node *y = &sort_ctx->nodes[*(const uint32_t *)b];
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return (x->sym > y->sym) - (x->sym < y->sym);
+}
+
+void rt_report__sort_children(struct rt_report *r, uint32_t node)
+{
+	uint32_t kids[4096], n = 0, c, i;
+
+	for (c = r->nodes[node].child; c && n < 4096; c = r->nodes[c].next)
+		kids[n++] = c;
+	if (n < 2)
+		return;
+	sort_ctx = r;
+	sort_any(kids, n, sizeof(*kids), node_cmp);
+	sort_ctx = NULL;
+	r->nodes[node].child = kids[0];
+	for (i = 0; i + 1 < n; i++)
+		r->nodes[kids[i]].next = kids[i + 1];
+	r->nodes[kids[n - 1]].next = 0;
+}
+
+void rt_report__free(struct rt_report *r)
+{
+	free(r->e);
+	free(r->nodes);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- folded stacks ------------------------------------------------------ */
+
+struct folded {
+	char *line;
+	uint64_t count;
+};
+
+static int folded_cmp(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+
+	return strcmp(x->line, y->line);
+}
+
+/* A name as the folded format wants it: no ';', and comm without spaces. */
+static void put_folded(char **p, char *end, const char *s, bool spaces)
+{
+	for (; *s && *p < end; s++)
+		*(*p)++ = *s == ';' ? ':' : (spaces && *s == ' ') ? '_' : *s;
+}
+
+int rtree__print_folded(const struct rtree *t, FILE *f)
+{
+	struct rt_flame fl;
+	struct folded *out = NULL;
+	size_t n = 0, cap = 0, i;
+	int ret;
+
+	/* The flame tree merges equal stacks; its leaves' counts are lines. */
+	ret = rt_flame__build(&fl, t);
+	if (ret)
+		return ret;
+	{
+		/* Depth-first, with the path kept as a stack of nodes. */
+		uint32_t path[1024];
+		unsigned int depth = 0;
+		uint32_t node = fl.nodes[1].child;
+		char *buf = malloc(1 << 16);
+
+		if (!buf) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		while (node) {
+			uint64_t below = 0;
+			uint32_t c;
+
+			path[depth] = node;
+			for (c = fl.nodes[node].child; c; c = fl.nodes[c].next)
+				below += fl.nodes[c].count;
+			if (fl.nodes[node].count > below) {
+				char *p = buf, *end = buf + (1 << 16) - 64;
+				unsigned int d;
+
+				for (d = 0; d <= depth; d++) {
+					uint32_t nd = path[d];
+
+					if (d)
+						*p++ = ';';
+					if (!d) {
+						put_folded(&p, end, fl.comm[nd], true);
+						continue;
+					}
+					put_folded(&p, end, t->syms[fl.nodes[nd].sym].name,
+						   false);
+					if (t->syms[fl.nodes[nd].sym].kernel &&
+					    p + 4 < end) {
+						memcpy(p, "_[k]", 4);
+						p += 4;
+					}
+				}
+				*p = 0;
+				if (grow((void **)&out, &cap, n + 1, sizeof(*out)) ||
+				    !(out[n].line = strdup(buf))) {
+					free(buf);
+					ret = -ENOMEM;
+					goto out;
+				}
+				out[n++].count = fl.nodes[node].count - below;
+			}
+			/* Next: first child, else next sibling up the path. */
+			if (fl.nodes[node].child && depth + 1 < 1024) {
+				node = fl.nodes[node].child;
+				depth++;
+				continue;
+			}
+			while (!fl.nodes[path[depth]].next && depth)
+				depth--;
+			node = fl.nodes[path[depth]].next;
+		}
+		free(buf);
+	}
+	sort_any(out, n, sizeof(*out), folded_cmp);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s %" PRIu64 "\n", out[i].line, out[i].count);
+out:
+	for (i = 0; i < n; i++)
+		free(out[i].line);
+	free(out);
+	rt_flame__free(&fl);
+	return ret;
+}
+
+/* ---- the flame graph tree ---------------------------------------------- */
+
+/* comm[] and idle[] follow the node pool's capacity. */
+static int flame_aux(struct rt_flame *fl, size_t *cap_aux)
+{
+	const char **nc;
+	bool *ni;
+
+	if (*cap_aux >= fl->cap_nodes)
+		return 0;
+	nc = realloc(fl->comm, fl->cap_nodes * sizeof(*nc));
+	if (!nc)
+		return -ENOMEM;
+	fl->comm = nc;
+	ni = realloc(fl->idle, fl->cap_nodes * sizeof(*ni));
+	if (!ni)
+		return -ENOMEM;
+	fl->idle = ni;
+	*cap_aux = fl->cap_nodes;
+	return 0;
+}
+
+int rt_flame__build(struct rt_flame *fl, const struct rtree *t)
+{
+	size_t i, cap_aux = 0;
+	uint32_t root;
+
+	memset(fl, 0, sizeof(*fl));
+	root = node_new(&fl->nodes, &fl->nr_nodes, &fl->cap_nodes, 0);
+	if (!root)
+		return -ENOMEM;
+	for (i = 0; i < t->nr_samples; i++) {
+		const struct rt_sample *rs = &t->samples[i];
+		const uint32_t *st = &t->stack[rs->first];
+		uint32_t c, node, j;
+
+		fl->nodes[root].count++;
+		/* Comm nodes: sym holds nothing, comm[] the name. */
+		for (c = fl->nodes[root].child; c; c = fl->nodes[c].next)
+			if (fl->comm[c] == rs->s->comm)
+				break;
+		if (!c) {
+			c = node_new(&fl->nodes, &fl->nr_nodes, &fl->cap_nodes,
+				     UINT32_MAX);
+			if (!c)
+				return -ENOMEM;
+			fl->nodes[c].next = fl->nodes[root].child;
+			fl->nodes[root].child = c;
+		}
+		if (flame_aux(fl, &cap_aux))
+			return -ENOMEM;
+		fl->comm[c] = rs->s->comm;
+		fl->idle[c] = rs->idle;
+		fl->nodes[c].count++;
+		node = c;
+		for (j = 0; j < rs->n; j++) {
+			node = node_child(&fl->nodes, &fl->nr_nodes,
+					  &fl->cap_nodes, node,
+					  st[rs->n - 1 - j]);
+			if (!node)
+				return -ENOMEM;
+			fl->nodes[node].count++;
+			if (flame_aux(fl, &cap_aux))
+				return -ENOMEM;
+			fl->comm[node] = NULL;
+			fl->idle[node] = rs->idle;
+		}
+	}
+	if (fl->comm)
+		fl->comm[root] = "all";
+	return 0;
+}
+
+void rt_flame__free(struct rt_flame *fl)
+{
+	free(fl->nodes);
+	free(fl->comm);
+	free(fl->idle);
+	memset(fl, 0, sizeof(*fl));
+}

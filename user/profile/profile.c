@@ -1,0 +1,1388 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * profile.c - load an fxtprof FXT recording into the model of profile.h.
+ *
+ * One pass over the records with the FXT decoder, then sorting:
+ *  - samples: a `cpu/sample` instant event, then (if it has frames) a
+ *    large blob on the same thread with the same timestamp; the frames of
+ *    all samples go to one array;
+ *  - names: every process/thread kernel object becomes a (id, time,
+ *    file position, name) entry.  Kernel objects carry no time, so the
+ *    time of a name is decided from the records around it (see
+ *    name_effective_time() and Documentation/reports.md);
+ *  - mappings (0x80), kernel images (0x81), kernel symbols (0x82), and
+ *    the fork and exec events that tell which process inherits whose
+ *    mappings.
+ * Lookups are binary searches over arrays sorted once at the end.
+ */
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt/fxt_reader.h"
+#include "fxt/fxt_profile.h"
+#include "profile.h"
+
+#define CHUNK		(1u << 20)
+#define KERNEL_MIN	0xffff000000000000ull
+/* Fork chains followed when a process has no mapping of its own. */
+#define MAX_FORK_DEPTH	32
+#define MODE_KERNEL	1	/* FXTPROF_MODE_*, include/uapi/linux/fxtprof.h */
+#define MODE_USER	2
+#define MODE_IDLE	3
+
+/* ---- small containers ---------------------------------------------- */
+
+/* qsort(), but an empty array may be NULL (qsort's may not). */
+static void sort_any(void *base, size_t n, size_t size,
+		     int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(*arr, ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+#define VEC_PUSH(arr, n, cap) \
+	(grow((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) ? NULL : \
+	 &(arr)[(n)++])
+
+/* u64 -> u64 open addressing map; key 0 is stored as a flag. */
+struct u64map {
+	uint64_t *keys, *vals;
+	size_t cap, n;
+	bool has_zero;
+	uint64_t zero_val;
+};
+
+static size_t u64map_slot(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+/* The value slot of key, inserted as def if absent; NULL on ENOMEM. */
+static uint64_t *u64map_get(struct u64map *m, uint64_t key, uint64_t def)
+{
+	size_t i;
+
+	if (!key) {
+		if (!m->has_zero) {
+			m->has_zero = true;
+			m->zero_val = def;
+		}
+		return &m->zero_val;
+	}
+	if (2 * (m->n + 1) > m->cap) {
+		struct u64map nm = { .cap = m->cap ? 2 * m->cap : 256 };
+
+		nm.keys = calloc(nm.cap, sizeof(*nm.keys));
+		nm.vals = malloc(nm.cap * sizeof(*nm.vals));
+		if (!nm.keys || !nm.vals) {
+			free(nm.keys);
+			free(nm.vals);
+			return NULL;
+		}
+		for (i = 0; i < m->cap; i++) {
+			size_t j;
+
+			if (!m->keys[i])
+				continue;
+			for (j = u64map_slot(m->keys[i], nm.cap); nm.keys[j];
+			     j = (j + 1) & (nm.cap - 1))
+				;
+			nm.keys[j] = m->keys[i];
+			nm.vals[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = nm.keys;
+		m->vals = nm.vals;
+		m->cap = nm.cap;
+	}
+	for (i = u64map_slot(key, m->cap); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			return &m->vals[i];
+	m->keys[i] = key;
+	m->vals[i] = def;
+	m->n++;
+	return &m->vals[i];
+}
+
+static const uint64_t *u64map_find(const struct u64map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!key)
+		return m->has_zero ? &m->zero_val : NULL;
+	if (!m->cap)
+		return NULL;
+	for (i = u64map_slot(key, m->cap); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			return &m->vals[i];
+	return NULL;
+}
+
+static void u64map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+/* Interned strings: equal names share one pointer, which reports compare. */
+struct strpool {
+	char **slots;
+	size_t cap, n;
+};
+
+static uint64_t str_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static const char *strpool_add(struct strpool *sp, const char *s, size_t len)
+{
+	size_t i;
+	char *c;
+
+	if (2 * (sp->n + 1) > sp->cap) {
+		size_t ncap = sp->cap ? 2 * sp->cap : 256;
+		char **ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		for (i = 0; i < sp->cap; i++) {
+			size_t j;
+
+			if (!sp->slots[i])
+				continue;
+			j = str_hash(sp->slots[i], strlen(sp->slots[i])) & (ncap - 1);
+			while (ns[j])
+				j = (j + 1) & (ncap - 1);
+			ns[j] = sp->slots[i];
+		}
+		free(sp->slots);
+		sp->slots = ns;
+		sp->cap = ncap;
+	}
+	for (i = str_hash(s, len) & (sp->cap - 1); sp->slots[i];
+	     i = (i + 1) & (sp->cap - 1))
+		if (!strncmp(sp->slots[i], s, len) && !sp->slots[i][len])
+			return sp->slots[i];
+	c = malloc(len + 1);
+	if (!c)
+		return NULL;
+	memcpy(c, s, len);
+	c[len] = 0;
+	sp->slots[i] = c;
+	sp->n++;
+	return c;
+}
+
+static void strpool_free(struct strpool *sp)
+{
+	size_t i;
+
+	for (i = 0; i < sp->cap; i++)
+		free(sp->slots[i]);
+	free(sp->slots);
+}
+
+/* ---- the model ------------------------------------------------------ */
+
+struct sample_ent {
+	struct profile_sample s;
+	uint64_t seq;			/* file position: ties keep file order */
+	size_t frames_off;
+	uint32_t nr_frames;
+};
+
+/* A name a thread (or process) took, from (t, seq) on. */
+struct name_ent {
+	uint64_t id;			/* tid or pid */
+	uint64_t t;			/* ns */
+	uint64_t seq;
+	const char *name;
+};
+
+/* Per thread or process: what decides the time of its next name. */
+struct name_clock {
+	uint64_t last_ts;
+	bool seen;
+	size_t pending_first;		/* names written since its last record */
+	size_t pending_end;
+};
+
+struct fork_ent {
+	uint32_t child, parent;
+	uint64_t ts;
+};
+
+struct exec_ent {
+	uint32_t pid;
+	uint64_t ts;
+};
+
+/* Per pid: its mappings sorted by start, with the running max of ends. */
+struct pid_maps {
+	uint32_t pid;
+	size_t first, n;
+};
+
+struct profile {
+	struct strpool strs;
+	struct sample_ent *samples;
+	size_t nr_samples, cap_samples;
+	uint64_t *frames;
+	size_t nr_frames, cap_frames;
+
+	struct name_ent *tnames, *pnames;
+	size_t nr_tnames, cap_tnames, nr_pnames, cap_pnames;
+	struct u64map tclock, pclock;	/* id -> index in clocks[] */
+	struct name_clock *clocks;
+	size_t nr_clocks, cap_clocks;
+	struct u64map tname_idx, pname_idx;	/* id -> first<<32 | count */
+
+	struct profile_mapping *maps;
+	size_t nr_maps, cap_maps;
+	uint64_t *map_max_end;		/* per maps[] index, within its pid */
+	struct pid_maps *pids;
+	size_t nr_pids;
+	struct u64map map_serials;
+
+	struct fork_ent *forks;
+	size_t nr_forks, cap_forks;
+	struct exec_ent *execs;
+	size_t nr_execs, cap_execs;
+
+	struct profile_kmod *kmods;
+	size_t nr_kmods, cap_kmods;
+	struct profile_ksym *ksyms;
+	size_t nr_ksyms, cap_ksyms;
+
+	uint64_t lost_records, output_dropped;
+	const char *swapper[256];	/* swapper/N names, by cpu */
+};
+
+/* Loader state that does not outlive the load. */
+struct loader {
+	struct profile *p;
+	struct fxt_reader *rd;
+	struct fxt_record *rec;
+	struct profile_error *err;
+	uint64_t seq;
+	size_t last_sample;		/* index + 1 of the newest sample */
+};
+
+static int fail(struct loader *ld, uint64_t off, int errnum,
+		const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(struct loader *ld, uint64_t off, int errnum,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ld->err) {
+		ld->err->offset = off;
+		va_start(ap, fmt);
+		vsnprintf(ld->err->msg, sizeof(ld->err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -errnum;
+}
+
+static bool str_is(const struct fxt_str *s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s->len == n && !memcmp(s->data, lit, n);
+}
+
+static const struct fxt_argv *arg(const struct fxt_record *rec,
+				  const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < rec->nargs; i++)
+		if (str_is(&rec->args[i].name, name))
+			return &rec->args[i];
+	return NULL;
+}
+
+/* An integer argument of any integer type; false if absent or not one. */
+static bool arg_uint(const struct fxt_record *rec, const char *name,
+		     uint64_t *v)
+{
+	const struct fxt_argv *a = arg(rec, name);
+
+	if (!a)
+		return false;
+	switch (a->type) {
+	case FXT_ARG_INT32: *v = (uint64_t)(int64_t)a->v.i32; return true;
+	case FXT_ARG_UINT32: *v = a->v.u32; return true;
+	case FXT_ARG_INT64: *v = (uint64_t)a->v.i64; return true;
+	case FXT_ARG_UINT64: *v = a->v.u64; return true;
+	case FXT_ARG_KOID: *v = a->v.koid; return true;
+	}
+	return false;
+}
+
+static uint64_t to_ns(struct loader *ld, uint64_t ticks)
+{
+	int64_t ns;
+
+	if (fxt_reader__ticks_to_ns(ld->rd, ticks, &ns))
+		return ticks;
+	return (uint64_t)ns;
+}
+
+/* ---- names at sample time ------------------------------------------- */
+
+/* The clock of id, created if new: an index, since clocks[] may move. */
+static int clock_of(struct loader *ld, struct u64map *m, uint64_t id,
+		    size_t *idx)
+{
+	struct profile *p = ld->p;
+	uint64_t *slot = u64map_get(m, id, UINT64_MAX);
+	struct name_clock *c;
+
+	if (!slot)
+		return -ENOMEM;
+	if (*slot == UINT64_MAX) {
+		c = VEC_PUSH(p->clocks, p->nr_clocks, p->cap_clocks);
+		if (!c)
+			return -ENOMEM;
+		memset(c, 0, sizeof(*c));
+		*slot = p->nr_clocks - 1;
+	}
+	*idx = (size_t)*slot;
+	return 0;
+}
+
+/*
+ * A timestamped record of thread (pid, tid): the clocks of both move on,
+ * and names written before it are no longer pending.
+ */
+static int clock_tick(struct loader *ld, uint64_t pid, uint64_t tid,
+		      uint64_t ts)
+{
+	struct profile *p = ld->p;
+	size_t ti, pi;
+
+	if (clock_of(ld, &p->tclock, tid, &ti) ||
+	    clock_of(ld, &p->pclock, pid, &pi))
+		return -ENOMEM;
+	p->clocks[ti] = (struct name_clock){ .last_ts = ts, .seen = true };
+	p->clocks[pi] = (struct name_clock){ .last_ts = ts, .seen = true };
+	return 0;
+}
+
+/*
+ * The names written just before an exec (or a fork, for the child) belong
+ * to that event: they take its timestamp, which is exact, rather than the
+ * time of the thread's previous record.
+ */
+static int names_take_time(struct loader *ld, struct u64map *m,
+			   struct name_ent *names, uint64_t id, uint64_t ts)
+{
+	struct name_clock *c;
+	size_t i, ci;
+
+	if (clock_of(ld, m, id, &ci))
+		return -ENOMEM;
+	c = &ld->p->clocks[ci];
+	for (i = c->pending_first; i < c->pending_end; i++)
+		if (names[i].id == id && names[i].t <= ts)
+			names[i].t = ts;
+	return 0;
+}
+
+/*
+ * A name record: kernel objects carry no time.  Records of one CPU are in
+ * order, and a thread's rename or exec is written to the ring of the CPU
+ * it runs on, so the name takes effect right after the thread's previous
+ * record in the file: at that record's time, ordered after it by file
+ * position.  A thread never seen before has its name from time 0.
+ */
+static int name_add(struct loader *ld, bool thread, uint64_t id,
+		    const struct fxt_str *s)
+{
+	struct profile *p = ld->p;
+	struct u64map *m = thread ? &p->tclock : &p->pclock;
+	struct name_clock *c;
+	struct name_ent *e;
+	size_t idx, ci;
+
+	if (clock_of(ld, m, id, &ci))
+		return -ENOMEM;
+	c = &p->clocks[ci];
+	if (thread)
+		e = VEC_PUSH(p->tnames, p->nr_tnames, p->cap_tnames);
+	else
+		e = VEC_PUSH(p->pnames, p->nr_pnames, p->cap_pnames);
+	if (!e)
+		return -ENOMEM;
+	idx = (size_t)(e - (thread ? p->tnames : p->pnames));
+	e->id = id;
+	e->t = c->seen ? c->last_ts : 0;
+	e->seq = ld->seq;
+	e->name = strpool_add(&p->strs, s->data, s->len);
+	if (!e->name)
+		return -ENOMEM;
+	if (c->pending_end != idx || c->pending_first == c->pending_end)
+		c->pending_first = idx;
+	c->pending_end = idx + 1;
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct name_ent *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int index_names(struct name_ent *names, size_t n, struct u64map *idx)
+{
+	size_t i, first;
+
+	sort_any(names, n, sizeof(*names), cmp_name);
+	for (i = 0; i < n; i = first) {
+		uint64_t *slot;
+
+		for (first = i; first < n && names[first].id == names[i].id;
+		     first++)
+			;
+		slot = u64map_get(idx, names[i].id, 0);
+		if (!slot)
+			return -ENOMEM;
+		*slot = (uint64_t)i << 32 | (first - i);
+	}
+	return 0;
+}
+
+/* The newest name of id that took effect before (ts, seq), or NULL. */
+static const char *name_at(const struct name_ent *names,
+			   const struct u64map *idx, uint64_t id, uint64_t ts,
+			   uint64_t seq)
+{
+	const uint64_t *v = u64map_find(idx, id);
+	size_t lo, hi, first;
+
+	if (!v)
+		return NULL;
+	first = (size_t)(*v >> 32);
+	lo = 0;
+	hi = (size_t)(*v & 0xffffffffu);
+	/* The first entry after (ts, seq); its predecessor is in effect. */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct name_ent *e = &names[first + mid];
+
+		if (e->t < ts || (e->t == ts && e->seq < seq))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Before its first name, a thread is best called by that name. */
+	return names[first + (lo ? lo - 1 : 0)].name;
+}
+
+/* ---- records -------------------------------------------------------- */
+
+static int on_sample(struct loader *ld, const struct fxt_record *rec)
+{
+	struct profile *p = ld->p;
+	struct sample_ent *e;
+	const struct fxt_argv *a;
+	uint64_t v;
+
+	e = VEC_PUSH(p->samples, p->nr_samples, p->cap_samples);
+	if (!e)
+		return -ENOMEM;
+	memset(e, 0, sizeof(*e));
+	e->s.ts = to_ns(ld, rec->ts);
+	e->s.pid = (uint32_t)rec->thread.pid;
+	e->s.tid = (uint32_t)rec->thread.tid;
+	if (arg_uint(rec, "cpu", &v))
+		e->s.cpu = (uint16_t)v;
+	if (arg_uint(rec, "kframes", &v))
+		e->s.nr_kernel = v > 0xffff ? 0xffff : (uint16_t)v;
+	a = arg(rec, "mode");
+	if (a && a->type == FXT_ARG_STRING) {
+		if (str_is(&a->v.str, "kernel"))
+			e->s.mode = MODE_KERNEL;
+		else if (str_is(&a->v.str, "user"))
+			e->s.mode = MODE_USER;
+		else if (str_is(&a->v.str, "idle"))
+			e->s.mode = MODE_IDLE;
+	}
+	e->seq = ld->seq;
+	ld->last_sample = p->nr_samples;
+	return 0;
+}
+
+static int on_stack(struct loader *ld, const struct fxt_record *rec)
+{
+	struct profile *p = ld->p;
+	struct sample_ent *e;
+	uint64_t n = rec->large.len / 8, i;
+	const unsigned char *d = rec->large.data;
+
+	if (!ld->last_sample)
+		return 0;
+	e = &p->samples[ld->last_sample - 1];
+	/* A blob that does not follow its sample event stands alone: skip. */
+	if (e->nr_frames || e->s.pid != rec->thread.pid ||
+	    e->s.tid != rec->thread.tid || e->s.ts != to_ns(ld, rec->ts) ||
+	    !n)
+		return 0;
+	if (n > UINT16_MAX)
+		return fail(ld, rec->offset, EPROTO,
+			    "stack of %" PRIu64 " frames, more than %u", n,
+			    UINT16_MAX);
+	if (grow((void **)&p->frames, &p->cap_frames, p->nr_frames + n,
+		 sizeof(*p->frames)))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint64_t w;
+
+		memcpy(&w, d + 8 * i, 8);	/* the FXT stream is LE */
+		p->frames[p->nr_frames + i] = le64toh(w);
+	}
+	e->frames_off = p->nr_frames;
+	e->nr_frames = (uint32_t)n;
+	p->nr_frames += n;
+	ld->last_sample = 0;
+	return 0;
+}
+
+static int on_task(struct loader *ld, const struct fxt_record *rec)
+{
+	struct profile *p = ld->p;
+	const struct fxt_str *n = &rec->event.name;
+	uint64_t ts = to_ns(ld, rec->ts);
+	uint64_t cpid, ctid;
+	int ret;
+
+	if (str_is(n, "exec")) {
+		struct exec_ent *x = VEC_PUSH(p->execs, p->nr_execs,
+					      p->cap_execs);
+
+		if (!x)
+			return -ENOMEM;
+		x->pid = (uint32_t)rec->thread.pid;
+		x->ts = ts;
+		ret = names_take_time(ld, &p->tclock, p->tnames,
+				      rec->thread.tid, ts);
+		return ret ? ret : names_take_time(ld, &p->pclock, p->pnames,
+						   rec->thread.pid, ts);
+	}
+	if (!str_is(n, "fork"))
+		return 0;
+	if (!arg_uint(rec, "child_pid", &cpid) ||
+	    !arg_uint(rec, "child_tid", &ctid))
+		return fail(ld, rec->offset, EPROTO,
+			    "task/fork event without child_pid and child_tid");
+	ret = names_take_time(ld, &p->tclock, p->tnames, ctid, ts);
+	if (!ret && cpid == ctid)
+		ret = names_take_time(ld, &p->pclock, p->pnames, cpid, ts);
+	if (ret || cpid != ctid)
+		return ret;
+	{
+		struct fork_ent *f = VEC_PUSH(p->forks, p->nr_forks,
+					      p->cap_forks);
+
+		if (!f)
+			return -ENOMEM;
+		f->child = (uint32_t)cpid;
+		f->parent = (uint32_t)rec->thread.pid;
+		f->ts = ts;
+	}
+	return 0;
+}
+
+static int on_event(struct loader *ld, const struct fxt_record *rec)
+{
+	const struct fxt_str *c = &rec->event.category, *n = &rec->event.name;
+	uint64_t v;
+	int ret;
+
+	if (rec->subtype == FXT_EVENT_INSTANT && str_is(c, "task")) {
+		ret = on_task(ld, rec);
+		if (ret)
+			return ret;
+	}
+	ret = clock_tick(ld, rec->thread.pid, rec->thread.tid,
+			 to_ns(ld, rec->ts));
+	if (ret)
+		return ret;
+	if (rec->subtype == FXT_EVENT_INSTANT && str_is(c, "cpu") &&
+	    str_is(n, "sample"))
+		return on_sample(ld, rec);
+	if (rec->subtype == FXT_EVENT_COUNTER && str_is(c, "fxtprof")) {
+		if (str_is(n, "fxtprof:kernel_lost") &&
+		    arg_uint(rec, "records", &v))
+			ld->p->lost_records = v;
+		else if (str_is(n, "fxtprof:output_dropped") &&
+			 arg_uint(rec, "records", &v))
+			ld->p->output_dropped = v;
+	}
+	return 0;
+}
+
+static int build_id_from_hex(const struct fxt_str *s, uint8_t *out,
+			     uint8_t *size)
+{
+	uint32_t i;
+
+	if (s->len % 2 || s->len / 2 > PROFILE_BUILD_ID_MAX)
+		return -EINVAL;
+	for (i = 0; i < s->len; i++) {
+		char ch = s->data[i];
+		int v;
+
+		if (ch >= '0' && ch <= '9')
+			v = ch - '0';
+		else if (ch >= 'a' && ch <= 'f')
+			v = ch - 'a' + 10;
+		else if (ch >= 'A' && ch <= 'F')
+			v = ch - 'A' + 10;
+		else
+			return -EINVAL;
+		if (i % 2)
+			out[i / 2] |= (uint8_t)v;
+		else
+			out[i / 2] = (uint8_t)(v << 4);
+	}
+	*size = (uint8_t)(s->len / 2);
+	return 0;
+}
+
+/* Optional build_id argument; malformed is an error, absent is not. */
+static int kobj_build_id(struct loader *ld, const struct fxt_record *rec,
+			 const char *what, uint8_t *out, uint8_t *size)
+{
+	const struct fxt_argv *a = arg(rec, FXT_PROFILE_ARG_BUILD_ID);
+
+	*size = 0;
+	if (!a)
+		return 0;
+	if (a->type != FXT_ARG_STRING ||
+	    build_id_from_hex(&a->v.str, out, size))
+		return fail(ld, rec->offset, EPROTO,
+			    "%s object %#" PRIx64 ": build_id is not a hex "
+			    "string of at most %d bytes", what, rec->kobj.koid,
+			    PROFILE_BUILD_ID_MAX);
+	return 0;
+}
+
+static bool arg_bool(const struct fxt_record *rec, const char *name)
+{
+	const struct fxt_argv *a = arg(rec, name);
+
+	return a && a->type == FXT_ARG_BOOL && a->v.b;
+}
+
+static int on_mapping(struct loader *ld, const struct fxt_record *rec)
+{
+	struct profile *p = ld->p;
+	struct profile_mapping m = { .serial = rec->kobj.koid };
+	uint64_t pid, time = 0, *seen;
+	int ret;
+
+	if (!arg_uint(rec, FXT_PROFILE_ARG_PID, &pid) || pid > UINT32_MAX ||
+	    !arg_uint(rec, FXT_PROFILE_ARG_START, &m.start) ||
+	    !arg_uint(rec, FXT_PROFILE_ARG_END, &m.end) ||
+	    !arg_uint(rec, FXT_PROFILE_ARG_PGOFF, &m.pgoff))
+		return fail(ld, rec->offset, EPROTO,
+			    "mapping object %" PRIu64 ": pid, start, end and "
+			    "pgoff must all be integer arguments", m.serial);
+	if (m.end <= m.start)
+		return fail(ld, rec->offset, EPROTO,
+			    "mapping object %" PRIu64 ": end %#" PRIx64
+			    " is not above start %#" PRIx64, m.serial, m.end,
+			    m.start);
+	ret = kobj_build_id(ld, rec, "mapping", m.build_id, &m.build_id_size);
+	if (ret)
+		return ret;
+	/* Replayed at every segment: the serial says it is the same one. */
+	seen = u64map_get(&p->map_serials, m.serial, 0);
+	if (!seen)
+		return -ENOMEM;
+	if (*seen)
+		return 0;
+	*seen = 1;
+	m.pid = (uint32_t)pid;
+	if (!arg_bool(rec, FXT_PROFILE_ARG_INITIAL) &&
+	    arg_uint(rec, FXT_PROFILE_ARG_TIME, &time))
+		m.time = to_ns(ld, time);
+	m.path = strpool_add(&p->strs, rec->kobj.name.data, rec->kobj.name.len);
+	if (!m.path)
+		return -ENOMEM;
+	if (grow((void **)&p->maps, &p->cap_maps, p->nr_maps + 1,
+		 sizeof(*p->maps)))
+		return -ENOMEM;
+	p->maps[p->nr_maps++] = m;
+	return 0;
+}
+
+static int on_kmod(struct loader *ld, const struct fxt_record *rec)
+{
+	struct profile *p = ld->p;
+	struct profile_kmod k = { .start = rec->kobj.koid };
+	int ret;
+
+	if (!arg_uint(rec, FXT_PROFILE_ARG_END, &k.end) || k.end <= k.start)
+		return fail(ld, rec->offset, EPROTO,
+			    "kernel image object %#" PRIx64 ": no integer end "
+			    "argument above its start", k.start);
+	ret = kobj_build_id(ld, rec, "kernel image", k.build_id,
+			    &k.build_id_size);
+	if (ret)
+		return ret;
+	k.is_kernel = arg_bool(rec, FXT_PROFILE_ARG_KERNEL);
+	k.name = strpool_add(&p->strs, rec->kobj.name.data, rec->kobj.name.len);
+	if (!k.name)
+		return -ENOMEM;
+	if (grow((void **)&p->kmods, &p->cap_kmods, p->nr_kmods + 1,
+		 sizeof(*p->kmods)))
+		return -ENOMEM;
+	p->kmods[p->nr_kmods++] = k;
+	return 0;
+}
+
+static int on_ksym(struct loader *ld, const struct fxt_record *rec)
+{
+	struct profile *p = ld->p;
+	struct profile_ksym k = { .addr = rec->kobj.koid };
+	uint64_t size;
+
+	if (!arg_uint(rec, FXT_PROFILE_ARG_SIZE, &size) || size > UINT32_MAX)
+		return fail(ld, rec->offset, EPROTO,
+			    "kernel symbol object %#" PRIx64 ": no 32-bit "
+			    "integer size argument", k.addr);
+	if (!rec->kobj.name.len)
+		return fail(ld, rec->offset, EPROTO,
+			    "kernel symbol object %#" PRIx64 ": no name", k.addr);
+	k.size = (uint32_t)size;
+	k.name = strpool_add(&p->strs, rec->kobj.name.data, rec->kobj.name.len);
+	if (!k.name)
+		return -ENOMEM;
+	if (grow((void **)&p->ksyms, &p->cap_ksyms, p->nr_ksyms + 1,
+		 sizeof(*p->ksyms)))
+		return -ENOMEM;
+	p->ksyms[p->nr_ksyms++] = k;
+	return 0;
+}
+
+static int on_kobj(struct loader *ld, const struct fxt_record *rec)
+{
+	switch (rec->subtype) {
+	case FXT_KOBJ_PROCESS:
+		return name_add(ld, false, rec->kobj.koid, &rec->kobj.name);
+	case FXT_KOBJ_THREAD:
+		return name_add(ld, true, rec->kobj.koid, &rec->kobj.name);
+	case FXT_KOBJ_MAPPING:
+		return on_mapping(ld, rec);
+	case FXT_KOBJ_KMOD:
+		return on_kmod(ld, rec);
+	case FXT_KOBJ_KSYM:
+		return on_ksym(ld, rec);
+	}
+	return 0;
+}
+
+static int on_record(struct loader *ld, const struct fxt_record *rec)
+{
+	ld->seq++;
+	switch (rec->type) {
+	case FXT_REC_EVENT:
+		return on_event(ld, rec);
+	case FXT_REC_KERNEL_OBJ:
+		return on_kobj(ld, rec);
+	case FXT_REC_LARGE:
+		if (rec->subtype == FXT_LARGE_BLOB && !rec->large.category.len &&
+		    !rec->large.name.len)
+			return on_stack(ld, rec);
+		return 0;
+	}
+	return 0;
+}
+
+/* ---- finishing ------------------------------------------------------ */
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct sample_ent *x = a, *y = b;
+
+	if (x->s.ts != y->s.ts)
+		return x->s.ts < y->s.ts ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct profile_mapping *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->serial > y->serial) - (x->serial < y->serial);
+}
+
+static int cmp_kmod(const void *a, const void *b)
+{
+	const struct profile_kmod *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct profile_ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->size < y->size) - (x->size > y->size);
+}
+
+static int cmp_fork(const void *a, const void *b)
+{
+	const struct fork_ent *x = a, *y = b;
+
+	if (x->child != y->child)
+		return x->child < y->child ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int cmp_exec(const void *a, const void *b)
+{
+	const struct exec_ent *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int index_mappings(struct profile *p)
+{
+	size_t i, first;
+
+	sort_any(p->maps, p->nr_maps, sizeof(*p->maps), cmp_map);
+	p->map_max_end = malloc((p->nr_maps + 1) * sizeof(*p->map_max_end));
+	p->pids = malloc((p->nr_maps + 1) * sizeof(*p->pids));
+	if (!p->map_max_end || !p->pids)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_maps; i = first) {
+		uint64_t max_end = 0;
+
+		for (first = i; first < p->nr_maps &&
+		     p->maps[first].pid == p->maps[i].pid; first++) {
+			if (p->maps[first].end > max_end)
+				max_end = p->maps[first].end;
+			p->map_max_end[first] = max_end;
+		}
+		p->pids[p->nr_pids].pid = p->maps[i].pid;
+		p->pids[p->nr_pids].first = i;
+		p->pids[p->nr_pids].n = first - i;
+		p->nr_pids++;
+	}
+	return 0;
+}
+
+/* Kernel objects are replayed at each segment: keep one of each. */
+static void dedup_kernel(struct profile *p)
+{
+	size_t i, n;
+
+	sort_any(p->kmods, p->nr_kmods, sizeof(*p->kmods), cmp_kmod);
+	for (i = n = 0; i < p->nr_kmods; i++)
+		if (!n || p->kmods[n - 1].start != p->kmods[i].start ||
+		    p->kmods[n - 1].end != p->kmods[i].end ||
+		    p->kmods[n - 1].name != p->kmods[i].name)
+			p->kmods[n++] = p->kmods[i];
+	p->nr_kmods = n;
+	sort_any(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
+	for (i = n = 0; i < p->nr_ksyms; i++)
+		if (!n || p->ksyms[n - 1].addr != p->ksyms[i].addr)
+			p->ksyms[n++] = p->ksyms[i];
+	p->nr_ksyms = n;
+}
+
+static int name_samples(struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_samples; i++) {
+		struct sample_ent *e = &p->samples[i];
+		struct profile_sample *s = &e->s;
+		const char *t, *pr;
+
+		if (!s->pid && !s->tid) {
+			unsigned int cpu = s->cpu;
+			char buf[32];
+
+			if (cpu < 256 && p->swapper[cpu]) {
+				s->comm = p->swapper[cpu];
+			} else {
+				snprintf(buf, sizeof(buf), "swapper/%u", cpu);
+				s->comm = strpool_add(&p->strs, buf, strlen(buf));
+				if (!s->comm)
+					return -ENOMEM;
+				if (cpu < 256)
+					p->swapper[cpu] = s->comm;
+			}
+			s->process = s->comm;
+			continue;
+		}
+		t = name_at(p->tnames, &p->tname_idx, s->tid, s->ts, e->seq);
+		pr = name_at(p->pnames, &p->pname_idx, s->pid, s->ts, e->seq);
+		if (!pr)
+			pr = name_at(p->tnames, &p->tname_idx, s->pid, s->ts,
+				     e->seq);
+		if (!t)
+			t = pr;
+		if (!t) {
+			char buf[32];
+
+			/* As perf calls a thread it has no name for. */
+			snprintf(buf, sizeof(buf), ":%u", s->tid);
+			t = strpool_add(&p->strs, buf, strlen(buf));
+			if (!t)
+				return -ENOMEM;
+		}
+		s->comm = t;
+		s->process = pr ? pr : t;
+	}
+	return 0;
+}
+
+static int profile_finish(struct loader *ld)
+{
+	struct profile *p = ld->p;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < p->nr_samples; i++) {
+		struct sample_ent *e = &p->samples[i];
+		unsigned int k = e->s.nr_kernel;
+
+		if (!e->nr_frames) {
+			e->s.nr_kernel = e->s.nr_user = 0;
+			continue;
+		}
+		/* No kframes argument: the addresses tell. */
+		if (k > e->nr_frames || (!k && p->frames[e->frames_off] >= KERNEL_MIN)) {
+			for (k = 0; k < e->nr_frames &&
+			     p->frames[e->frames_off + k] >= KERNEL_MIN; k++)
+				;
+		}
+		e->s.nr_kernel = (uint16_t)k;
+		e->s.nr_user = (uint16_t)(e->nr_frames - k);
+	}
+	sort_any(p->samples, p->nr_samples, sizeof(*p->samples), cmp_sample);
+	for (i = 0; i < p->nr_samples; i++)
+		p->samples[i].s.ips = p->frames ? p->frames +
+				      p->samples[i].frames_off : NULL;
+	ret = index_names(p->tnames, p->nr_tnames, &p->tname_idx);
+	if (!ret)
+		ret = index_names(p->pnames, p->nr_pnames, &p->pname_idx);
+	if (!ret)
+		ret = name_samples(p);
+	if (!ret)
+		ret = index_mappings(p);
+	if (ret)
+		return ret;
+	sort_any(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
+	sort_any(p->execs, p->nr_execs, sizeof(*p->execs), cmp_exec);
+	dedup_kernel(p);
+	return 0;
+}
+
+static int load_feed(struct loader *ld, const void *data, size_t len)
+{
+	int ret = len ? fxt_reader__feed(ld->rd, data, len) : 0;
+
+	if (ret)
+		return fail(ld, 0, -ret, "cannot buffer the input");
+	while ((ret = fxt_reader__next(ld->rd, ld->rec)) > 0) {
+		ret = on_record(ld, ld->rec);
+		if (ret == -ENOMEM)
+			return fail(ld, ld->rec->offset, ENOMEM,
+				    "out of memory");
+		if (ret)
+			return ret;
+	}
+	if (ret < 0) {
+		const struct fxt_error *e = fxt_reader__error(ld->rd);
+
+		return fail(ld, e ? e->offset : 0, -ret, "%s: %s",
+			    e && e->rule ? e->rule : "malformed",
+			    e ? e->msg : "malformed FXT");
+	}
+	return 0;
+}
+
+static int load_begin(struct loader *ld, struct profile_error *err)
+{
+	memset(ld, 0, sizeof(*ld));
+	ld->err = err;
+	if (err) {
+		err->offset = 0;
+		err->msg[0] = 0;
+	}
+	ld->p = calloc(1, sizeof(*ld->p));
+	ld->rec = malloc(sizeof(*ld->rec));
+	if (!ld->p || !ld->rec || fxt_reader__new(0, &ld->rd)) {
+		free(ld->rec);
+		free(ld->p);
+		return fail(ld, 0, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int load_end(struct loader *ld, int ret, struct profile **out)
+{
+	if (!ret) {
+		ret = fxt_reader__finish(ld->rd);
+		if (ret) {
+			const struct fxt_error *e = fxt_reader__error(ld->rd);
+
+			ret = fail(ld, e ? e->offset : 0, -ret, "%s",
+				   e ? e->msg : "truncated");
+		}
+	}
+	if (!ret && (ret = profile_finish(ld)))
+		ret = fail(ld, 0, -ret, "out of memory");
+	fxt_reader__free(ld->rd);
+	free(ld->rec);
+	if (ret) {
+		profile__free(ld->p);
+		return ret;
+	}
+	*out = ld->p;
+	return 0;
+}
+
+int profile__load_buffer(const void *data, size_t len, struct profile **out,
+			 struct profile_error *err)
+{
+	struct loader ld;
+	size_t off;
+	int ret;
+
+	*out = NULL;
+	ret = load_begin(&ld, err);
+	if (ret)
+		return ret;
+	/* In chunks: the reader copies what it is fed. */
+	for (off = 0, ret = 0; !ret && off < len; off += CHUNK)
+		ret = load_feed(&ld, (const char *)data + off,
+				len - off < CHUNK ? len - off : CHUNK);
+	return load_end(&ld, ret, out);
+}
+
+int profile__load(const char *path, struct profile **out,
+		  struct profile_error *err)
+{
+	FILE *in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	struct loader ld;
+	char *chunk;
+	int ret;
+
+	*out = NULL;
+	if (!in) {
+		ret = -errno;
+		if (err) {
+			err->offset = 0;
+			snprintf(err->msg, sizeof(err->msg), "%s: %s", path,
+				 strerror(-ret));
+		}
+		return ret;
+	}
+	chunk = malloc(CHUNK);
+	ret = chunk ? load_begin(&ld, err) : -ENOMEM;
+	if (ret) {
+		free(chunk);
+		if (in != stdin)
+			fclose(in);
+		return ret;
+	}
+	for (;;) {
+		size_t got = fread(chunk, 1, CHUNK, in);
+
+		ret = load_feed(&ld, chunk, got);
+		if (ret || got < CHUNK)
+			break;
+	}
+	if (!ret && ferror(in))
+		ret = fail(&ld, 0, EIO, "%s: read error", path);
+	free(chunk);
+	if (in != stdin)
+		fclose(in);
+	return load_end(&ld, ret, out);
+}
+
+void profile__free(struct profile *p)
+{
+	if (!p)
+		return;
+	strpool_free(&p->strs);
+	free(p->samples);
+	free(p->frames);
+	free(p->tnames);
+	free(p->pnames);
+	u64map_free(&p->tclock);
+	u64map_free(&p->pclock);
+	free(p->clocks);
+	u64map_free(&p->tname_idx);
+	u64map_free(&p->pname_idx);
+	free(p->maps);
+	free(p->map_max_end);
+	free(p->pids);
+	u64map_free(&p->map_serials);
+	free(p->forks);
+	free(p->execs);
+	free(p->kmods);
+	free(p->ksyms);
+	free(p);
+}
+
+/* ---- queries -------------------------------------------------------- */
+
+size_t profile__nr_samples(const struct profile *p)
+{
+	return p->nr_samples;
+}
+
+const struct profile_sample *profile__sample(const struct profile *p,
+					     size_t i)
+{
+	return i < p->nr_samples ? &p->samples[i].s : NULL;
+}
+
+static const struct pid_maps *pid_maps_of(const struct profile *p,
+					  uint32_t pid)
+{
+	size_t lo = 0, hi = p->nr_pids;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->pids[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nr_pids && p->pids[lo].pid == pid ? &p->pids[lo] : NULL;
+}
+
+/* Among pid's own mappings: the newest created at or before ts over addr. */
+static const struct profile_mapping *own_mapping(const struct profile *p,
+						 const struct pid_maps *pm,
+						 uint64_t addr, uint64_t ts)
+{
+	const struct profile_mapping *best = NULL;
+	size_t lo = 0, hi = pm->n;
+
+	/* The first mapping starting above addr. */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->maps[pm->first + mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Back over those that may still cover addr: max_end bounds it. */
+	while (lo > 0 && p->map_max_end[pm->first + lo - 1] > addr) {
+		const struct profile_mapping *m = &p->maps[pm->first + --lo];
+
+		if (m->end <= addr || m->time > ts)
+			continue;
+		if (!best || m->time > best->time ||
+		    (m->time == best->time && m->serial > best->serial))
+			best = m;
+	}
+	return best;
+}
+
+static bool exec_between(const struct profile *p, uint32_t pid, uint64_t from,
+			 uint64_t to)
+{
+	size_t lo = 0, hi = p->nr_execs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->execs[mid].pid < pid ||
+		    (p->execs[mid].pid == pid && p->execs[mid].ts < from))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nr_execs && p->execs[lo].pid == pid &&
+	       p->execs[lo].ts <= to;
+}
+
+/* The fork that created pid most recently at or before ts, or NULL. */
+static const struct fork_ent *fork_of(const struct profile *p, uint32_t pid,
+				      uint64_t ts)
+{
+	size_t lo = 0, hi = p->nr_forks;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->forks[mid].child < pid ||
+		    (p->forks[mid].child == pid && p->forks[mid].ts <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && p->forks[lo - 1].child == pid ? &p->forks[lo - 1] : NULL;
+}
+
+const struct profile_mapping *profile__find_mapping(const struct profile *p,
+						    uint32_t pid,
+						    uint64_t addr,
+						    uint64_t ts)
+{
+	unsigned int depth;
+
+	for (depth = 0; depth < MAX_FORK_DEPTH; depth++) {
+		const struct pid_maps *pm = pid_maps_of(p, pid);
+		const struct profile_mapping *m;
+		const struct fork_ent *f;
+
+		m = pm ? own_mapping(p, pm, addr, ts) : NULL;
+		if (m)
+			return m;
+		/*
+		 * A child shares its parent's address space until it execs:
+		 * after an exec, what the parent had is gone.
+		 */
+		f = fork_of(p, pid, ts);
+		if (!f || f->parent == pid || exec_between(p, pid, f->ts, ts))
+			return NULL;
+		pid = f->parent;
+		ts = f->ts;
+	}
+	return NULL;
+}
+
+size_t profile__nr_mappings(const struct profile *p)
+{
+	return p->nr_maps;
+}
+
+const struct profile_mapping *profile__mapping(const struct profile *p,
+					       size_t i)
+{
+	return i < p->nr_maps ? &p->maps[i] : NULL;
+}
+
+const struct profile_kmod *profile__find_kmod(const struct profile *p,
+					      uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr_kmods;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->kmods[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges do not nest; the last one starting at or below addr. */
+	return lo && addr < p->kmods[lo - 1].end ? &p->kmods[lo - 1] : NULL;
+}
+
+size_t profile__nr_kmods(const struct profile *p)
+{
+	return p->nr_kmods;
+}
+
+const struct profile_kmod *profile__kmod(const struct profile *p, size_t i)
+{
+	return i < p->nr_kmods ? &p->kmods[i] : NULL;
+}
+
+const struct profile_ksym *profile__find_ksym(const struct profile *p,
+					      uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr_ksyms;
+	const struct profile_ksym *k;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	k = &p->ksyms[lo - 1];
+	/* Size 0: kallsyms gave none, the symbol runs to the next one. */
+	if (k->size ? addr - k->addr < k->size : lo < p->nr_ksyms)
+		return k;
+	return NULL;
+}
+
+size_t profile__nr_ksyms(const struct profile *p)
+{
+	return p->nr_ksyms;
+}
+
+void profile__stats(const struct profile *p, struct profile_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->samples = p->nr_samples;
+	st->frames = p->nr_frames;
+	st->mappings = p->nr_maps;
+	st->kmods = p->nr_kmods;
+	st->ksyms = p->nr_ksyms;
+	st->lost_records = p->lost_records;
+	st->output_dropped = p->output_dropped;
+	st->has_mappings = p->nr_maps > 0;
+	st->has_kernel = p->nr_kmods || p->nr_ksyms;
+}
