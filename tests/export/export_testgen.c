@@ -2,7 +2,7 @@
 /*
  * export_testgen.c - helpers of tests/export/test_export.sh.
  *
- *   export_testgen gen OUT.fxt BINARY    a recording of BINARY (chain.c),
+ *   export_testgen gen OUT.fxt BINARY [N]  a recording of BINARY (chain.c),
  *       written with the FXT writer in fxtprof's conventions
  *       (Documentation/fxt-mapping.md, user/fxt/fxt_profile.h): its
  *       executable mapping with its build id, the kernel image and a few
@@ -14,7 +14,8 @@
  *           kernel path then b <- a <- main;
  *         - 3 idle samples (pid 0) on CPU 1 in default_idle;
  *         - 1 user sample of pid 100 at an address outside every mapping.
- *       Samples are 1 ms apart per CPU: a 1000 Hz recording.
+ *       Samples are 1 ms apart per CPU: a 1000 Hz recording.  With N,
+ *       N times as many user samples in c (for timing the exporters).
  *   export_testgen gen-long OUT.fxt      one kernel sample of 200 frames,
  *       each a distinct kernel symbol with a 300-byte name: its interned
  *       names fill more than one Perfetto packet.
@@ -214,7 +215,7 @@ static void close_writer(struct fxt_writer *w)
 		die("close", -errno);
 }
 
-static int gen(const char *path, const char *binary)
+static int gen(const char *path, const char *binary, int repeat)
 {
 	struct elfinfo in = { 0 };
 	struct fxt_writer *w;
@@ -249,7 +250,7 @@ static int gen(const char *path, const char *binary)
 	if (err)
 		die("mapping", err);
 	/* Leaf first; return addresses a few bytes into their callers. */
-	for (int i = 0; i < 20; i++) {
+	for (int i = 0; i < 20 * repeat; i++) {
 		ts = T0 + (uint64_t)i * PERIOD;
 		ips[0] = BASE + in.fn[3] + 8 + (uint64_t)(i % 4);
 		ips[1] = BASE + in.fn[2] + 9;
@@ -271,7 +272,8 @@ static int gen(const char *path, const char *binary)
 		sample(w, T0 + (uint64_t)i * PERIOD, 0, 0, 1, "idle", 1, ips, 1);
 	}
 	ips[0] = 0x1234;
-	sample(w, T0 + 20 * PERIOD, 100, 100, 0, "user", 0, ips, 1);
+	sample(w, T0 + 20 * (uint64_t)repeat * PERIOD, 100, 100, 0, "user", 0,
+	       ips, 1);
 	close_writer(w);
 	return 0;
 }
@@ -332,13 +334,13 @@ static int blobs(const char *in, const char *outpath)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "gen"))
-		return gen(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "gen"))
+		return gen(argv[2], argv[3], argc == 5 ? atoi(argv[4]) : 1);
 	if (argc == 3 && !strcmp(argv[1], "gen-long"))
 		return gen_long(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "blobs"))
 		return blobs(argv[2], argv[3]);
-	fprintf(stderr, "usage: export_testgen gen OUT BINARY | gen-long OUT | "
+	fprintf(stderr, "usage: export_testgen gen OUT BINARY [N] | gen-long OUT | "
 		"blobs IN OUT\n");
 	return 2;
 }

@@ -23,8 +23,15 @@
 #include "export/perfetto_profile.h"
 #include "fxt/fxt.h"
 
-/* The blobs' name: Perfetto ignores it; readers of the FXT see it. */
+/*
+ * The blobs' name: Perfetto ignores it; readers of the FXT see it.  It is
+ * registered once, after the input's records, at the last string index,
+ * and each blob names it by that index: 8 bytes less per sample than an
+ * inline name.  Nothing of the input follows it, so no input record can
+ * see the index it takes.
+ */
 #define BLOB_NAME	"perfetto"
+#define BLOB_NAME_INDEX	FXT_MAX_STRING_INDEX
 
 struct sym_out {
 	uint64_t *rec;		/* one blob record being encoded */
@@ -32,7 +39,8 @@ struct sym_out {
 	uint8_t *data;
 	size_t len, cap;
 	uint64_t blobs, dropped_blobs;
-	int err;
+	const uint8_t *held;	/* a blob name record, in the input */
+	size_t held_len;
 };
 
 static int out_put(struct sym_out *o, const void *p, size_t len)
@@ -63,12 +71,46 @@ static bool is_perfetto_blob(const uint8_t *rec)
 	       ((h >> 48) & 0xff) == FXT_BLOB_PERFETTO;
 }
 
+/* The string record an earlier symbolize wrote for its blobs' name. */
+static bool is_blob_name(const uint8_t *rec, size_t len)
+{
+	uint64_t h;
+
+	memcpy(&h, rec, 8);
+	return (h & 0xf) == FXT_REC_STRING &&
+	       ((h >> 16) & 0x7fff) == BLOB_NAME_INDEX &&
+	       ((h >> 32) & 0x7fff) == strlen(BLOB_NAME) &&
+	       len >= 8 + strlen(BLOB_NAME) &&
+	       !memcmp(rec + 8, BLOB_NAME, strlen(BLOB_NAME));
+}
+
+/*
+ * Copy a record of the input, but for an earlier profile: its blobs, and
+ * the name record just before the first of them, which is held back one
+ * record to know (another record may have that name at that index).
+ */
 static int copy_record(void *ctx, const uint8_t *rec, size_t len)
 {
 	struct sym_out *o = ctx;
+	int err;
 
+	if (o->held) {
+		const uint8_t *held = o->held;
+
+		o->held = NULL;
+		if (!is_perfetto_blob(rec)) {
+			err = out_put(o, held, o->held_len);
+			if (err)
+				return err;
+		}
+	}
 	if (is_perfetto_blob(rec)) {
 		o->dropped_blobs++;
+		return 0;
+	}
+	if (is_blob_name(rec, len)) {
+		o->held = rec;
+		o->held_len = len;
 		return 0;
 	}
 	return out_put(o, rec, len);
@@ -78,11 +120,20 @@ static int copy_record(void *ctx, const uint8_t *rec, size_t len)
 static int emit_blob(void *ctx, const uint8_t *packet, size_t len)
 {
 	struct sym_out *o = ctx;
-	int n;
+	int n, err;
 
+	if (!o->blobs) {
+		n = fxt_enc_string(o->rec, o->rec_words, BLOB_NAME_INDEX,
+				   BLOB_NAME, strlen(BLOB_NAME));
+		if (n < 0)
+			return n;
+		err = out_put(o, o->rec, (size_t)n * 8);
+		if (err)
+			return err;
+	}
 	n = fxt_enc_blob(o->rec, o->rec_words,
-			 fxt_sref_inline(BLOB_NAME, strlen(BLOB_NAME)),
-			 FXT_BLOB_PERFETTO, packet, len);
+			 fxt_sref_index(BLOB_NAME_INDEX), FXT_BLOB_PERFETTO,
+			 packet, len);
 	if (n < 0)
 		return n;
 	o->blobs++;
@@ -110,6 +161,8 @@ int cmd_symbolize(int argc, char **argv)
 	if (export_cmd__load(&c))
 		goto out_release;
 	err = export_fxt_records(c.data, c.len, copy_record, &o, &bad);
+	if (!err && o.held)
+		err = out_put(&o, o.held, o.held_len);
 	if (err) {
 		reader_err(err, "cannot copy the records of %s", c.input);
 		goto out_release;
