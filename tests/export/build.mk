@@ -5,6 +5,8 @@
 # packets in FXT blobs, decoded by protoc against perfetto_profile.proto),
 # on recordings written by export_testgen from the symbols of chain.c.
 #   test_export         launcher of test_export.sh (TAP)
+#   test_export_units   pb_writer, intern, blob records, the Perfetto
+#                       emitter (kselftest harness), also under ASan+UBSan
 #   export_tool         the two commands' own code, without main.c
 #   export_testgen      writes the recordings, extracts the blobs
 #   chain               the known call chain, read, never run
@@ -40,5 +42,25 @@ $(EXPORT_TEST_DIR)/test_export: tests/export/test_export.sh \
 		$(abspath $(B)) > $@
 	@chmod +x $@
 
-HOST_TESTS += $(EXPORT_TEST_DIR)/test_export
+# The units need no symbolizer: perfetto.c, pb_writer.c, intern.c and
+# fxt_blob.c, compiled together (plain and sanitized).
+EXPORT_UNIT_SRCS := tests/export/test_export_units.c \
+	user/export/perfetto.c user/export/pb_writer.c user/export/intern.c
+EXPORT_UNIT_HDRS := user/export/perfetto.h user/export/pb_writer.h \
+	user/export/intern.h user/fxt/fxt.h
+$(EXPORT_TEST_DIR)/test_export_units: $(EXPORT_UNIT_SRCS) $(FXT_LIB) \
+		$(EXPORT_UNIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -isystem $(KSFT_INC) $(CFLAGS) \
+		-Wno-unused-parameter $(EXPORT_UNIT_SRCS) $(FXT_LIB) -o $@
+$(B)/asan/tests/export/test_export_units: $(EXPORT_UNIT_SRCS) \
+		$(FXT_LIB_ASAN) $(EXPORT_UNIT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -isystem $(KSFT_INC) $(CFLAGS) \
+		-Wno-unused-parameter $(FXT_SAN_FLAGS) $(EXPORT_UNIT_SRCS) \
+		$(FXT_LIB_ASAN) -o $@
+
+HOST_TESTS += $(EXPORT_TEST_DIR)/test_export \
+	$(EXPORT_TEST_DIR)/test_export_units \
+	$(B)/asan/tests/export/test_export_units
 endif
