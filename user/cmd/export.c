@@ -208,6 +208,7 @@ void export_cmd__print_unresolved(const struct export_cmd *c,
 				  const struct export_stats *st)
 {
 	FILE *f = export_cmd__info(c);
+	struct profile_stats ps;
 	const char *sep = " (";
 
 	fprintf(f, "fxtprof: %" PRIu64 " of %" PRIu64 " frames unresolved",
@@ -221,6 +222,14 @@ void export_cmd__print_unresolved(const struct export_cmd *c,
 		sep = ", ";
 	}
 	fprintf(f, "%s\n", *sep == ',' ? ")" : "");
+	profile__stats(c->profile, &ps);
+	if (ps.samples && !ps.has_mappings)
+		fprintf(f, "fxtprof: %s has no mapping records (recorded before "
+			"ABI 2?): user frames cannot be named\n", c->input);
+	if (ps.samples && !ps.has_kernel && !c->sym.vmlinux &&
+	    !c->sym.system_map && st->by_status[SYM_NO_KERNEL])
+		fprintf(f, "fxtprof: %s has no kernel symbols: give --vmlinux or "
+			"--system-map to name kernel frames\n", c->input);
 	fflush(f);
 	symbolizer__print_problems(c->symbolizer, stderr);
 }
