@@ -12,6 +12,7 @@
 #   make check-fresh     the README's commands in a new Debian root
 #   make vm-suite        boot the VM suite for CFG only (default: ARCH)
 #   make demo | bench-kernel | bench-reader | bench-socket | bench-receive
+#        | bench-symbolize
 #                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
 #   make install         libfxtprof.a and its public headers (DESTDIR, PREFIX)
@@ -91,7 +92,7 @@ VM_TEST_PROGS :=
 HOST_TESTS :=
 
 .PHONY: all module user deps check check-fresh vm-suite demo bench-kernel \
-	bench-reader bench-socket bench-receive install clean
+	bench-reader bench-socket bench-receive bench-symbolize install clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -167,7 +168,7 @@ VM_FILES ?=
 demo:
 	scripts/demo.sh $(CFG)
 
-bench-kernel bench-reader bench-socket bench-receive:
+bench-kernel bench-reader bench-socket bench-receive bench-symbolize:
 	scripts/setup.sh
 	$(MAKE) all
 	@if [ -x scripts/$@.sh ]; then scripts/$@.sh $(CFG); \

@@ -33,8 +33,11 @@ HOST_PKGS=(
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev xz-utils
 	# userspace libraries
 	liburing-dev liblz4-dev libbpf-dev
-	# the symbolizer (libdwfl) and pprof's gzip; eu-addr2line for its bench
-	libdw-dev libelf-dev zlib1g-dev elfutils
+	# the bpf source: vmlinux.h and skeletons at build time
+	bpftool
+	# the symbolizer (libdwfl; static links also need lzma and bz2), pprof's
+	# gzip (zlib), and eu-addr2line for the symbolizer bench
+	libdw-dev zlib1g-dev liblzma-dev libbz2-dev elfutils
 	# test tools: go tool pprof reads our pprof, protoc decodes our protos
 	golang-go protobuf-compiler
 	# the VM bench: QEMU, a static busybox, the initramfs tools

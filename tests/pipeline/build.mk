@@ -17,3 +17,13 @@ $(B)/tests/pipeline/test_pipeline: $(B)/tests/pipeline/test_pipeline.o \
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/pipeline/test_pipeline
 endif
+
+# test_symbols: the symbol records through state, encoder and checker,
+# and the sources that make them (/proc sweep, kallsyms, ELF notes).
+$(B)/tests/pipeline/test_symbols: $(B)/tests/pipeline/test_symbols.o \
+		$(B)/lib/libsource.a $(PIPE_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(B)/tests/pipeline/test_symbols
+endif

@@ -6,6 +6,7 @@
 #   chain_rebuilt    chain.c with -DREBUILT: another build id
 #   stripped/chain   chain, strip --strip-all; its debug file is
 #                    debug/.build-id/xx/rest.debug
+#   linked/chain     the same, with a .gnu_debuglink to .debug/chain.debug
 #   symfs/usr/bin/fxt-chain   a copy of chain under a fake board root
 #   libshlib.so, pie_main     a PIE linked with a shared library
 #   fake_vmlinux     an ELF at 0xffffffff81000000 with _stext
@@ -43,6 +44,11 @@ mkdir -p "$out/debug/.build-id/$(echo "$id" | cut -c1-2)"
 objcopy --only-keep-debug "$out/chain" \
 	"$out/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
 cp "$out/chain" "$out/symfs/usr/bin/fxt-chain"
+# Found by .gnu_debuglink only: the debug file in the stripped file's .debug/.
+mkdir -p "$out/linked/.debug"
+objcopy --only-keep-debug "$out/chain" "$out/linked/.debug/chain.debug"
+objcopy --strip-all --add-gnu-debuglink="$out/linked/.debug/chain.debug" \
+	"$out/chain" "$out/linked/chain"
 
 echo "not an ELF file" > "$out/bad/text"
 : > "$out/bad/empty"

@@ -12,6 +12,7 @@
  * Expected addresses come from the fixtures' own symbol tables and
  * program headers, read here with libelf.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -520,6 +521,66 @@ static void test_stripped(void)
 	symbolizer__free(s);
 }
 
+static void test_debuglink(void)
+{
+	struct symbolizer *s = new_sym(fx("nodebug"), NULL, true, false);
+	struct sym_result r;
+	uint8_t id[PROFILE_BUILD_ID_MAX];
+	unsigned int n = read_id(fx("chain.buildid"), id);
+
+	symbolizer__file_addr(s, fx("linked/chain"), id, n,
+			      sym_value(fx("chain"), "b") + 1, &r);
+	ok(named(&r, "b") && ends_with(r.frames[0].file, "chain.c"),
+	   "stripped with .gnu_debuglink: b at %s:%u from .debug/chain.debug",
+	   r.frames[0].file, r.frames[0].line);
+	symbolizer__free(s);
+}
+
+/*
+ * The load math against the real thing: this process dlopens the
+ * library, and its text mapping comes from /proc/self/maps.
+ */
+static void test_live_dlopen(void)
+{
+	struct symbolizer *s = new_sym(fx("nodebug"), NULL, false, false);
+	struct profile_mapping m = { .pid = 77 };
+	struct profile p = { .maps = &m, .nr_maps = 1 };
+	uint64_t ips[1];
+	struct profile_sample smp = { .pid = 77, .nr_user = 1, .ips = ips };
+	struct sym_result r;
+	char line[8192], path[4096] = "", perms[8];
+	unsigned long long start, end, pgoff;
+	void *h = dlopen(fx("libshlib.so"), RTLD_NOW);
+	void *fn = h ? dlsym(h, "lib_spin") : NULL;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fn && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start,
+			   &end, perms, &pgoff, path) != 5 || !strchr(perms, 'x'))
+			continue;
+		if ((uintptr_t)fn >= start && (uintptr_t)fn < end) {
+			m.start = start;
+			m.end = end;
+			m.pgoff = pgoff;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	m.path = path;
+	m.build_id_size = read_id(fx("libshlib.so.buildid"), m.build_id);
+	ips[0] = (uintptr_t)fn;
+	if (m.start)
+		symbolizer__frame(s, &p, &smp, 0, &r);
+	ok(m.start && named(&r, "lib_spin") && r.sym_offset == 0 &&
+	   r.rel_pc == sym_value(fx("libshlib.so"), "lib_spin"),
+	   "live dlopen: %p in %s at 0x%llx (pgoff 0x%llx) is lib_spin", fn,
+	   path, m.start, (unsigned long long)m.pgoff);
+	if (h)
+		dlclose(h);
+	symbolizer__free(s);
+}
+
 static void test_symfs(void)
 {
 	struct symbolizer *s = new_sym(fx("nodebug"), fx("symfs"), false, false);
@@ -536,6 +597,25 @@ static void test_symfs(void)
 	ok(named(&r, "b") && !strcmp(r.dso, "fxt-chain") &&
 	   !strcmp(r.dso_path, "/usr/bin/fxt-chain"),
 	   "symfs: b from <symfs>/usr/bin/fxt-chain");
+	symbolizer__free(s);
+}
+
+static void test_deleted(void)
+{
+	struct symbolizer *s = new_sym(fx("nodebug"), NULL, false, false);
+	char path[4096];
+	struct profile_mapping m;
+	struct profile p = { .maps = &m, .nr_maps = 1 };
+	uint64_t ips[1];
+	struct profile_sample smp = { .pid = 6, .nr_user = 1, .ips = ips };
+	struct sym_result r;
+
+	snprintf(path, sizeof(path), "%s (deleted)", fx("chain"));
+	m = text_mapping(fx("chain"), path, 6, 0x560000000000ull,
+			 fx("chain.buildid"));
+	ips[0] = runtime(fx("chain"), &m, sym_value(fx("chain"), "a"));
+	symbolizer__frame(s, &p, &smp, 0, &r);
+	ok(named(&r, "a"), "\"PATH (deleted)\": the file at PATH, same build id");
 	symbolizer__free(s);
 }
 
@@ -826,16 +906,81 @@ static void test_bad_files(void)
 	symbolizer__free(s);
 }
 
+/*
+ * Damaged copies of chain, bytes changed at random (fixed seed) in the
+ * ELF header, anywhere, or in the section headers at the end: every
+ * lookup returns 0 with a valid status, and ASan sees nothing.
+ */
+static void test_damaged_files(void)
+{
+	char dir[] = "/tmp/fxt-symdamage-XXXXXX", path[4200];
+	static unsigned char orig[1 << 20], buf[1 << 20];
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned int it, named = 0, bad = 0, failed = 0;
+	size_t n;
+	FILE *f = fopen(fx("chain"), "rb");
+
+	if (!f || !mkdtemp(dir))
+		die("damaged: setup");
+	n = fread(orig, 1, sizeof(orig), f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/chain", dir);
+	for (it = 0; it < 300; it++) {
+		struct symbolizer *s = new_sym(fx("nodebug"), NULL, true, true);
+		struct sym_result r;
+		unsigned int k, flips;
+		uint64_t a;
+
+		memcpy(buf, orig, n);
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		flips = 1 + seed % 8;
+		for (k = 0; k < flips; k++) {
+			size_t pos;
+
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			pos = (seed >> 8) % n;
+			if (seed % 3 == 0)
+				pos = (seed >> 8) % 64;
+			else if (seed % 3 == 1)
+				pos = n - 1 - (seed >> 8) % 2048;
+			buf[pos] = (uint8_t)(seed >> 40);
+		}
+		f = fopen(path, "wb");
+		if (!f || fwrite(buf, 1, n, f) != n)
+			die("damaged: write");
+		fclose(f);
+		for (a = 0x1100; a < 0x11b0; a += 7) {
+			if (symbolizer__file_addr(s, path, NULL, 0, a, &r) != 0 ||
+			    (unsigned int)r.status >= SYM__NR || !r.nr_frames ||
+			    r.nr_frames > SYM_MAX_INLINE)
+				failed++;
+			else if (r.status == SYM_OK && r.frames[0].function &&
+				 strlen(r.frames[0].function) < 4096)
+				named++;
+			else if (r.status == SYM_BAD_FILE)
+				bad++;
+		}
+		symbolizer__free(s);
+	}
+	unlink(path);
+	rmdir(dir);
+	ok(!failed, "300 damaged copies: no failure (%u named, %u bad file)",
+	   named, bad);
+}
+
 int main(int argc, char **argv)
 {
 	snprintf(fix, sizeof(fix), "%s", argc > 1 ? argv[1] : SYM_FIXTURES);
-	printf("TAP version 13\n1..41\n");
+	printf("TAP version 13\n1..45\n");
 	test_chain_names();
 	test_chain_frames();
 	test_pie_and_library();
 	test_exec_load_math();
 	test_stripped();
 	test_symfs();
+	test_deleted();
+	test_debuglink();
+	test_live_dlopen();
 	test_mismatch();
 	test_unresolved();
 	test_cache();
@@ -843,6 +988,7 @@ int main(int argc, char **argv)
 	test_kernel_files();
 	test_lines_inlines();
 	test_bad_files();
+	test_damaged_files();
 	printf("# %d tests, %d failed\n", nr_tests, nr_failed);
 	return nr_failed ? 1 : 0;
 }

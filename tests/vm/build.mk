@@ -4,8 +4,10 @@
 # kselftest program that /init runs after insmod; fxt_* are helpers the
 # tests spawn (found next to the test, in /tests).
 
-VM_TESTS := $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(wildcard tests/vm/test_*.c))
-VM_HELPERS := $(B)/tests/vm/fxt_child $(B)/tests/vm/fxt_fpchain
+VM_TESTS := $(filter-out $(B)/tests/vm/test_mmap,\
+	    $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(wildcard tests/vm/test_*.c)))
+VM_HELPERS := $(B)/tests/vm/fxt_child $(B)/tests/vm/fxt_fpchain \
+	      $(B)/tests/vm/fxt_mapper
 VM_UTIL_OBJ := $(B)/tests/vm/vm_util.o
 
 $(VM_TESTS): $(B)/tests/vm/%: $(B)/tests/vm/%.o $(VM_UTIL_OBJ) $(FXTPROF_LIB)
@@ -13,6 +15,16 @@ $(VM_TESTS): $(B)/tests/vm/%: $(B)/tests/vm/%.o $(VM_UTIL_OBJ) $(FXTPROF_LIB)
 
 $(B)/tests/vm/fxt_child: $(B)/tests/vm/fxt_child.o
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+
+$(B)/tests/vm/fxt_mapper: $(B)/tests/vm/fxt_mapper.o
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+
+# test_mmap reads the recording back with the FXT reader and computes
+# build ids with the capture's own ELF note reader (user/source).
+$(B)/tests/vm/test_mmap.o: CPPFLAGS += -Iuser -Iuser/fxt
+$(B)/tests/vm/test_mmap: $(B)/tests/vm/test_mmap.o $(B)/lib/libsource.a \
+		$(B)/lib/libfxt.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
 
 # The user stack test resolves this program's functions from its own ELF
 # symbols, so: non-PIE (addresses are final), frame pointers everywhere
@@ -23,4 +35,4 @@ $(B)/tests/vm/fxt_fpchain: tests/vm/fxt_fpchain.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(FXT_FPCHAIN_CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
-VM_TEST_PROGS += $(VM_TESTS) $(VM_HELPERS)
+VM_TEST_PROGS += $(VM_TESTS) $(B)/tests/vm/test_mmap $(VM_HELPERS)

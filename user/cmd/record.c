@@ -33,6 +33,9 @@
 #include "encode/fxt_encoder.h"
 #include <libfxtprof.h>
 #include "sink/sink.h"
+#include "source/kernel_info.h"
+#include "source/perf_mmap_source.h"
+#include "source/proc_maps.h"
 #include "source/ring_source.h"
 #include "state/stream_state.h"
 #include "transport/evloop.h"
@@ -50,6 +53,8 @@ struct record_opts {
 	bool reconnect;
 	uint64_t cpumask[16];	/* -C, up to 1024 CPUs */
 	bool quiet;
+	bool no_mmap;		/* no mapping records */
+	bool no_ksyms;		/* no kernel symbol records */
 };
 
 struct recorder {
@@ -59,6 +64,11 @@ struct recorder {
 	struct sink *out;
 	struct fxt_encoder *enc;
 	struct stream_state state;
+	struct kernel_info kinfo;
+	struct perf_mmap_source perf;	/* .nr == 0: not open */
+	struct proc_maps_stats sweep;
+	uint64_t kmods;
+	bool perf_broken;		/* stopped draining it */
 
 	struct ev_handler poll_h;
 	struct ev_handler tick_h;
@@ -98,6 +108,9 @@ static void record_usage(FILE *f)
 "                         (default %uK)\n"
 "      --skip-idle        do not record samples of idle CPUs\n"
 "      --no-tasks         no fork/exec/exit/rename records\n"
+"      --no-mmap          no executable mappings (user frames cannot be\n"
+"                         symbolized later)\n"
+"      --no-ksyms         no kernel symbols (kernel frames stay addresses)\n"
 "      --max-buffered SIZE  output queue cap for sockets (default %uM); a\n"
 "                         record that does not fit is dropped whole, counted\n"
 "                         and announced in the stream\n"
@@ -157,7 +170,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	enum { OPT_MAX_STACK = 256, OPT_SKIP_IDLE, OPT_NO_TASKS,
 	       OPT_MAX_BUFFERED, OPT_LINGER, OPT_DEVICE, OPT_RECONNECT,
-	       OPT_MODE };
+	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -167,6 +180,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "ring-size", required_argument, NULL, 'm' },
 		{ "skip-idle", no_argument, NULL, OPT_SKIP_IDLE },
 		{ "no-tasks", no_argument, NULL, OPT_NO_TASKS },
+		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
+		{ "no-ksyms", no_argument, NULL, OPT_NO_KSYMS },
 		{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
 		{ "linger", required_argument, NULL, OPT_LINGER },
 		{ "mode", required_argument, NULL, OPT_MODE },
@@ -241,6 +256,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_NO_TASKS:
 			o->cfg.flags &= ~(FXTPROF_CFG_TASKS | FXTPROF_CFG_SNAPSHOT);
 			break;
+		case OPT_NO_MMAP:
+			o->no_mmap = true;
+			break;
+		case OPT_NO_KSYMS:
+			o->no_ksyms = true;
+			break;
 		case OPT_MAX_BUFFERED:
 			if (reader_parse_size(optarg, &o->max_buffered) ||
 			    o->max_buffered < 4096)
@@ -302,6 +323,19 @@ static int drain_rings(struct recorder *r)
 	int ret;
 
 	announce(r);
+	/*
+	 * Mappings first: a sample's mapping was created before the sample,
+	 * so it is in the side-band by now and goes out ahead of it.
+	 */
+	if (r->perf.nr && !r->perf_broken) {
+		ret = perf_mmap_source__drain(&r->perf, stream_state__record,
+					      &r->state);
+		if (ret) {
+			/* Said once; the recording goes on without it. */
+			reader_err(ret, "a perf side-band ring is corrupt: mappings made from now on will be missing");
+			r->perf_broken = true;
+		}
+	}
 	ret = ring_source__drain(&r->src, stream_state__record, &r->state,
 				 &cpu);
 	if (ret < 0)
@@ -466,6 +500,80 @@ static void reader_cpu_line(double secs)
 		100.0 * (u + k) / secs, secs);
 }
 
+/* ------------------------------------------------------------------ */
+/* What symbolization needs                                            */
+/* ------------------------------------------------------------------ */
+
+static int ksym_lookup(void *ctx, uint64_t ip, struct stream_ksym *out)
+{
+	const struct kernel_info *ki = ctx;
+	const struct ksym_entry *e = kernel_info__lookup(ki, ip);
+
+	if (!e)
+		return 0;
+	out->addr = e->addr;
+	out->size = e->size;
+	out->name = kernel_info__name(ki, e);
+	return 1;
+}
+
+/*
+ * Before sampling starts: the kernel's images, the side-band events for
+ * mappings to come, then the mappings that exist (in that order, so that
+ * none falls between the sweep and the events).
+ */
+static void capture_symbols(struct recorder *r)
+{
+	const struct record_opts *o = r->opts;
+	int ret, n;
+
+	ret = kernel_info__load(&r->kinfo, NULL);
+	if (ret) {
+		reader_err(ret, "cannot read /proc/kallsyms: no kernel images or symbols in the stream");
+	} else if (r->kinfo.restricted) {
+		fprintf(stderr, "fxtprof: /proc/kallsyms shows no addresses (kptr_restrict, or no CAP_SYSLOG): no kernel images or symbols in the stream\n");
+	} else {
+		n = kernel_info__write_kmods(&r->kinfo, NULL, now_boottime(),
+					     stream_state__record, &r->state);
+		r->kmods = n > 0 ? (uint64_t)n : 0;
+		if (!o->no_ksyms)
+			stream_state__set_ksym_lookup(&r->state, ksym_lookup,
+						      &r->kinfo);
+	}
+	if (o->no_mmap)
+		return;
+	ret = perf_mmap_source__open(&r->perf, 0);
+	if (ret)
+		reader_err(ret, "cannot open perf side-band events (needs CAP_PERFMON or perf_event_paranoid <= 0): mappings made while recording will be missing");
+	ret = proc_maps__sweep(NULL, now_boottime(), stream_state__record,
+			       &r->state, &r->sweep);
+	if (ret)
+		reader_err(ret, "cannot read /proc: no mappings at start");
+}
+
+static void symbols_summary(struct recorder *r)
+{
+	const struct stream_stats *ts = &r->state.st;
+
+	if (r->opts->no_mmap)
+		fprintf(stderr, "fxtprof: mappings: off (--no-mmap)\n");
+	else
+		fprintf(stderr, "fxtprof: mappings: %" PRIu64 " written (%"
+			PRIu64 " at start, %" PRIu64 " while recording), "
+			"lost mapping records: %" PRIu64 "%s\n",
+			ts->records[FXTPROF_REC_MMAP], r->sweep.mappings,
+			r->perf.mappings, r->perf.lost,
+			r->perf.nr ? "" : " (no side-band: later mappings missing)");
+	fprintf(stderr, "fxtprof: kernel: %" PRIu64 " images, %" PRIu64
+		" symbols written%s", r->kmods, ts->ksyms,
+		r->opts->no_ksyms ? " (--no-ksyms)" :
+		r->kinfo.restricted ? " (kallsyms restricted)" : "");
+	if (ts->ksym_misses)
+		fprintf(stderr, ", %" PRIu64 " kernel frames in no text symbol",
+			ts->ksym_misses);
+	fputc('\n', stderr);
+}
+
 static void summary(struct recorder *r, const struct fxtprof_stats *total)
 {
 	const struct stream_stats *ts = &r->state.st;
@@ -492,6 +600,7 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 			ts->encode_errors, strerror(-ts->last_encode_error));
 	else
 		fprintf(stderr, "fxtprof: encoder errors: none\n");
+	symbols_summary(r);
 	cmd_delivery_summary(r->out, r->opts->uri, false);
 	if (total->handler_calls)
 		fprintf(stderr, "fxtprof: sampling handler %.1f us on average\n",
@@ -562,6 +671,7 @@ int cmd_record(int argc, char **argv)
 		goto out_free_encoder;
 	}
 
+	capture_symbols(&r);
 	ret = ring_source__start(&r.src);
 	if (ret) {
 		reader_err(ret, "cannot start the session");
@@ -599,6 +709,8 @@ out_restore_signals:
 	close(r.sigfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 out_free_encoder:
+	perf_mmap_source__close(&r.perf);
+	kernel_info__fini(&r.kinfo);
 	stream_state__fini(&r.state);
 	fxt_encoder__free(r.enc);
 out_close_sink:

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fxt_encoder.h"
+#include "fxt/fxt_profile.h"
 
 /*
  * The fixed strings, pinned in the string table at the start of every
@@ -55,6 +56,7 @@ struct fxt_encoder {
 	uint64_t sample_hdr, arg_cpu, arg_mode[4], arg_kframes;
 	uint64_t self_pid;		/* counters live on the reader */
 	uint64_t self_tid;
+	uint64_t mapping_koid;		/* the last mapping's serial */
 };
 
 /* The sink's interface in the writer's callback types. */
@@ -250,6 +252,139 @@ static int on_task_exit(struct fxt_encoder *e, const struct fxtprof_exit *x)
 				   e->ref[S_EXIT], args, 2);
 }
 
+/*
+ * The argument names of the symbol objects, interned when first used (a
+ * recording without them stays byte for byte what it was).  A ref lasts
+ * for the 63 strings that follow it: one record's worth at least.
+ */
+static int arg_name(struct fxt_encoder *e, const char *name,
+		    struct fxt_arg *a)
+{
+	return fxt_writer__string_ref(e->w, name, strlen(name), &a->name);
+}
+
+static int arg_u32_named(struct fxt_encoder *e, const char *name,
+			 uint32_t v, struct fxt_arg *a)
+{
+	a->type = FXT_ARG_UINT32;
+	a->v.u32 = v;
+	return arg_name(e, name, a);
+}
+
+static int arg_u64_named(struct fxt_encoder *e, const char *name,
+			 uint64_t v, struct fxt_arg *a)
+{
+	a->type = FXT_ARG_UINT64;
+	a->v.u64 = v;
+	return arg_name(e, name, a);
+}
+
+/* The build id as lowercase hex, inline: build ids rarely repeat. */
+static int arg_build_id(struct fxt_encoder *e, const uint8_t *id, size_t n,
+			char *hex, struct fxt_arg *a)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		hex[2 * i] = digits[id[i] >> 4];
+		hex[2 * i + 1] = digits[id[i] & 15];
+	}
+	a->type = FXT_ARG_STRING;
+	a->v.str = fxt_sref_inline(hex, 2 * n);
+	return arg_name(e, FXT_PROFILE_ARG_BUILD_ID, a);
+}
+
+static int arg_bool_named(struct fxt_encoder *e, const char *name,
+			  struct fxt_arg *a)
+{
+	a->type = FXT_ARG_BOOL;
+	a->v.b = true;
+	return arg_name(e, name, a);
+}
+
+/* A mapping: kernel object 0x80, koid = serial, name = path (inline). */
+static int on_mmap(struct fxt_encoder *e, const struct fxtprof_mmap *m)
+{
+	char name[FXTPROF_MAX_PATH * 3], hex[2 * FXTPROF_BUILD_ID_MAX];
+	struct fxt_arg args[8];
+	unsigned int n = 0;
+	size_t len;
+	int ret;
+
+	len = fxt_utf8_sanitize(name, sizeof(name), m->filename,
+				m->filename_len);
+	if (!len) {
+		/* The kernel names anonymous memory; an empty name is ours. */
+		memcpy(name, "//anon", 6);
+		len = 6;
+	}
+	ret = arg_u32_named(e, FXT_PROFILE_ARG_PID, m->pid, &args[n++]);
+	if (!ret)
+		ret = arg_u32_named(e, FXT_PROFILE_ARG_TID, m->tid, &args[n++]);
+	if (!ret)
+		ret = arg_u64_named(e, FXT_PROFILE_ARG_START, m->start,
+				    &args[n++]);
+	if (!ret)
+		ret = arg_u64_named(e, FXT_PROFILE_ARG_END, m->start + m->len,
+				    &args[n++]);
+	if (!ret)
+		ret = arg_u64_named(e, FXT_PROFILE_ARG_PGOFF, m->pgoff,
+				    &args[n++]);
+	if (!ret)
+		ret = arg_u64_named(e, FXT_PROFILE_ARG_TIME, m->hdr.time_ns,
+				    &args[n++]);
+	if (!ret && (m->flags & FXTPROF_MMAP_BUILD_ID) && m->build_id_size &&
+	    m->build_id_size <= FXTPROF_BUILD_ID_MAX)
+		ret = arg_build_id(e, m->build_id, m->build_id_size, hex,
+				   &args[n++]);
+	if (!ret && (m->flags & FXTPROF_MMAP_INITIAL))
+		ret = arg_bool_named(e, FXT_PROFILE_ARG_INITIAL, &args[n++]);
+	if (ret)
+		return ret;
+	return fxt_writer__kobj(e->w, FXT_KOBJ_MAPPING, ++e->mapping_koid,
+				fxt_sref_inline(name, len), args, n);
+}
+
+/* A kernel image: kernel object 0x81, koid = start, name = its name. */
+static int on_kmod(struct fxt_encoder *e, const struct fxtprof_kmod *k)
+{
+	char name[FXTPROF_MAX_PATH * 3], hex[2 * FXTPROF_BUILD_ID_MAX];
+	struct fxt_arg args[3];
+	unsigned int n = 0;
+	size_t len;
+	int ret;
+
+	len = fxt_utf8_sanitize(name, sizeof(name), k->name, k->name_len);
+	ret = arg_u64_named(e, FXT_PROFILE_ARG_END, k->end, &args[n++]);
+	if (!ret && (k->flags & FXTPROF_KMOD_BUILD_ID) && k->build_id_size &&
+	    k->build_id_size <= FXTPROF_BUILD_ID_MAX)
+		ret = arg_build_id(e, k->build_id, k->build_id_size, hex,
+				   &args[n++]);
+	if (!ret && (k->flags & FXTPROF_KMOD_KERNEL))
+		ret = arg_bool_named(e, FXT_PROFILE_ARG_KERNEL, &args[n++]);
+	if (ret)
+		return ret;
+	return fxt_writer__kobj(e->w, FXT_KOBJ_KMOD, k->start,
+				fxt_sref_inline(name, len), args, n);
+}
+
+/* A kernel symbol: kernel object 0x82, koid = address, name inline. */
+static int on_ksym(struct fxt_encoder *e, const struct fxtprof_ksym *k)
+{
+	char name[1024 * 3];
+	struct fxt_arg arg;
+	size_t len;
+	int ret;
+
+	len = fxt_utf8_sanitize(name, sizeof(name), k->name,
+				k->name_len < 1024 ? k->name_len : 1024);
+	ret = arg_u32_named(e, FXT_PROFILE_ARG_SIZE, k->size, &arg);
+	if (ret)
+		return ret;
+	return fxt_writer__kobj(e->w, FXT_KOBJ_KSYM, k->addr,
+				fxt_sref_inline(name, len), &arg, 1);
+}
+
 static int counter(struct fxt_encoder *e, uint64_t ts, struct fxt_sref name,
 		   const struct fxt_arg *args, unsigned int nargs)
 {
@@ -292,6 +427,12 @@ fxt_enc_record_slow(struct fxt_encoder *e, const struct fxtprof_rec_hdr *rec)
 		return on_exec(e, (const void *)rec);
 	case FXTPROF_REC_EXIT:
 		return on_task_exit(e, (const void *)rec);
+	case FXTPROF_REC_MMAP:
+		return on_mmap(e, (const void *)rec);
+	case FXTPROF_REC_KMOD:
+		return on_kmod(e, (const void *)rec);
+	case FXTPROF_REC_KSYM:
+		return on_ksym(e, (const void *)rec);
 	default:
 		/* rename, snapshot: only names; flush: nothing. */
 		return 0;

@@ -13,7 +13,9 @@
  *    each leaf first; kframes says where the user frames begin);
  *  - fork, exec, exit: instant events in category "task" with arguments;
  *  - LOST: a provider buffer-overflow event plus the counter
- *    "fxtprof:kernel_lost" with the running totals.
+ *    "fxtprof:kernel_lost" with the running totals;
+ *  - MMAP, KMOD, KSYM: kernel objects of types 0x80, 0x81, 0x82 as
+ *    user/fxt/fxt_profile.h describes them.
  */
 #ifndef FXTPROF_FXT_ENCODER_H
 #define FXTPROF_FXT_ENCODER_H

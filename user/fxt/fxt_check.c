@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "fxt_internal.h"
+#include "fxt_profile.h"
 #include "fxt_reader.h"
 
 #define MAX_SEEN_PROVIDERS	64
@@ -206,10 +207,157 @@ static int check_ts(struct fxt_checker *c, const struct fxt_record *rec,
 	return 0;
 }
 
+static const struct fxt_argv *find_arg(const struct fxt_record *rec,
+				       const char *name)
+{
+	size_t len = strlen(name);
+
+	for (unsigned int i = 0; i < rec->nargs; i++)
+		if (rec->args[i].name.len == len &&
+		    !memcmp(rec->args[i].name.data, name, len))
+			return &rec->args[i];
+	return NULL;
+}
+
+static const char *kobj_profile_name(uint8_t type)
+{
+	return type == FXT_KOBJ_MAPPING ? "mapping" :
+	       type == FXT_KOBJ_KMOD ? "kernel image" : "kernel symbol";
+}
+
+/* A required argument of the given type: the rule "profile-arg". */
+static int want_arg(struct fxt_checker *c, const struct fxt_record *rec,
+		    const char *name, uint8_t type,
+		    const struct fxt_argv **out)
+{
+	const struct fxt_argv *a = find_arg(rec, name);
+
+	if (!a)
+		return violation(c, rec->offset, "profile-arg-missing",
+				 "%s object (type 0x%x, koid %" PRIu64
+				 ") has no \"%s\" argument",
+				 kobj_profile_name(rec->subtype), rec->subtype,
+				 rec->kobj.koid, name);
+	if (a->type != type)
+		return violation(c, rec->offset, "profile-arg-type",
+				 "%s object (type 0x%x, koid %" PRIu64
+				 ") argument \"%s\" has type %u, not %u",
+				 kobj_profile_name(rec->subtype), rec->subtype,
+				 rec->kobj.koid, name, a->type, type);
+	if (out)
+		*out = a;
+	return 0;
+}
+
+/* An optional argument: absent, or of this type. */
+static int may_arg(struct fxt_checker *c, const struct fxt_record *rec,
+		   const char *name, uint8_t type,
+		   const struct fxt_argv **out)
+{
+	*out = NULL;
+	if (!find_arg(rec, name))
+		return 0;
+	return want_arg(c, rec, name, type, out);
+}
+
+static int check_build_id(struct fxt_checker *c, const struct fxt_record *rec,
+			  const struct fxt_argv *a)
+{
+	const char *s = a->v.str.data;
+	uint32_t len = a->v.str.len;
+
+	if (!len || len % 2 || len > 2 * 20)
+		return violation(c, rec->offset, "profile-build-id",
+				 "%s object (koid %" PRIu64
+				 ") build_id has %u hex digits: want an even number from 2 to 40",
+				 kobj_profile_name(rec->subtype),
+				 rec->kobj.koid, len);
+	for (uint32_t i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return violation(c, rec->offset, "profile-build-id",
+					 "%s object (koid %" PRIu64
+					 ") build_id has '%c' at %u: want lowercase hex",
+					 kobj_profile_name(rec->subtype),
+					 rec->kobj.koid, s[i], i);
+	return 0;
+}
+
+/*
+ * fxtprof's symbol objects (fxt_profile.h): required arguments with their
+ * types, a non-empty range, a well-formed build id.
+ */
+static int check_profile_kobj(struct fxt_checker *c,
+			      const struct fxt_record *rec)
+{
+	const struct fxt_argv *start = NULL, *end = NULL, *bid = NULL,
+			      *flag = NULL;
+	uint64_t lo;
+	int err;
+
+	if (!rec->kobj.name.len)
+		return violation(c, rec->offset, "profile-name-empty",
+				 "%s object (type 0x%x, koid %" PRIu64
+				 ") has no name",
+				 kobj_profile_name(rec->subtype), rec->subtype,
+				 rec->kobj.koid);
+	switch (rec->subtype) {
+	case FXT_KOBJ_MAPPING:
+		if ((err = want_arg(c, rec, FXT_PROFILE_ARG_PID,
+				    FXT_ARG_UINT32, NULL)) ||
+		    (err = want_arg(c, rec, FXT_PROFILE_ARG_TID,
+				    FXT_ARG_UINT32, NULL)) ||
+		    (err = want_arg(c, rec, FXT_PROFILE_ARG_START,
+				    FXT_ARG_UINT64, &start)) ||
+		    (err = want_arg(c, rec, FXT_PROFILE_ARG_END,
+				    FXT_ARG_UINT64, &end)) ||
+		    (err = want_arg(c, rec, FXT_PROFILE_ARG_PGOFF,
+				    FXT_ARG_UINT64, NULL)) ||
+		    (err = want_arg(c, rec, FXT_PROFILE_ARG_TIME,
+				    FXT_ARG_UINT64, NULL)) ||
+		    (err = may_arg(c, rec, FXT_PROFILE_ARG_BUILD_ID,
+				   FXT_ARG_STRING, &bid)) ||
+		    (err = may_arg(c, rec, FXT_PROFILE_ARG_INITIAL,
+				   FXT_ARG_BOOL, &flag)))
+			return err;
+		lo = start->v.u64;
+		break;
+	case FXT_KOBJ_KMOD:
+		if ((err = want_arg(c, rec, FXT_PROFILE_ARG_END,
+				    FXT_ARG_UINT64, &end)) ||
+		    (err = may_arg(c, rec, FXT_PROFILE_ARG_BUILD_ID,
+				   FXT_ARG_STRING, &bid)) ||
+		    (err = may_arg(c, rec, FXT_PROFILE_ARG_KERNEL,
+				   FXT_ARG_BOOL, &flag)))
+			return err;
+		lo = rec->kobj.koid;
+		break;
+	default:
+		err = want_arg(c, rec, FXT_PROFILE_ARG_SIZE, FXT_ARG_UINT32,
+			       &start);
+		if (err)
+			return err;
+		if (!start->v.u32)
+			return violation(c, rec->offset, "profile-range",
+					 "kernel symbol at 0x%" PRIx64
+					 " has size 0", rec->kobj.koid);
+		return 0;
+	}
+	if (end->v.u64 <= lo)
+		return violation(c, rec->offset, "profile-range",
+				 "%s object (koid %" PRIu64 ") ends at 0x%" PRIx64
+				 ", not after its start 0x%" PRIx64,
+				 kobj_profile_name(rec->subtype),
+				 rec->kobj.koid, end->v.u64, lo);
+	return bid ? check_build_id(c, rec, bid) : 0;
+}
+
 static int check_kobj(struct fxt_checker *c, const struct fxt_record *rec)
 {
 	bool has_process = false;
 
+	if (rec->subtype >= FXT_KOBJ_MAPPING && rec->subtype <= FXT_KOBJ_KSYM)
+		return check_profile_kobj(c, rec);
 	if (rec->subtype != FXT_KOBJ_THREAD)
 		return 0;
 	for (unsigned int i = 0; i < rec->nargs; i++) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "fxt_internal.h"
+#include "fxt_profile.h"
 #include "fxt_reader.h"
 
 struct out {
@@ -256,11 +257,24 @@ size_t fxt_record__format(const struct fxt_record *rec, char *buf, size_t cap)
 		put(&o, ")");
 		break;
 	case FXT_REC_KERNEL_OBJ:
-		put(&o, "KernelObject(koid: %" PRIu64 ", type: ", rec->kobj.koid);
+		/* A kernel image's or symbol's koid is its address. */
+		if (rec->subtype == FXT_KOBJ_KMOD ||
+		    rec->subtype == FXT_KOBJ_KSYM)
+			put(&o, "KernelObject(koid: 0x%" PRIx64 ", type: ",
+			    rec->kobj.koid);
+		else
+			put(&o, "KernelObject(koid: %" PRIu64 ", type: ",
+			    rec->kobj.koid);
 		if (rec->subtype == FXT_KOBJ_PROCESS)
 			put(&o, "process");
 		else if (rec->subtype == FXT_KOBJ_THREAD)
 			put(&o, "thread");
+		else if (rec->subtype == FXT_KOBJ_MAPPING)
+			put(&o, "mapping");
+		else if (rec->subtype == FXT_KOBJ_KMOD)
+			put(&o, "kmod");
+		else if (rec->subtype == FXT_KOBJ_KSYM)
+			put(&o, "ksym");
 		else
 			put(&o, "%u", rec->subtype);
 		put(&o, ", name: ");

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# user/source/build.mk - the record sources.  Today the module's per-CPU
-# rings (through libfxtprof, user/lib); an eBPF source and an annotation
-# writer will sit next to it with the same drain interface.
-#   $(B)/lib/libsource.a   include "source/ring_source.h" with -Iuser;
+# user/source/build.mk - the record sources: the module's per-CPU rings
+# (through libfxtprof, user/lib), and the side-band sources of what a
+# symbolizer needs: executable mappings (perf MMAP2 records, a /proc
+# sweep at start), the kernel's images and text symbols.
+#   $(B)/lib/libsource.a   include "source/ring_source.h" etc. with -Iuser;
 #                          needs libfxtprof.a
 
-SOURCE_SRCS := user/source/ring_source.c
+SOURCE_SRCS := user/source/ring_source.c user/source/elf_build_id.c \
+	       user/source/kernel_info.c user/source/mmap_rec.c \
+	       user/source/proc_maps.c user/source/perf_mmap_source.c
 
 $(SOURCE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
 $(B)/lib/libsource.a: $(SOURCE_SRCS:%.c=$(B)/%.o)

@@ -6,7 +6,8 @@
 #                         needs libencode.a (the interface only) and
 #                         libsink.a (segment requests)
 
-STATE_SRCS := user/state/names.c user/state/stream_state.c
+STATE_SRCS := user/state/names.c user/state/symbol_tables.c \
+	      user/state/stream_state.c
 
 $(STATE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
 $(B)/lib/libstate.a: $(STATE_SRCS:%.c=$(B)/%.o)

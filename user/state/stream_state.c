@@ -14,11 +14,20 @@ void stream_state__init(struct stream_state *s, struct encoder enc,
 	s->enc = enc;
 	s->sink = sink;
 	name_table__init(&s->names);
+	symbol_tables__init(&s->syms);
 }
 
 void stream_state__fini(struct stream_state *s)
 {
 	name_table__fini(&s->names);
+	symbol_tables__fini(&s->syms);
+}
+
+void stream_state__set_ksym_lookup(struct stream_state *s,
+				   stream_ksym_lookup_fn fn, void *ctx)
+{
+	s->ksym_lookup = fn;
+	s->ksym_ctx = ctx;
 }
 
 /* -ENOBUFS is the sink's drop, already counted there; the rest is ours. */
@@ -48,6 +57,16 @@ static int replay_thread(void *ctx, uint32_t pid, uint32_t tid,
 	return s->enc.ops->thread_name(s->enc.ctx, pid, tid, comm);
 }
 
+static int replay_symbols(void *ctx, const struct fxtprof_rec_hdr *rec)
+{
+	struct stream_state *s = ctx;
+
+	return s->enc.ops->record(s->enc.ctx, rec);
+}
+
+/* The idle task's name, as Perfetto's convention has it. */
+static const char idle_comm[FXTPROF_COMM_LEN] = "swapper";
+
 int stream_state__sync(struct stream_state *s)
 {
 	int ret;
@@ -62,11 +81,18 @@ int stream_state__sync(struct stream_state *s)
 		sink__segment_begun(s->sink);
 	s->st.segments++;
 	ret = s->enc.ops->begin_segment(s->enc.ctx);
+	if (!ret)
+		ret = s->enc.ops->process_name(s->enc.ctx, 0, idle_comm);
+	if (!ret)
+		ret = s->enc.ops->thread_name(s->enc.ctx, 0, 0, idle_comm);
 	/* Processes first: thread records refer to their process. */
 	if (!ret)
 		ret = name_table__for_each_process(&s->names, replay_process, s);
 	if (!ret)
 		ret = name_table__for_each_thread(&s->names, replay_thread, s);
+	/* Then what names their addresses, before any sample needs it. */
+	if (!ret)
+		ret = symbol_tables__for_each(&s->syms, replay_symbols, s);
 	return count_error(s, ret);
 }
 
@@ -87,6 +113,51 @@ static int names(struct stream_state *s, uint32_t pid, uint32_t tid,
 	return ret;
 }
 
+/* A KSYM record for one function; the set remembers it first. */
+static int write_ksym(struct stream_state *s, const struct stream_ksym *k)
+{
+	union {
+		struct fxtprof_ksym r;
+		uint64_t w[(sizeof(struct fxtprof_ksym) + 512) / 8];
+	} b;
+	size_t len = strnlen(k->name, 511);
+
+	memset(&b.r, 0, sizeof(b.r));
+	b.r.hdr.size = (uint32_t)(sizeof(b.r) + ((len + 7) & ~(size_t)7));
+	b.r.hdr.type = FXTPROF_REC_KSYM;
+	b.r.addr = k->addr;
+	b.r.size = k->size;
+	b.r.name_len = (uint16_t)len;
+	memcpy(b.r.name, k->name, len);
+	memset(b.r.name + len, 0, ((len + 7) & ~(size_t)7) - len);
+	/*
+	 * Remembered even if the output drops it, as names are: it is then
+	 * missing from this segment only, as the sample that needed it.
+	 */
+	if (symbol_tables__add_ksym(&s->syms, &b.r))
+		return -ENOMEM;
+	s->st.ksyms++;
+	s->st.records[FXTPROF_REC_KSYM]++;
+	return s->enc.ops->record(s->enc.ctx, &b.r.hdr);
+}
+
+/* Every function the sample's kernel frames hit, named before it. */
+static void name_kernel_frames(struct stream_state *s,
+			       const struct fxtprof_sample *smp)
+{
+	struct stream_ksym k;
+
+	for (unsigned int i = 0; i < smp->nr_kernel; i++) {
+		if (!s->ksym_lookup(s->ksym_ctx, smp->ips[i], &k)) {
+			s->st.ksym_misses++;
+			continue;
+		}
+		if (symbol_tables__ksym_seen(&s->syms, k.addr))
+			continue;
+		count_error(s, write_ksym(s, &k));
+	}
+}
+
 static int state_record(struct stream_state *s,
 			const struct fxtprof_rec_hdr *rec)
 {
@@ -94,11 +165,29 @@ static int state_record(struct stream_state *s,
 	int ret = 0;
 
 	switch (rec->type) {
-	case FXTPROF_REC_SAMPLE:
+	case FXTPROF_REC_SAMPLE: {
+		const struct fxtprof_sample *smp = (const void *)rec;
+
+		if (s->ksym_lookup && smp->nr_kernel)
+			name_kernel_frames(s, smp);
+		break;
+	}
+	case FXTPROF_REC_MMAP:
+		/* A table failure only loses the replay of this mapping. */
+		symbol_tables__add_mapping(&s->syms, (const void *)rec);
+		break;
+	case FXTPROF_REC_KMOD:
+		symbol_tables__add_kmod(&s->syms, (const void *)rec);
+		break;
+	case FXTPROF_REC_KSYM:
+		symbol_tables__add_ksym(&s->syms, (const void *)rec);
 		break;
 	case FXTPROF_REC_FORK: {
 		const struct fxtprof_fork *f = (const void *)rec;
 
+		if (f->child_pid == f->child_tid)
+			symbol_tables__fork(&s->syms, f->parent_pid,
+					    f->child_pid);
 		ret = names(s, f->child_pid, f->child_tid,
 			    f->child_pid == f->child_tid ? f->comm : NULL,
 			    f->comm);
@@ -107,6 +196,12 @@ static int state_record(struct stream_state *s,
 	case FXTPROF_REC_EXEC: {
 		const struct fxtprof_exec *e = (const void *)rec;
 
+		/*
+		 * The old image's mappings are not dropped here: the new
+		 * image was mapped before this record's time, and the point
+		 * where the old one went is not in the record.  New mappings
+		 * replace the old ones they overlap.
+		 */
 		ret = names(s, e->pid, e->tid, e->comm, e->comm);
 		break;
 	}
@@ -114,8 +209,11 @@ static int state_record(struct stream_state *s,
 		const struct fxtprof_exit *x = (const void *)rec;
 
 		name_table__remove_thread(&s->names, x->tid);
-		if (x->flags & FXTPROF_EXIT_GROUP_DEAD)
+		if (x->flags & FXTPROF_EXIT_GROUP_DEAD) {
 			name_table__remove_process(&s->names, x->pid);
+			symbol_tables__drop_mappings(&s->syms, x->pid,
+						     UINT64_MAX);
+		}
 		break;
 	}
 	case FXTPROF_REC_RENAME: {

@@ -21,6 +21,21 @@
 #include <libfxtprof.h>
 #include "sink/sink.h"
 #include "state/names.h"
+#include "state/symbol_tables.h"
+
+/*
+ * A kernel symbol, as the record source's lookup finds it: the function
+ * holding an address.  @name stays valid until the next lookup.
+ */
+struct stream_ksym {
+	uint64_t addr;
+	uint32_t size;
+	const char *name;
+};
+
+/* 1 and *out filled if @ip lies in a known function, else 0. */
+typedef int (*stream_ksym_lookup_fn)(void *ctx, uint64_t ip,
+				     struct stream_ksym *out);
 
 struct stream_stats {
 	uint64_t records[FXTPROF_REC_MAX];	/* ring records seen, by type */
@@ -34,12 +49,17 @@ struct stream_stats {
 	int last_encode_error;			/* -errno of the latest */
 	uint64_t encode_errors_announced;	/* carried by the last notice */
 	uint64_t segments;			/* begun, the first included */
+	uint64_t ksyms;				/* distinct kernel symbols */
+	uint64_t ksym_misses;			/* kernel frames unnamed */
 };
 
 struct stream_state {
 	struct encoder enc;
 	struct sink *sink;		/* asked for segment requests; or NULL */
 	struct name_table names;	/* replayed at each new segment */
+	struct symbol_tables syms;	/* likewise, after the names */
+	stream_ksym_lookup_fn ksym_lookup;	/* NULL: no KSYM records */
+	void *ksym_ctx;
 	struct stream_stats st;
 };
 
@@ -53,7 +73,17 @@ void stream_state__init(struct stream_state *s, struct encoder enc,
 void stream_state__fini(struct stream_state *s);
 
 /*
- * Begin a segment if the sink wants one: prologue, then the names.  Every
+ * Name the kernel frames of samples: before a sample, every function its
+ * kernel frames hit that this segment has not named yet gets a KSYM
+ * record.  @fn NULL turns it off.
+ */
+void stream_state__set_ksym_lookup(struct stream_state *s,
+				   stream_ksym_lookup_fn fn, void *ctx);
+
+/*
+ * Begin a segment if the sink wants one: prologue, the idle task's name
+ * (pid 0 and tid 0, "swapper", as Perfetto names it), the names of live
+ * tasks, then the kernel images, live mappings and kernel symbols.  Every
  * entry point below calls it; call it once after opening to write the
  * prologue at once.  0 or -errno.
  */

@@ -347,13 +347,26 @@ static struct elf_image *try_debuglink(struct symbolizer *s,
 	return dbg;
 }
 
+#define DELETED_SUFFIX	" (deleted)"
+
 static void object__search(struct symbolizer *s, struct sym_object *o)
 {
 	enum sym_status worst = SYM_NO_FILE;
 	struct elf_image *first = NULL, *img;
 	bool tried_id_dir = false;
-	char *paths[2] = { NULL, NULL };
+	char *paths[2] = { NULL, NULL }, *path = o->path, *undeleted = NULL;
+	size_t len = strlen(o->path), dlen = strlen(DELETED_SUFFIX);
 	int i;
+
+	/*
+	 * A file replaced while mapped (an upgrade) is recorded as "path
+	 * (deleted)"; its build id tells whether the new one will do.
+	 */
+	if (len > dlen && !strcmp(o->path + len - dlen, DELETED_SUFFIX)) {
+		undeleted = strndup(o->path, len - dlen);
+		if (undeleted)
+			path = undeleted;
+	}
 
 	if (o->want_id_size) {
 		first = try_build_id_dir(s, o, o->want_id, o->want_id_size, true,
@@ -361,10 +374,11 @@ static void object__search(struct symbolizer *s, struct sym_object *o)
 		tried_id_dir = true;
 	}
 	/* symfs holds the board's absolute paths; [vdso] and such are no file. */
-	if (o->path[0] == '/' && s->symfs)
-		paths[0] = join(s->symfs, "", o->path);
-	if (o->path[0] && o->path[0] != '[')
-		paths[1] = strdup(o->path);
+	if (path[0] == '/' && s->symfs)
+		paths[0] = join(s->symfs, "", path);
+	if (path[0] && path[0] != '[')
+		paths[1] = strdup(path);
+	free(undeleted);
 	/* Take the first good file; a debug-only one wants a runtime file. */
 	for (i = 0; i < 2 && (!first || first->debug_only); i++) {
 		if (!paths[i])
@@ -835,7 +849,7 @@ void symbolizer__print_problems(const struct symbolizer *s, void *stream)
 	}
 	for (o = s->objects; o; o = o->next) {
 		/* [vdso] and the like have no file, by nature. */
-		if (o->status != SYM_NO_FILE || o->path[0] == '[')
+		if (o->status != SYM_NO_FILE || o->path[0] == '[' || !o->path[0])
 			continue;
 		hex(want, o->want_id, o->want_id_size);
 		fprintf(f, "%s: no file found%s%s\n", o->path,

@@ -81,7 +81,10 @@ void symbolizer__free(struct symbolizer *s);
  * Name frame i (0 = leaf) of sample smp of profile p.  Frames past the
  * leaf are return addresses: lines are looked up at addr - 1, as perf and
  * addr2line do.  res and the strings in it stay valid until the
- * symbolizer is freed.
+ * symbolizer is freed; those that come from p (dso, dso_path, mapping,
+ * kernel names from the stream) as long as p too.  The symbolizer
+ * remembers p's mappings by address: free it before p, or use a new one
+ * for the next profile.
  */
 int symbolizer__frame(struct symbolizer *s, const struct profile *p,
 		      const struct profile_sample *smp, unsigned int i,
