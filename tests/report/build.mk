@@ -3,7 +3,7 @@
 # tests/report/build.mk - `fxtprof report` and `flamegraph` on recordings
 # made by gen_profile from the real addresses of a frame-pointer program
 # with a known chain main -> a -> b -> c (report_test.sh), and the profile
-# loader on bad input, plain and under ASan+UBSan (test_profile).
+# loader on bad input (test_profile), each plain and under ASan+UBSan.
 # Host only: the report commands need libdw.
 
 REPORT_T := $(B)/tests/report
@@ -16,10 +16,32 @@ $(REPORT_T)/gen_profile: tests/report/gen_profile.c $(FXT_LIB) $(FXT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(FXT_CPPFLAGS) $(CFLAGS) $< $(FXT_LIB) -o $@
 
-$(REPORT_T)/run_report: tests/report/report_test.sh $(B)/bin/fxtprof \
+$(REPORT_T)/run_report: tests/report/report_test.sh tests/report/svg_script.js \
+		$(B)/bin/fxtprof \
 		$(REPORT_T)/gen_profile $(REPORT_T)/chain
 	@printf '#!/bin/sh\nexec sh %s %s %s %s\n' $(abspath $<) \
 		$(abspath $(B)/bin/fxtprof) $(abspath $(REPORT_T)/gen_profile) \
+		$(abspath $(REPORT_T)/chain) > $@
+	@chmod +x $@
+
+# The same script on an fxtprof whose report path (the commands, the
+# loader, the symbolizer, the FXT decoder) is built with ASan+UBSan.
+REPORT_ASAN_LIBS := $(SYMBOLIZE_LIB_ASAN) $(B)/lib/libsource.a \
+	$(B)/lib/libstate.a $(B)/lib/libencode.a $(B)/lib/libsink.a \
+	$(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(FXT_LIB_ASAN)
+$(B)/asan/tests/report/fxtprof: $(CMD_SRCS) $(PROFILE_SRCS) $(REPORT_ASAN_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -DFXTPROF_HAVE_SYMBOLS $(CFLAGS) \
+		$(FXT_SAN_FLAGS) -o $@ $(CMD_SRCS) $(PROFILE_SRCS) \
+		$(REPORT_ASAN_LIBS) $(CMD_LDLIBS)
+
+$(B)/asan/tests/report/run_report: tests/report/report_test.sh \
+		tests/report/svg_script.js $(B)/asan/tests/report/fxtprof \
+		$(REPORT_T)/gen_profile $(REPORT_T)/chain
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s %s %s\n' $(abspath $<) \
+		$(abspath $(B)/asan/tests/report/fxtprof) \
+		$(abspath $(REPORT_T)/gen_profile) \
 		$(abspath $(REPORT_T)/chain) > $@
 	@chmod +x $@
 
@@ -40,5 +62,6 @@ $(B)/asan/tests/report/test_profile: $(PROFILE_TEST_DEPS) $(FXT_LIB_ASAN)
 
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(REPORT_T)/run_report $(REPORT_T)/test_profile \
+	      $(B)/asan/tests/report/run_report \
 	      $(B)/asan/tests/report/test_profile
 endif

@@ -90,6 +90,12 @@ awk '/\[\.\] c$/ { on = 1; next } on && /^$/ { exit } on { print $2 }' "$T/out" 
 check "report -g callee: c, b, a, main" \
 	'[ "$(tr "\n" " " < "$T/tree")" = "c b a main " ]'
 
+R --comm chain -g callee "$T/rec.fxt"
+# With children, b's graph: the chains from b up to the root.
+awk '/\[\.\] b$/ { on = 1; next } on && /^$/ { exit } on { print $2 }' "$T/out" > "$T/tree"
+check "report -g callee with children: b's callers, b, a, main" \
+	'[ "$(tr "\n" " " < "$T/tree")" = "b a main " ]'
+
 R "$T/rec.fxt"
 check "report: Children and Self columns, comm,dso,sym by default" \
 	'grep -q "Children *Self *Command *Shared Object *Symbol" "$T/out"'
@@ -127,6 +133,8 @@ R "$T/nomap.fxt"
 check "report without mappings: still reports" '[ $? = 0 ] && [ "$(selected)" = 26 ]'
 check "report without mappings: says why user frames have no names" \
 	'grep -q "no mapping records in this recording: user frames cannot be named" "$T/out"'
+check "report without mappings: frames counted by symbolizer result" \
+	'grep -q "^# frames by result: ok 13; no mapping 76;$" "$T/out"'
 check "report without mappings: unresolved frames as dso+0xoffset" \
 	'grep -Eq "\[\.\] \[unknown\]\+0x[0-9a-f]+$" "$T/out"'
 
@@ -147,10 +155,30 @@ check "flamegraph --folded: exact lines" 'cmp -s "$T/want" "$T/out"'
 
 "$FXTPROF" flamegraph "$T/rec.fxt" -o "$T/fg.svg" > "$T/out" 2> "$T/err"
 check "flamegraph: writes the SVG" '[ $? = 0 ] && [ -s "$T/fg.svg" ]'
-check "flamegraph: the SVG is well-formed XML" \
-	'python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$T/fg.svg" 2>> "$T/err"'
+# xmllint (libxml2-utils) or python3, whichever the host has.
+xml_ok() {
+	if command -v xmllint > /dev/null; then
+		xmllint --noout "$1"
+	elif command -v python3 > /dev/null; then
+		python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$1"
+	else
+		echo "no XML checker: install libxml2-utils" >&2; return 1
+	fi
+}
+check "flamegraph: the SVG is well-formed XML" 'xml_ok "$T/fg.svg" 2>> "$T/err"'
+# The script parses as ECMAScript (node, where installed; not a package
+# setup installs, so its absence is not a failure).
+sed -n '/<!\[CDATA\[/,/\]\]>/p' "$T/fg.svg" | sed '1d;$d' > "$T/fg.js"
+check "flamegraph: the embedded script is valid ECMAScript" \
+	'! command -v node > /dev/null || node --check "$T/fg.js" 2>> "$T/err"'
 check "flamegraph: frames with titles, an embedded script, no external resource" \
 	'grep -q "<title>c (13 samples, 50.00%)</title>" "$T/fg.svg" && grep -q "<title>main (" "$T/fg.svg" && grep -q "<title>do_syscall_64 \[k\] (" "$T/fg.svg" && grep -q "<title>all (26 samples" "$T/fg.svg" && grep -q "<script type=\"text/ecmascript\">" "$T/fg.svg" && ! grep -q "xlink:href\|src=" "$T/fg.svg"'
+# Zoom and search, run by node on a stand-in for the DOM: zooming on c
+# gives it the full width (1180 px) and hides the frames outside it;
+# searching ^(a|b)$ matches 19 of 26 samples.
+JS=$(dirname "$0")/svg_script.js
+check "flamegraph: zoom and search work (node, where installed)" \
+	'! command -v node > /dev/null || { node "$JS" "$T/fg.svg" > "$T/js.out" 2>> "$T/err" && grep -q "^zoomed c: width 1180 hidden 14 reset shown true$" "$T/js.out" && grep -q "^Matched: 73.1% 6$" "$T/js.out" && grep -q "^cleared 0$" "$T/js.out"; }'
 "$FXTPROF" flamegraph --comm worker "$T/rec.fxt" -o "$T/fg2.svg" > /dev/null 2>&1
 check "flamegraph: filters apply" \
 	'grep -q "<title>all (2 samples" "$T/fg2.svg"'

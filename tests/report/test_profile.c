@@ -382,4 +382,58 @@ TEST(empty_and_garbage)
 	EXPECT_NE(NULL, strstr(err.msg, "/nonexistent/x.fxt"));
 }
 
+/*
+ * Every truncation and many byte flips of a good recording: each load
+ * succeeds or fails with a message, never crashes or leaks (ASan).
+ */
+TEST(mutations)
+{
+	static const uint64_t ips[] = { 0xffffffff81001010ull, 0x401234,
+					0x401300 };
+	struct profile_error err;
+	struct profile *p;
+	struct rec r;
+	unsigned int i, fails = 0;
+	size_t cut;
+	char *copy;
+
+	rec_open(&r);
+	kernel(&r);
+	names(&r, 10, 10, "sh");
+	mapping(&r, 1, 10, 0x400000, 0x500000, 0, true, "/bin/x");
+	task(&r, "fork", 900, 10, 10, 20, 20);
+	sample(&r, 1000, 10, 10, 0, "kernel", ips, 1, 3);
+	names(&r, 10, 10, "zeta");
+	task(&r, "exec", 2000, 10, 10, 0, 0);
+	sample(&r, 3000, 20, 20, 1, "user", ips + 1, 0, 2);
+	for (cut = 0; cut < r.b.n; cut += 8) {
+		int ret = profile__load_buffer(r.b.p, cut, &p, &err);
+
+		if (ret) {
+			EXPECT_NE(0, err.msg[0]);
+			fails++;
+		} else {
+			profile__free(p);
+		}
+	}
+	EXPECT_LT(0, fails);
+	copy = malloc(r.b.n);
+	ASSERT_NE(NULL, copy);
+	srand(10);
+	for (i = 0; i < 3000; i++) {
+		unsigned int k;
+
+		memcpy(copy, r.b.p, r.b.n);
+		for (k = 0; k < 1 + i % 4; k++)
+			copy[(size_t)rand() % r.b.n] ^= (char)(1 << (rand() % 8));
+		if (profile__load_buffer(copy, r.b.n, &p, &err)) {
+			EXPECT_NE(0, err.msg[0]);
+		} else {
+			profile__free(p);
+		}
+	}
+	free(copy);
+	rec_close(&r);
+}
+
 TEST_HARNESS_MAIN

@@ -93,6 +93,7 @@ static const struct {
 				"(--summary: processes, records)" },
 	{ "flamegraph", cmd_flamegraph, "an interactive SVG flame graph, or "
 					"folded stacks" },
+	/* export and symbolize go here: they need libdw too. */
 #endif
 };
 

@@ -40,9 +40,9 @@ static int usage(FILE *f)
 		"              self time only (default: Children and Self "
 		"columns)\n"
 		"  -g caller|callee\n"
-		"              under each entry, the call tree of its self "
-		"samples,\n"
-		"              root first (caller) or leaf first (callee)\n"
+		"              under each entry, its call chains up to the "
+		"root: root\n"
+		"              first (caller) or the entry first (callee)\n"
 		"  --percent-limit P\n"
 		"              hide entries under P%% (default 0)\n");
 	rt_opts__usage(f);

@@ -236,7 +236,7 @@ static bool selected(const struct rtree *t, const struct rt_filter *f,
 /* Frame key -> symbol id; (name, dso) -> symbol id. */
 struct frame_key {
 	uint64_t addr;
-	uint64_t where;		/* mapping serial + 1, 0 kernel, ~0 none */
+	uint64_t where;		/* the mapping's address, 0 kernel, ~0 none */
 	uint32_t pid_if_none;	/* only with where == ~0 */
 	uint32_t leaf;
 };
@@ -251,14 +251,22 @@ struct sym_slot {
 	uint32_t sym;		/* id + 1 */
 };
 
+struct uniq_slot {
+	uint64_t hash;
+	uint32_t idx;		/* in rtree.samples, + 1 */
+};
+
 struct caches {
+	struct uniq_slot *us;
+	size_t ucap, un;
 	struct frame_slot *fs;
 	size_t fcap, fn;
 	struct sym_slot *ss;
 	size_t scap, sn;
 	char **dsos;
 	size_t nr_dsos, cap_dsos;
-	uint64_t by_status[SYM__NR];
+	uint64_t by_status[SYM__NR];	/* distinct addresses */
+	uint64_t frames_by_status[SYM__NR];
 	uint64_t no_frames;
 };
 
@@ -348,7 +356,7 @@ static const char *dso_intern(struct caches *c, const char *dso)
 
 /* The id of (name, dso, kernel); name is copied if new. */
 static int sym_intern(struct rtree *t, const char *name, const char *dso,
-		      bool kernel, bool resolved, uint32_t *id)
+		      bool kernel, enum sym_status status, uint32_t *id)
 {
 	struct caches *c = t->priv;
 	uint64_t h = mix(str_hash(dso, str_hash(name, 0xcbf29ce484222325ull)),
@@ -377,7 +385,8 @@ static int sym_intern(struct rtree *t, const char *name, const char *dso,
 		return -ENOMEM;
 	}
 	s->kernel = kernel;
-	s->resolved = resolved;
+	s->resolved = status == SYM_OK;
+	s->status = (uint8_t)status;
 	c->ss[i].hash = h;
 	c->ss[i].sym = (uint32_t)++t->nr_syms;
 	c->sn++;
@@ -411,7 +420,8 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 			profile__find_mapping(t->p, s->pid, k.addr, s->ts);
 
 		if (m) {
-			k.where = m->serial + 1;
+			/* The mapping itself: serials may repeat across streams. */
+			k.where = (uint64_t)(uintptr_t)m;
 		} else {
 			k.where = UINT64_MAX;
 			k.pid_if_none = s->pid;
@@ -442,16 +452,77 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 	if (!res.status && res.nr_frames && res.frames[0].function) {
 		/* The outermost function: inline frames are not expanded. */
 		ret = sym_intern(t, res.frames[res.nr_frames - 1].function, dso,
-				 kernel, true, id);
+				 kernel, SYM_OK, id);
 	} else {
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, dso, res.rel_pc);
-		ret = sym_intern(t, buf, dso, kernel, false, id);
+		ret = sym_intern(t, buf, dso, kernel,
+				 res.status ? res.status : SYM_NO_SYMBOL, id);
 	}
 	if (ret)
 		return ret;
 	c->fs[slot].k = k;
 	c->fs[slot].sym = *id + 1;
 	c->fn++;
+	return 0;
+}
+
+/*
+ * Samples with the same comm, pid, idleness and named stack are one
+ * rt_sample with a weight: what the reports aggregate is then the
+ * distinct stacks, not every sample.  1 if rs merged into an earlier
+ * one, 0 if it is new, -ENOMEM.
+ */
+static uint64_t stack_hash(const struct rtree *t, const struct rt_sample *rs)
+{
+	uint64_t h = mix(mix((uintptr_t)rs->s->comm, rs->s->pid), rs->idle);
+	uint32_t i;
+
+	for (i = 0; i < rs->n; i++)
+		h = mix(h, t->stack[rs->first + i]);
+	return h;
+}
+
+static int stack_merge(struct rtree *t, struct rt_sample *rs)
+{
+	struct caches *c = t->priv;
+	uint64_t h = stack_hash(t, rs);
+	size_t i;
+
+	if (2 * (c->un + 1) > c->ucap) {
+		size_t ncap = c->ucap ? 2 * c->ucap : 4096;
+		struct uniq_slot *nu = calloc(ncap, sizeof(*nu));
+
+		if (!nu)
+			return -ENOMEM;
+		for (i = 0; i < c->ucap; i++) {
+			size_t j;
+
+			if (!c->us[i].idx)
+				continue;
+			for (j = c->us[i].hash & (ncap - 1); nu[j].idx;
+			     j = (j + 1) & (ncap - 1))
+				;
+			nu[j] = c->us[i];
+		}
+		free(c->us);
+		c->us = nu;
+		c->ucap = ncap;
+	}
+	for (i = h & (c->ucap - 1); c->us[i].idx; i = (i + 1) & (c->ucap - 1)) {
+		struct rt_sample *o = &t->samples[c->us[i].idx - 1];
+
+		if (c->us[i].hash == h && o->n == rs->n &&
+		    o->s->comm == rs->s->comm && o->s->pid == rs->s->pid &&
+		    o->idle == rs->idle &&
+		    !memcmp(&t->stack[o->first], &t->stack[rs->first],
+			    rs->n * sizeof(*t->stack))) {
+			o->weight++;
+			return 1;
+		}
+	}
+	c->us[i].hash = h;
+	c->us[i].idx = (uint32_t)(rs - t->samples) + 1;
+	c->un++;
 	return 0;
 }
 
@@ -491,9 +562,11 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 
 		if (!selected(t, &o->filter, s))
 			continue;
-		rs = &t->samples[t->nr_samples++];
+		t->total++;
+		rs = &t->samples[t->nr_samples];
 		rs->s = s;
 		rs->idle = s->mode == MODE_IDLE || (!s->pid && !s->tid);
+		rs->weight = 1;
 		if (grow((void **)&t->stack, &t->cap_stack,
 			 t->nr_stack + (nf ? nf : 1), sizeof(*t->stack)))
 			return reader_err(-ENOMEM, "report");
@@ -501,25 +574,36 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 		if (!nf) {
 			/* No frames at all: one unknown frame, as perf shows. */
 			if (!unknown && (ret = sym_intern(t, "[unknown]",
-					"[unknown]", false, false, &unknown)))
+					"[unknown]", false, SYM_NO_MAPPING,
+					&unknown)))
 				return reader_err(ret, "report");
 			t->stack[t->nr_stack++] = unknown;
 			rs->n = 1;
 			c->no_frames++;
+		} else {
+			for (j = 0; j < nf; j++) {
+				uint32_t id;
+
+				ret = name_frame(t, s, j, &id);
+				if (ret)
+					return reader_err(ret, "report");
+				t->stack[t->nr_stack++] = id;
+				t->frames++;
+				if (t->syms[id].resolved)
+					t->resolved++;
+				c->frames_by_status[t->syms[id].status]++;
+			}
+			rs->n = nf;
+		}
+		ret = stack_merge(t, rs);
+		if (ret < 0)
+			return reader_err(ret, "report");
+		if (ret) {
+			/* Seen before: counted there, its copy dropped. */
+			t->nr_stack = rs->first;
 			continue;
 		}
-		for (j = 0; j < nf; j++) {
-			uint32_t id;
-
-			ret = name_frame(t, s, j, &id);
-			if (ret)
-				return reader_err(ret, "report");
-			t->stack[t->nr_stack++] = id;
-			t->frames++;
-			if (t->syms[id].resolved)
-				t->resolved++;
-		}
-		rs->n = nf;
+		t->nr_samples++;
 	}
 	return 0;
 }
@@ -538,6 +622,7 @@ void rtree__free(struct rtree *t)
 		for (i = 0; i < c->nr_dsos; i++)
 			free(c->dsos[i]);
 		free(c->dsos);
+		free(c->us);
 		free(c->fs);
 		free(c->ss);
 		free(c);
@@ -547,6 +632,28 @@ void rtree__free(struct rtree *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* The symbolizer's problems list, as header lines ("# ..."). */
+static void print_problems(const struct rtree *t, FILE *f)
+{
+	char *text = NULL, *line, *save;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m) {
+		symbolizer__print_problems(t->sym, f);
+		return;
+	}
+	symbolizer__print_problems(t->sym, m);
+	if (fclose(m) || !text) {
+		free(text);
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		fprintf(f, "# %s\n", line);
+	free(text);
+}
+
 void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 {
 	const struct caches *c = t->priv;
@@ -554,12 +661,19 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	unsigned int i;
 
 	profile__stats(t->p, &st);
-	fprintf(f, "# %s: %" PRIu64 " samples, %zu selected\n", path,
-		st.samples, t->nr_samples);
+	fprintf(f, "# %s: %" PRIu64 " samples, %" PRIu64 " selected\n", path,
+		st.samples, t->total);
 	fprintf(f, "# frames: %" PRIu64 ", %" PRIu64 " named (%.1f%%), %zu "
 		"distinct addresses\n", t->frames, t->resolved,
 		t->frames ? 100.0 * (double)t->resolved / (double)t->frames : 0,
 		c->fn);
+	fprintf(f, "# frames by result:");
+	for (i = 0; i < SYM__NR; i++)
+		if (c->frames_by_status[i])
+			fprintf(f, " %s %" PRIu64 ";",
+				sym_status__name((enum sym_status)i),
+				c->frames_by_status[i]);
+	fputc('\n', f);
 	fprintf(f, "# distinct addresses by result:");
 	for (i = 0; i < SYM__NR; i++)
 		if (c->by_status[i])
@@ -586,7 +700,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	if (st.output_dropped)
 		fprintf(f, "# the output dropped %" PRIu64 " records\n",
 			st.output_dropped);
-	symbolizer__print_problems(t->sym, f);
+	print_problems(t, f);
 	fprintf(f, "#\n");
 }
 
@@ -743,6 +857,37 @@ static uint32_t node_child(struct rt_node **nodes, size_t *n, size_t *cap,
 	return nc;
 }
 
+/*
+ * Add to entry e's call graph the chain from frame `from` (the entry) to
+ * the root: root first for caller order, the entry first for callee.
+ */
+static int graph_add(struct rt_report *r, uint32_t e, const uint32_t *st,
+		     uint32_t from, uint32_t n, enum rt_graph order,
+		     uint64_t weight)
+{
+	uint32_t node, j;
+
+	if (!r->e[e].graph) {
+		node = node_new(&r->nodes, &r->nr_nodes, &r->cap_nodes, 0);
+		if (!node)
+			return -ENOMEM;
+		r->e[e].graph = node;
+	}
+	node = r->e[e].graph;
+	r->nodes[node].count += weight;
+	for (j = 0; j < n - from; j++) {
+		uint32_t sym = order == RT_GRAPH_CALLER ? st[n - 1 - j] :
+			       st[from + j];
+
+		node = node_child(&r->nodes, &r->nr_nodes, &r->cap_nodes, node,
+				  sym);
+		if (!node)
+			return -ENOMEM;
+		r->nodes[node].count += weight;
+	}
+	return 0;
+}
+
 static const struct rt_report *sort_ctx;
 
 static int by_children(const void *a, const void *b)
@@ -778,7 +923,7 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 	int ret = -ENOMEM;
 
 	memset(r, 0, sizeof(*r));
-	r->total = t->nr_samples;
+	r->total = t->total;
 	for (i = 0; i < t->nr_samples; i++)
 		if (t->samples[i].n > max_n)
 			max_n = t->samples[i].n;
@@ -789,7 +934,7 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 		const struct rt_sample *rs = &t->samples[i];
 		const uint32_t *st = &t->stack[rs->first];
 		struct rt_entry key;
-		uint32_t j, e, node;
+		uint32_t j, e;
 
 		for (j = 0; j < rs->n; j++) {
 			ent_key(t, sort, rs, st[j], &key);
@@ -806,36 +951,23 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 			stamp = ns;
 			cap_stamp = tb.cap_e;
 		}
-		r->e[idx[0]].self++;
-		if (children) {
-			for (j = 0; j < rs->n; j++) {
-				e = idx[j];
-				if (stamp[e] == i + 1)
-					continue;
-				stamp[e] = i + 1;
-				r->e[e].children++;
-			}
-		}
-		if (graph == RT_GRAPH_NONE)
+		r->e[idx[0]].self += rs->weight;
+		if (!children) {
+			if (graph && graph_add(r, idx[0], st, 0, rs->n, graph,
+					       rs->weight))
+				goto out;
 			continue;
-		e = idx[0];
-		if (!r->e[e].graph) {
-			r->e[e].graph = node_new(&r->nodes, &r->nr_nodes,
-						 &r->cap_nodes, 0);
-			if (!r->e[e].graph)
-				goto out;
 		}
-		node = r->e[e].graph;
-		r->nodes[node].count++;
+		/* Each entry once per sample, at its leafmost frame. */
 		for (j = 0; j < rs->n; j++) {
-			uint32_t sym = graph == RT_GRAPH_CALLER ?
-				       st[rs->n - 1 - j] : st[j];
-
-			node = node_child(&r->nodes, &r->nr_nodes,
-					  &r->cap_nodes, node, sym);
-			if (!node)
+			e = idx[j];
+			if (stamp[e] == i + 1)
+				continue;
+			stamp[e] = i + 1;
+			r->e[e].children += rs->weight;
+			if (graph && graph_add(r, e, st, j, rs->n, graph,
+					       rs->weight))
 				goto out;
-			r->nodes[node].count++;
 		}
 	}
 	sort_any(r->e, r->n, sizeof(*r->e), children ? by_children : by_self);
@@ -1004,6 +1136,11 @@ static int flame_aux(struct rt_flame *fl, size_t *cap_aux)
 	if (!ni)
 		return -ENOMEM;
 	fl->idle = ni;
+	/* New nodes are frames of a busy thread until set otherwise. */
+	memset(fl->comm + *cap_aux, 0,
+	       (fl->cap_nodes - *cap_aux) * sizeof(*fl->comm));
+	memset(fl->idle + *cap_aux, 0,
+	       (fl->cap_nodes - *cap_aux) * sizeof(*fl->idle));
 	*cap_aux = fl->cap_nodes;
 	return 0;
 }
@@ -1022,7 +1159,7 @@ int rt_flame__build(struct rt_flame *fl, const struct rtree *t)
 		const uint32_t *st = &t->stack[rs->first];
 		uint32_t c, node, j;
 
-		fl->nodes[root].count++;
+		fl->nodes[root].count += rs->weight;
 		/* Comm nodes: sym holds nothing, comm[] the name. */
 		for (c = fl->nodes[root].child; c; c = fl->nodes[c].next)
 			if (fl->comm[c] == rs->s->comm)
@@ -1039,7 +1176,7 @@ int rt_flame__build(struct rt_flame *fl, const struct rtree *t)
 			return -ENOMEM;
 		fl->comm[c] = rs->s->comm;
 		fl->idle[c] = rs->idle;
-		fl->nodes[c].count++;
+		fl->nodes[c].count += rs->weight;
 		node = c;
 		for (j = 0; j < rs->n; j++) {
 			node = node_child(&fl->nodes, &fl->nr_nodes,
@@ -1047,7 +1184,7 @@ int rt_flame__build(struct rt_flame *fl, const struct rtree *t)
 					  st[rs->n - 1 - j]);
 			if (!node)
 				return -ENOMEM;
-			fl->nodes[node].count++;
+			fl->nodes[node].count += rs->weight;
 			if (flame_aux(fl, &cap_aux))
 				return -ENOMEM;
 			fl->comm[node] = NULL;

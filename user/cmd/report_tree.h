@@ -49,14 +49,20 @@ struct rt_sym {
 	const char *dso;
 	bool kernel;
 	bool resolved;
+	uint8_t status;		/* enum sym_status of its first frame */
 };
 
-/* One selected sample: its frames as symbol ids, leaf first. */
+/*
+ * The selected samples with one comm, pid, idleness and stack: their
+ * frames as symbol ids, leaf first, and how many they are.  s is the
+ * first of them.
+ */
 struct rt_sample {
 	const struct profile_sample *s;
 	uint32_t first;		/* in rtree.stack[] */
 	uint32_t n;
 	bool idle;
+	uint64_t weight;	/* samples */
 };
 
 struct rtree {
@@ -66,8 +72,9 @@ struct rtree {
 	size_t nr_syms, cap_syms;
 	uint32_t *stack;
 	size_t nr_stack, cap_stack;
-	struct rt_sample *samples;
+	struct rt_sample *samples;	/* distinct stacks */
 	size_t nr_samples;
+	uint64_t total;			/* selected samples */
 	uint64_t t_from, t_to;		/* the --time window, ns */
 	uint64_t frames, resolved;	/* of the selected samples */
 	void *priv;			/* caches */
@@ -129,7 +136,9 @@ enum rt_graph { RT_GRAPH_NONE, RT_GRAPH_CALLER, RT_GRAPH_CALLEE };
 
 /*
  * Entries by the sort keys, sorted by children (if children) else self
- * count; with a graph, each entry's self samples as a call tree.
+ * count.  With a graph, each entry gets the call chains from it up to
+ * the root of the samples it counts in: with children, every sample it
+ * is in; without, the samples it is the leaf of (as perf does).
  */
 int rt_report__build(struct rt_report *r, const struct rtree *t,
 		     const struct rt_sort *sort, bool children,

@@ -357,6 +357,10 @@ static uint64_t to_ns(struct loader *ld, uint64_t ticks)
 {
 	int64_t ns;
 
+	/* fxtprof's streams tick in ns: no 128-bit division per record. */
+	if (ticks <= INT64_MAX &&
+	    fxt_reader__ticks_per_sec(ld->rd) == 1000000000ull)
+		return ticks;
 	if (fxt_reader__ticks_to_ns(ld->rd, ticks, &ns))
 		return ticks;
 	return (uint64_t)ns;
@@ -736,20 +740,29 @@ static int on_mapping(struct loader *ld, const struct fxt_record *rec)
 	ret = kobj_build_id(ld, rec, "mapping", m.build_id, &m.build_id_size);
 	if (ret)
 		return ret;
-	/* Replayed at every segment: the serial says it is the same one. */
-	seen = u64map_get(&p->map_serials, m.serial, 0);
-	if (!seen)
-		return -ENOMEM;
-	if (*seen)
-		return 0;
-	*seen = 1;
 	m.pid = (uint32_t)pid;
-	if (!arg_bool(rec, FXT_PROFILE_ARG_INITIAL) &&
-	    arg_uint(rec, FXT_PROFILE_ARG_TIME, &time))
-		m.time = to_ns(ld, time);
 	m.path = strpool_add(&p->strs, rec->kobj.name.data, rec->kobj.name.len);
 	if (!m.path)
 		return -ENOMEM;
+	/*
+	 * A mapping seen again under its serial (a stream that replays with
+	 * the serials it first gave) is not a new one; a serial reused for
+	 * another mapping (two streams put together) is.
+	 */
+	seen = u64map_get(&p->map_serials, m.serial, 0);
+	if (!seen)
+		return -ENOMEM;
+	if (*seen) {
+		const struct profile_mapping *o = &p->maps[*seen - 1];
+
+		if (o->pid == m.pid && o->start == m.start &&
+		    o->end == m.end && o->pgoff == m.pgoff && o->path == m.path)
+			return 0;
+	}
+	*seen = p->nr_maps + 1;
+	if (!arg_bool(rec, FXT_PROFILE_ARG_INITIAL) &&
+	    arg_uint(rec, FXT_PROFILE_ARG_TIME, &time))
+		m.time = to_ns(ld, time);
 	if (grow((void **)&p->maps, &p->cap_maps, p->nr_maps + 1,
 		 sizeof(*p->maps)))
 		return -ENOMEM;
@@ -1016,7 +1029,13 @@ static int profile_finish(struct loader *ld)
 		e->s.nr_kernel = (uint16_t)k;
 		e->s.nr_user = (uint16_t)(e->nr_frames - k);
 	}
-	sort_any(p->samples, p->nr_samples, sizeof(*p->samples), cmp_sample);
+	/* Often sorted already (one CPU, or a sorted source): then skip it. */
+	for (i = 1; i < p->nr_samples; i++)
+		if (cmp_sample(&p->samples[i - 1], &p->samples[i]) > 0)
+			break;
+	if (i < p->nr_samples)
+		sort_any(p->samples, p->nr_samples, sizeof(*p->samples),
+			 cmp_sample);
 	for (i = 0; i < p->nr_samples; i++)
 		p->samples[i].s.ips = p->frames ? p->frames +
 				      p->samples[i].frames_off : NULL;
