@@ -114,6 +114,16 @@ enum fxt_large_type {
 	FXT_LARGE_BLOB		= 0,
 };
 
+/* Blob record (type 5) payload types. */
+enum fxt_blob_type {
+	FXT_BLOB_DATA		= 1,
+	FXT_BLOB_LBR		= 2,
+	FXT_BLOB_PERFETTO	= 3,	/* Perfetto TracePackets, Trace wire format */
+};
+
+/* Fuchsia's TRACE_MAX_BLOB_SIZE: a blob record's payload, at most. */
+#define FXT_MAX_BLOB_LEN		32000u
+
 enum fxt_blob_format {
 	FXT_BLOB_FORMAT_METADATA	= 0,
 	FXT_BLOB_FORMAT_NO_METADATA	= 1,
@@ -225,6 +235,13 @@ int fxt_enc_large_blob(uint64_t *buf, size_t cap, uint64_t ts,
 		       const struct fxt_tref *thread, struct fxt_sref category,
 		       struct fxt_sref name, const struct fxt_arg *args,
 		       unsigned int nargs, const void *data, size_t len);
+
+/*
+ * Blob record (type 5, fxt_blob.c): len <= FXT_MAX_BLOB_LEN payload bytes
+ * of @blob_type (enum fxt_blob_type), named by @name (index or inline).
+ */
+int fxt_enc_blob(uint64_t *buf, size_t cap, struct fxt_sref name,
+		 unsigned int blob_type, const void *data, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Header words, for records built word by word (fxt_writer__begin)   */
@@ -418,6 +435,9 @@ int fxt_writer__large_blob(struct fxt_writer *w, uint64_t ts,
 			   struct fxt_sref category, struct fxt_sref name,
 			   const struct fxt_arg *args, unsigned int nargs,
 			   const void *data, size_t len);
+/* A blob record (type 5), as fxt_enc_blob(). */
+int fxt_writer__blob(struct fxt_writer *w, struct fxt_sref name,
+		     unsigned int blob_type, const void *data, size_t len);
 /*
  * Fuchsia kernel-sampler convention: large blob with metadata, empty
  * category and name, inline pid/tid, payload = u64 PCs leaf first.  More

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * export.c - `fxtprof export --format pprof FILE -o OUT.pb.gz`, and what
+ * `export` and `symbolize` share (export.h).
+ *
+ * Both read the whole recording into memory: `symbolize` copies its
+ * records, and both need every sample before they write anything.  The
+ * output is written only once it is complete, and removed if writing it
+ * fails, so a failed run never leaves a half file behind.  Outputs hold
+ * kernel addresses: mode 0600 unless --mode says otherwise
+ * (Documentation/security.md).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "export.h"
+#include "export/pprof.h"
+
+#define READ_CHUNK	(1 << 20)
+
+int export_fxt_records(const uint8_t *data, size_t len,
+		       int (*fn)(void *ctx, const uint8_t *rec, size_t len),
+		       void *ctx, uint64_t *bad)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		uint64_t h, words;
+		int err;
+
+		if (len - off < 8) {
+			*bad = off;
+			return -EPROTO;
+		}
+		memcpy(&h, data + off, 8);
+		/* Large records (type 15) have a 32-bit size field. */
+		words = (h & 0xf) == 15 ? (h >> 4) & 0xffffffffu :
+					  (h >> 4) & 0xfff;
+		if (!words || words > (len - off) / 8) {
+			*bad = off;
+			return -EPROTO;
+		}
+		if (fn) {
+			err = fn(ctx, data + off, (size_t)words * 8);
+			if (err)
+				return err;
+		}
+		off += (size_t)words * 8;
+	}
+	return 0;
+}
+
+static int read_all(const char *path, uint8_t **out, size_t *out_len)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) :
+				     STDIN_FILENO;
+	size_t len = 0, cap = 0;
+	uint8_t *buf = NULL;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < READ_CHUNK) {
+			uint8_t *b = realloc(buf, cap + READ_CHUNK * 4);
+
+			if (!b) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = b;
+			cap += READ_CHUNK * 4;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+int export_cmd__load(struct export_cmd *c)
+{
+	struct profile_error perr = { 0 };
+	uint64_t bad = 0;
+	int err;
+
+	err = read_all(c->input, &c->data, &c->len);
+	if (err)
+		return reader_err(err, "cannot read %s", c->input);
+	if (!c->len)
+		return reader_err(-EPROTO, "%s is empty, not an FXT recording",
+				  c->input);
+	err = export_fxt_records(c->data, c->len, NULL, NULL, &bad);
+	if (err) {
+		reader_err(0, "%s: truncated or malformed FXT at byte %" PRIu64
+			   " of %zu: the record there is cut or has no size",
+			   c->input, bad, c->len);
+		return err;
+	}
+	err = profile__load_buffer(c->data, c->len, &c->profile, &perr);
+	if (err)
+		return reader_err(err, "%s: at byte %" PRIu64 ": %s", c->input,
+				  perr.offset, perr.msg[0] ? perr.msg :
+				  "cannot load the recording");
+	err = symbolizer__new(&c->sym, &c->symbolizer);
+	if (err)
+		return reader_err(err, "cannot start the symbolizer");
+	return 0;
+}
+
+void export_cmd__release(struct export_cmd *c)
+{
+	symbolizer__free(c->symbolizer);
+	profile__free(c->profile);
+	free(c->data);
+	c->symbolizer = NULL;
+	c->profile = NULL;
+	c->data = NULL;
+}
+
+static int write_fd(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int export_cmd__write(const struct export_cmd *c, const void *data,
+		      size_t len)
+{
+	const char *path = c->output;
+	struct stat st = { 0 };
+	int fd, err;
+
+	if (!strcmp(path, "-")) {
+		err = write_fd(STDOUT_FILENO, data, len);
+		return err ? reader_err(err, "cannot write to stdout") : 0;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, c->mode);
+	if (fd < 0)
+		return reader_err(-errno, "cannot create %s", path);
+	/* O_CREAT's mode applies to a new file only. */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (st.st_mode & 07777) != c->mode && fchmod(fd, c->mode)) {
+		err = reader_err(-errno, "cannot make %s mode %04o", path,
+				 c->mode);
+		goto out_remove;
+	}
+	err = write_fd(fd, data, len);
+	if (!err && fsync(fd) && errno != EINVAL)
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	fd = -1;
+	if (err) {
+		reader_err(err, "cannot write %s", path);
+		goto out_remove;
+	}
+	return 0;
+out_remove:
+	if (fd >= 0)
+		close(fd);
+	if (S_ISREG(st.st_mode))
+		unlink(path);
+	return err;
+}
+
+FILE *export_cmd__info(const struct export_cmd *c)
+{
+	return strcmp(c->output, "-") ? stdout : stderr;
+}
+
+void export_cmd__print_unresolved(const struct export_cmd *c,
+				  const struct export_stats *st)
+{
+	FILE *f = export_cmd__info(c);
+	struct profile_stats ps;
+	const char *sep = " (";
+
+	fprintf(f, "fxtprof: %" PRIu64 " of %" PRIu64 " frames unresolved",
+		st->unresolved, st->frames);
+	for (int i = 1; i < SYM__NR; i++) {
+		if (!st->by_status[i])
+			continue;
+		fprintf(f, "%s%s: %" PRIu64, sep,
+			sym_status__name((enum sym_status)i),
+			st->by_status[i]);
+		sep = ", ";
+	}
+	fprintf(f, "%s\n", *sep == ',' ? ")" : "");
+	profile__stats(c->profile, &ps);
+	if (ps.samples && !ps.has_mappings)
+		fprintf(f, "fxtprof: %s has no mapping records (recorded before "
+			"ABI 2?): user frames cannot be named\n", c->input);
+	if (ps.samples && !ps.has_kernel && !c->sym.vmlinux &&
+	    !c->sym.system_map && st->by_status[SYM_NO_KERNEL])
+		fprintf(f, "fxtprof: %s has no kernel symbols: give --vmlinux or "
+			"--system-map to name kernel frames\n", c->input);
+	fflush(f);
+	symbolizer__print_problems(c->symbolizer, stderr);
+}
+
+enum {
+	OPT_DEBUG_DIR = 256,
+	OPT_SYMFS,
+	OPT_VMLINUX,
+	OPT_SYSTEM_MAP,
+	OPT_MODE,
+	OPT_NO_LINES,
+	OPT_NO_INLINES,
+};
+
+static const struct option export_longopts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "system-map", required_argument, NULL, OPT_SYSTEM_MAP },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
+	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void export_usage(FILE *f, const char *cmd)
+{
+	bool pprof = !strcmp(cmd, "export");
+
+	if (pprof)
+		fprintf(f, "usage: fxtprof export --format pprof FILE -o OUT.pb.gz\n\n"
+			"Write the recording's samples as one gzipped pprof profile\n"
+			"(profile.proto), named by the symbolizer: values samples/count\n"
+			"and cpu/nanoseconds, labels pid, tid, cpu, comm, thread_comm.\n"
+			"Read it with `go tool pprof`, speedscope or Perfetto.\n\n");
+	else
+		fprintf(f, "usage: fxtprof symbolize FILE -o OUT.fxt\n\n"
+			"Copy the recording's FXT records unchanged and append its CPU\n"
+			"profile as Perfetto TracePackets in FXT blob records (blob type\n"
+			"3): interned names, mappings, frames and callstacks, and a\n"
+			"PerfSample per sample.  The Perfetto UI then shows call stacks\n"
+			"and flame graphs from the .fxt file alone.\n\n");
+	fprintf(f, "options:\n");
+	if (pprof)
+		fprintf(f, "  -f, --format pprof     the output format (pprof only)\n");
+	fprintf(f,
+		"  -o, --output FILE      where to write (\"-\" = stdout); required\n"
+		"      --debug-dir DIR    debug files by build id (default\n"
+		"                         /usr/lib/debug/.build-id)\n"
+		"      --symfs DIR        the target's root filesystem, on this host\n"
+		"      --vmlinux FILE     kernel symbols from this ELF\n"
+		"      --system-map FILE  kernel symbols from this System.map\n"
+		"      --mode OCTAL       the output file's mode (default 0600:\n"
+		"                         profiles hold kernel addresses)\n");
+	if (pprof)
+		fprintf(f, "      --no-lines         no source files and lines\n");
+	fprintf(f,
+		"      --no-inlines       no inline frames\n"
+		"  -h, --help             this text\n\n"
+		"FILE \"-\" reads stdin.  Exit status: 0 written, 1 failed (unreadable or\n"
+		"malformed input, a write error), 2 bad arguments.\n");
+}
+
+/*
+ * Options common to both commands; *format gets --format (export only).
+ * Returns -1 to go on, else the exit status.
+ */
+int export_cmd__parse(struct export_cmd *c, int argc, char **argv,
+		      const char *cmd, const char **format)
+{
+	bool pprof = !strcmp(cmd, "export");
+	unsigned long v;
+	char *end;
+	int opt;
+
+	memset(c, 0, sizeof(*c));
+	c->mode = 0600;
+	c->sym.lines = pprof;
+	c->sym.inlines = true;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, pprof ? "f:o:h" : "o:h",
+				  export_longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (!pprof)
+				goto bad;
+			*format = optarg;
+			break;
+		case 'o':
+			c->output = optarg;
+			break;
+		case OPT_DEBUG_DIR:
+			c->sym.debug_dir = optarg;
+			break;
+		case OPT_SYMFS:
+			c->sym.symfs = optarg;
+			break;
+		case OPT_VMLINUX:
+			c->sym.vmlinux = optarg;
+			break;
+		case OPT_SYSTEM_MAP:
+			c->sym.system_map = optarg;
+			break;
+		case OPT_MODE:
+			errno = 0;
+			v = strtoul(optarg, &end, 8);
+			if (!*optarg || *end || errno || v > 0777) {
+				reader_err(0, "bad mode '%s': octal, at most 0777",
+					   optarg);
+				return CMD_EXIT_USAGE;
+			}
+			c->mode = (unsigned int)v;
+			break;
+		case OPT_NO_LINES:
+			if (!pprof)
+				goto bad;
+			c->sym.lines = false;
+			break;
+		case OPT_NO_INLINES:
+			c->sym.inlines = false;
+			break;
+		case 'h':
+			export_usage(stdout, cmd);
+			return CMD_EXIT_OK;
+		default:
+			goto bad;
+		}
+	}
+	if (optind + 1 != argc) {
+		reader_err(0, "%s needs exactly one input FILE", cmd);
+		goto bad;
+	}
+	c->input = argv[optind];
+	if (!c->output) {
+		reader_err(0, "%s needs -o OUTPUT", cmd);
+		goto bad;
+	}
+	return -1;
+bad:
+	export_usage(stderr, cmd);
+	return CMD_EXIT_USAGE;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_cmd c;
+	struct export_stats st = { 0 };
+	struct pb_buf gz = PB_BUF_INIT;
+	const char *format = "pprof";
+	int ret, err;
+
+	ret = export_cmd__parse(&c, argc, argv, "export", &format);
+	if (ret >= 0)
+		return ret;
+	if (strcmp(format, "pprof")) {
+		reader_err(0, "unknown format '%s': only pprof", format);
+		return CMD_EXIT_USAGE;
+	}
+	ret = CMD_EXIT_FAILED;
+	if (export_cmd__load(&c))
+		goto out_release;
+	err = pprof__encode(c.profile, c.symbolizer, &gz, &st);
+	if (err) {
+		reader_err(err, "cannot build the pprof profile");
+		goto out_release;
+	}
+	if (export_cmd__write(&c, gz.data, gz.len))
+		goto out_release;
+	fprintf(export_cmd__info(&c), "fxtprof: wrote %s: pprof, %zu bytes "
+		"gzipped: %" PRIu64 " samples, %" PRIu64 " locations, %" PRIu64
+		" functions, %" PRIu64 " mappings; cpu time = samples x %" PRIu64
+		" ns\n", c.output, gz.len, st.samples, st.locations,
+		st.functions, st.mappings, st.period_ns);
+	export_cmd__print_unresolved(&c, &st);
+	ret = CMD_EXIT_OK;
+out_release:
+	pb_buf__release(&gz);
+	export_cmd__release(&c);
+	return ret;
+}

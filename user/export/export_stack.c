@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * export_stack.c - a sample's frames, named, for the exporters
+ * (export_stack.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/fxtprof.h>
+
+#include "export_stack.h"
+
+void export_stack__release(struct export_stack *st)
+{
+	free(st->res);
+	st->res = NULL;
+	st->n = st->cap = 0;
+}
+
+int export_stack__symbolize(struct export_stack *st, struct symbolizer *s,
+			    const struct profile *p,
+			    const struct profile_sample *smp,
+			    struct export_stats *stats)
+{
+	size_t n = (size_t)smp->nr_kernel + smp->nr_user;
+
+	st->n = 0;
+	if (n > st->cap) {
+		struct sym_result *r = realloc(st->res, n * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		st->res = r;
+		st->cap = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sym_result *r = &st->res[i];
+		int err = symbolizer__frame(s, p, smp, (unsigned int)i, r);
+
+		if (err)
+			return err;
+		if (!r->nr_frames) {
+			/* Never by contract; one frame keeps the outputs whole. */
+			r->nr_frames = 1;
+			r->frames[0].function = NULL;
+		}
+		if (r->nr_frames > SYM_MAX_INLINE)
+			r->nr_frames = SYM_MAX_INLINE;
+		stats->frames++;
+		if (r->status != SYM_OK || !r->frames[0].function) {
+			stats->unresolved++;
+			stats->by_status[r->status < SYM__NR ? r->status :
+					 SYM_NO_SYMBOL]++;
+		}
+	}
+	st->n = n;
+	stats->samples++;
+	return 0;
+}
+
+const char *export_frame_name(const struct sym_result *r, unsigned int j,
+			      char *buf, size_t len)
+{
+	if (j < r->nr_frames && r->frames[j].function)
+		return r->frames[j].function;
+	snprintf(buf, len, "%s+0x%" PRIx64, r->dso ? r->dso : "[unknown]",
+		 r->rel_pc);
+	return buf;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t export_sample_period_ns(const struct profile *p)
+{
+	size_t n = profile__nr_samples(p), nd = 0;
+	uint64_t *last, *d, period = 1000000000ULL / FXTPROF_DEFAULT_FREQ;
+
+	last = calloc(65536, sizeof(*last));
+	d = n ? malloc(n * sizeof(*d)) : NULL;
+	if (!last || !d)
+		goto out_free;
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_sample *smp = profile__sample(p, i);
+		uint64_t *l = &last[smp->cpu];
+
+		/* ts + 1 so that 0 means "none yet", for a sample at 0 too. */
+		if (*l && smp->ts + 1 > *l)
+			d[nd++] = smp->ts + 1 - *l;
+		*l = smp->ts + 1;
+	}
+	if (nd) {
+		uint64_t median, freq;
+
+		qsort(d, nd, sizeof(*d), cmp_u64);
+		median = d[nd / 2];
+		/* The rate was a whole number of Hz: round to it. */
+		freq = (1000000000ULL + median / 2) / median;
+		if (freq < FXTPROF_MIN_FREQ)
+			freq = FXTPROF_MIN_FREQ;
+		if (freq > FXTPROF_MAX_FREQ)
+			freq = FXTPROF_MAX_FREQ;
+		period = 1000000000ULL / freq;
+	}
+out_free:
+	free(last);
+	free(d);
+	return period;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pprof.h - a loaded recording as one gzipped profile.proto
+ * (perftools.profiles), the format of `go tool pprof`, speedscope and
+ * Perfetto's pprof importer.  Documentation/export.md has the layout.
+ */
+#ifndef FXTPROF_PPROF_H
+#define FXTPROF_PPROF_H
+
+#include "export_stack.h"
+#include "pb_writer.h"
+
+/*
+ * The gzipped profile of p, named by s, into out (reset first).
+ * 0 or -errno: -ENOMEM, a symbolizer error, -EIO if zlib fails.
+ */
+int pprof__encode(const struct profile *p, struct symbolizer *s,
+		  struct pb_buf *out, struct export_stats *st);
+
+/* Gzip (RFC 1952, zlib's deflate) len bytes of in into out (reset). */
+int pprof__gzip(const void *in, size_t len, struct pb_buf *out);
+
+#endif /* FXTPROF_PPROF_H */
