@@ -12,6 +12,7 @@
 #     sym_short       lives under 50 ms, spinning the whole time (static)
 #     sym_stripped    stripped; its unstripped copy stays here (.full)
 #     sym_syscall     getpid()/read() loop
+#     sym_wait        waits for record's first sample (static)
 #   host only (not in the VM):
 #     sym_stripped.full  the unstripped sym_stripped (debug dir by build id)
 #     sym_rebuilt        sym_stripped built differently: another build id
@@ -54,6 +55,10 @@ $(SYM)/sym_chain $(SYM)/sym_syscall: $(SYM)/%: tests/symbols/%.c $(SYM_HDRS)
 $(SYM)/sym_short: tests/symbols/sym_short.c $(SYM_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SYM_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
+$(SYM)/sym_wait: tests/symbols/sym_wait.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
 $(SYM)/sym_dlopen: tests/symbols/sym_dlopen.c $(SYM_HDRS)
 	@mkdir -p $(@D)
@@ -100,7 +105,7 @@ sym-force:
 
 VM_TEST_PROGS += $(SYM)/test_symbols $(SYM)/sym_chain $(SYM)/sym_dlopen \
 	$(SYM)/libsymtest.so $(SYM)/sym_short $(SYM)/sym_stripped \
-	$(SYM)/sym_syscall
+	$(SYM)/sym_syscall $(SYM)/sym_wait
 # Not programs, but what `make user` must leave for the suite's host half.
 USER_PROGS += $(B)/vm-test-files.list $(SYM)/sym_stripped.full $(SYM)/sym_rebuilt
 ifeq ($(ARCH),x86_64)
