@@ -7,7 +7,10 @@
 # /lib/modules (numbered in load order), plus any extra SRC:DEST files
 # (command mode scripts, data).  Test programs come from
 # build/ARCH/vm-tests.list (written by make; one path per line) unless
-# VM_TESTS_LIST names another list.  KO overrides the module path.
+# VM_TESTS_LIST names another list; files the test programs need at
+# fixed paths (a dynamic loader, libc) come from the SRC:DEST lines of
+# build/ARCH/vm-test-files.list (make's VM_TEST_FILES) unless
+# VM_TEST_FILES_LIST names another.  KO overrides the module path.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -22,6 +25,7 @@ arm64)	busybox=$ARM64_ROOT/bin/busybox ;;
 esac
 ko=${KO:-$FXT_BUILD/$cfg/kmod/fxtprof.ko}
 list=${VM_TESTS_LIST:-$FXT_BUILD/$arch/vm-tests.list}
+files=${VM_TEST_FILES_LIST:-$FXT_BUILD/$arch/vm-test-files.list}
 
 # A private staging dir: several suites/demos may build at once.
 mkdir -p "$FXT_BUILD/$cfg"
@@ -62,6 +66,13 @@ fi
 while read -r prog; do
 	[ -n "$prog" ] && install -m 0755 "$prog" "$root/tests/"
 done < "$list"
+# Dereferenced: /lib64/ld-linux-x86-64.so.2 is a symlink on the host.
+[ -f "$files" ] || { echo "mkinitramfs: no file list $files (run make ARCH=$arch)" >&2; exit 1; }
+while IFS=: read -r src dest; do
+	[ -n "$src" ] || continue
+	mkdir -p "$root/$(dirname "$dest")"
+	cp -L "$src" "$root/$dest"
+done < "$files"
 
 if [ "$CFG_MODROOT" != none ]; then
 	n=10

@@ -5,8 +5,10 @@
 # log into build/results/vm-CFG.tap: every TAP result of every program,
 # prefixed with the program's name, plus one "dmesg clean" line and a
 # failing line if the VM did not finish, checked against the VM plan
-# (scripts/plan.sh vm; PLAN=FILE names another).  Exits non-zero on any
-# failure.
+# (scripts/plan.sh vm; PLAN=FILE names another).  Then the host half of
+# the symbol tests names what the VM recorded (tests/symbols/
+# check_symbols.sh) into build/results/sym-CFG.tap, against the "sym"
+# plan; SYM_CHECK=0 leaves it out.  Exits non-zero on any failure.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -16,7 +18,7 @@ log=$FXT_RESULTS/vm-$cfg.log
 tap=$FXT_RESULTS/vm-$cfg.tap
 initrd=$FXT_BUILD/$cfg/initramfs.cpio.gz
 mkdir -p "$FXT_RESULTS"
-rm -f "$tap" "$log"
+rm -f "$tap" "$log" "$FXT_RESULTS/sym-$cfg".{plan,log,tap}
 
 planfile=$FXT_RESULTS/vm-$cfg.plan
 if [ -n "${PLAN:-}" ]; then cp "$PLAN" "$planfile"; else "$FXT_ROOT/scripts/plan.sh" vm > "$planfile"; fi
@@ -24,4 +26,17 @@ if [ -n "${PLAN:-}" ]; then cp "$PLAN" "$planfile"; else "$FXT_ROOT/scripts/plan
 rc=0
 "$FXT_ROOT/scripts/vm-run.sh" "$cfg" "$initrd" "$@" || rc=$?
 "$FXT_ROOT/scripts/parse-vm-log.sh" "$log" "$rc" "$planfile" > "$tap"
-! grep -q '^not ok' "$tap"
+taps=("$tap")
+if [ "${SYM_CHECK:-1}" != 0 ]; then
+	# Recorded on the board, symbolized on the host, as a user does.
+	sym=$FXT_RESULTS/sym-$cfg
+	"$FXT_ROOT/scripts/plan.sh" sym > "$sym.plan"
+	src=0
+	{ echo "FXT-TEST-BEGIN check_symbols"
+	  timeout -k 5 "${SYM_CHECK_TIMEOUT:-300}" "$FXT_ROOT/tests/symbols/check_symbols.sh" \
+		"$log" "$FXT_BUILD/$cfg/symbols" </dev/null 2>&1 || src=$?
+	  echo "FXT-TEST-END check_symbols rc=$src"; } > "$sym.log"
+	"$FXT_ROOT/scripts/parse-vm-log.sh" "$sym.log" host "$sym.plan" > "$sym.tap"
+	taps+=("$sym.tap")
+fi
+! grep -q '^not ok' "${taps[@]}"
