@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# user/source/bpf/build.mk - the eBPF source: its BPF object, generated
+# at build time (never committed) under $(B)/user/source/bpf/:
+#   vmlinux.h          bpftool btf dump of the target's kernel BTF
+#   fxtprof.bpf.o      clang -target bpf, CO-RE: one object per ARCH
+#   fxtprof.skel.h     bpftool gen skeleton (embeds the object)
+# and the loader that drains it:
+#   $(B)/lib/libsource_bpf.a   include "source/bpf_source.h" with -Iuser;
+#                              needs libfxtprof.a and $(BPF_SOURCE_LDLIBS)
+#
+# The BTF behind vmlinux.h: on x86_64 the running kernel's (any kernel's
+# BTF serves: CO-RE relocates at load); for arm64, built on the x86_64
+# host, the BTF of the staged Debian arm64 kernel image
+# (scripts in this directory extract it, see Documentation/bpf-source.md).
+# BPF_BTF=path overrides both.
+
+BPF_B := $(B)/user/source/bpf
+BPF_CLANG ?= clang
+BPFTOOL ?= bpftool
+BPF_SOURCE_LDLIBS := -lbpf -lelf -lz
+
+ifeq ($(ARCH),arm64)
+BPF_TARGET := arm64
+BPF_ARM64_IMAGE_DEB := $(firstword $(wildcard \
+	$(DEPS)/arm64/debs/linux-image-6.1.*-arm64-unsigned_*_arm64.deb))
+BPF_BTF ?= $(BPF_B)/vmlinux-arm64.btf
+$(BPF_B)/vmlinux-arm64.btf: user/source/bpf/extract-btf.sh $(BPF_ARM64_IMAGE_DEB)
+	@mkdir -p $(@D)
+	user/source/bpf/extract-btf.sh $(BPF_ARM64_IMAGE_DEB) $@
+else
+BPF_TARGET := x86
+BPF_BTF ?= /sys/kernel/btf/vmlinux
+endif
+
+$(BPF_B)/vmlinux.h: $(filter-out /sys/%,$(BPF_BTF))
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file $(BPF_BTF) format c > $@.tmp
+	mv $@.tmp $@
+
+$(BPF_B)/fxtprof.bpf.o: user/source/bpf/fxtprof.bpf.c \
+		user/source/bpf/fxtprof_bpf.h include/uapi/linux/fxtprof.h \
+		$(BPF_B)/vmlinux.h
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -target bpf -mcpu=v3 -g -O2 -Wall \
+		-D__TARGET_ARCH_$(BPF_TARGET) -I$(BPF_B) -Iinclude/uapi \
+		-Iuser/source/bpf -c $< -o $@
+
+$(BPF_B)/fxtprof.skel.h: $(BPF_B)/fxtprof.bpf.o
+	$(BPFTOOL) gen skeleton $< name fxtprof_bpf > $@.tmp
+	mv $@.tmp $@
+
+$(B)/user/source/bpf_source.o: $(BPF_B)/fxtprof.skel.h
+$(B)/user/source/bpf_source.o: CPPFLAGS += -Iuser -I$(BPF_B)
+$(B)/lib/libsource_bpf.a: $(B)/user/source/bpf_source.o
+BPF_SOURCE_LIB := $(B)/lib/libsource_bpf.a
