@@ -39,7 +39,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_source.h"
-#include "bpf/fxtprof_bpf.h"
+#include "fxtprof_bpf.h"
 #include "fxtprof.skel.h"
 
 #define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"

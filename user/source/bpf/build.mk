@@ -51,6 +51,6 @@ $(BPF_B)/fxtprof.skel.h: $(BPF_B)/fxtprof.bpf.o
 	mv $@.tmp $@
 
 $(B)/user/source/bpf_source.o: $(BPF_B)/fxtprof.skel.h
-$(B)/user/source/bpf_source.o: CPPFLAGS += -Iuser -I$(BPF_B)
+$(B)/user/source/bpf_source.o: CPPFLAGS += -Iuser -Iuser/source/bpf -I$(BPF_B)
 $(B)/lib/libsource_bpf.a: $(B)/user/source/bpf_source.o
 BPF_SOURCE_LIB := $(B)/lib/libsource_bpf.a
