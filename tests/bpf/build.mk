@@ -8,6 +8,9 @@
 #   $(B)/tests/bpf/test_bpf_source  TAP: rate, stacks, tasks, loss, errors,
 #                                 kill -9
 #   $(B)/tests/bpf/fp_workload    non-PIE, frame pointers, known functions
+#   $(B)/tests/bpf/run_bpf_record   TAP: the driver's FXT passes fxtprof check
+#   $(B)/tests/bpf/run_core_check   TAP: CO-RE of the x86_64 and arm64
+#                                 objects against Debian 6.1 and 6.12 BTF
 
 # The source's fragment lives in user/source/bpf/, which the top-level
 # wildcard (user/*/build.mk) does not reach; until user/source/build.mk
@@ -34,11 +37,15 @@ $(B)/tests/bpf/fp_workload: tests/bpf/fp_workload.c
 	@mkdir -p $(@D)
 	$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -no-pie -o $@ $<
 
-$(B)/tests/bpf/run_bpf_record: tests/bpf/run_bpf_record.sh
+$(B)/tests/bpf/run_%: tests/bpf/run_%.sh
 	@mkdir -p $(@D)
 	cp $< $@
 
+# run_core_check needs the host's BTF carver and the x86 object.
+$(B)/tests/bpf/run_core_check: $(BPF_B)/host/btf_carve $(BPF_B)/fxtprof.bpf.o
+
 ifeq ($(ARCH),x86_64)
-HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/run_bpf_record
+HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/run_bpf_record \
+	      $(B)/tests/bpf/run_core_check
 USER_PROGS += $(B)/tests/bpf/bpf_record $(B)/tests/bpf/fp_workload
 endif

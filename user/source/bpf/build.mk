@@ -11,23 +11,33 @@
 #
 # The BTF behind vmlinux.h: on x86_64 the running kernel's (any kernel's
 # BTF serves: CO-RE relocates at load); for arm64, built on the x86_64
-# host, the BTF of the staged Debian arm64 kernel image
-# (scripts in this directory extract it, see Documentation/bpf-source.md).
-# BPF_BTF=path overrides both.
+# host, the BTF of the staged Debian 6.1 arm64 kernel image, which
+# extract-btf.sh and btf_carve copy out of it (Documentation/bpf-source.md).
+# BPF_BTF=path (any BTF or ELF vmlinux) overrides both.
 
 BPF_B := $(B)/user/source/bpf
 BPF_CLANG ?= clang
+BPF_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
 BPF_SOURCE_LDLIBS := -lbpf -lelf -lz
 
+# The host's helper that copies BTF out of a kernel image.
+$(BPF_B)/host/btf_carve: user/source/bpf/btf_carve.c
+	@mkdir -p $(@D)
+	$(HOSTCC) -O2 -Wall -Wextra -o $@ $<
+
 ifeq ($(ARCH),arm64)
 BPF_TARGET := arm64
-BPF_ARM64_IMAGE_DEB := $(firstword $(wildcard \
-	$(DEPS)/arm64/debs/linux-image-6.1.*-arm64-unsigned_*_arm64.deb))
+# The staged Debian 6.1 arm64 kernel (scripts/setup.sh), or its package.
+BPF_KERNEL ?= $(firstword $(wildcard $(DEPS)/arm64/root/boot/vmlinuz-6.1.*) \
+	$(wildcard $(DEPS)/arm64/debs/linux-image-6.1.*-arm64-unsigned_*.deb))
 BPF_BTF ?= $(BPF_B)/vmlinux-arm64.btf
-$(BPF_B)/vmlinux-arm64.btf: user/source/bpf/extract-btf.sh $(BPF_ARM64_IMAGE_DEB)
-	@mkdir -p $(@D)
-	user/source/bpf/extract-btf.sh $(BPF_ARM64_IMAGE_DEB) $@
+$(BPF_B)/vmlinux-arm64.btf: user/source/bpf/extract-btf.sh \
+		$(BPF_B)/host/btf_carve $(BPF_KERNEL)
+	@test -n "$(BPF_KERNEL)" || { echo "no arm64 kernel image staged:" \
+		"run make deps, or pass BPF_KERNEL= or BPF_BTF=" >&2; exit 1; }
+	user/source/bpf/extract-btf.sh $(BPF_B)/host/btf_carve \
+		$(BPF_KERNEL) $@
 else
 BPF_TARGET := x86
 BPF_BTF ?= /sys/kernel/btf/vmlinux
@@ -46,7 +56,12 @@ $(BPF_B)/fxtprof.bpf.o: user/source/bpf/fxtprof.bpf.c \
 		-D__TARGET_ARCH_$(BPF_TARGET) -I$(BPF_B) -Iinclude/uapi \
 		-Iuser/source/bpf -c $< -o $@
 
-$(BPF_B)/fxtprof.skel.h: $(BPF_B)/fxtprof.bpf.o
+# The skeleton embeds the object: without DWARF (-g kept .BTF and
+# .BTF.ext, all CO-RE needs) it is 55 KB instead of 680.
+$(BPF_B)/fxtprof.bpf.stripped.o: $(BPF_B)/fxtprof.bpf.o
+	$(BPF_STRIP) -g -o $@ $<
+
+$(BPF_B)/fxtprof.skel.h: $(BPF_B)/fxtprof.bpf.stripped.o
 	$(BPFTOOL) gen skeleton $< name fxtprof_bpf > $@.tmp
 	mv $@.tmp $@
 
