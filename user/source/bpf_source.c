@@ -117,19 +117,22 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* libbpf's chatter only on request: its errors are turned into ours. */
+/*
+ * libbpf's log (the verifier's too) only with FXTPROF_BPF_DEBUG=1: its
+ * warnings repeat what our errors say, in terms the user cannot act on.
+ */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
 	static int verbose = -1;
 
-	if (verbose < 0)
-		verbose = getenv("FXTPROF_BPF_DEBUG") != NULL;
-	if (!verbose && level != LIBBPF_WARN)
-		return 0;
-	if (!verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
+	(void)level;
+	if (verbose < 0) {
+		const char *v = getenv("FXTPROF_BPF_DEBUG");
+
+		verbose = v && *v && strcmp(v, "0");
+	}
+	return verbose ? vfprintf(stderr, fmt, ap) : 0;
 }
 
 static long read_long_file(const char *path, long dflt)
