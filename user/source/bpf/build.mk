@@ -8,6 +8,7 @@
 # and the loader that drains it:
 #   $(B)/lib/libsource_bpf.a   include "source/bpf_source.h" with -Iuser;
 #                              needs libfxtprof.a and $(BPF_SOURCE_LDLIBS)
+#                              (BPF_SOURCE=0: a stand-in, no libbpf)
 #
 # The BTF behind vmlinux.h: on x86_64 the running kernel's (any kernel's
 # BTF serves: CO-RE relocates at load); for arm64, built on the x86_64
@@ -65,7 +66,21 @@ $(BPF_B)/fxtprof.skel.h: $(BPF_B)/fxtprof.bpf.stripped.o
 	$(BPFTOOL) gen skeleton $< name fxtprof_bpf > $@.tmp
 	mv $@.tmp $@
 
+# The object is built for every ARCH (make ARCH=arm64 shows it cross-builds).
+USER_PROGS += $(BPF_B)/fxtprof.skel.h
+
+# BPF_SOURCE=0 links a stand-in that refuses with EOPNOTSUPP instead of
+# libbpf: the default for arm64, whose static board binary must stay under
+# 1 MiB (libbpf, libelf and zlib add about 0.55 MiB) and whose staged
+# packages have no libbpf.
+BPF_SOURCE ?= $(if $(filter arm64,$(ARCH)),0,1)
+ifeq ($(BPF_SOURCE),0)
+BPF_SOURCE_OBJ := $(B)/user/source/bpf/bpf_source_none.o
+BPF_SOURCE_LDLIBS :=
+else
+BPF_SOURCE_OBJ := $(B)/user/source/bpf_source.o
 $(B)/user/source/bpf_source.o: $(BPF_B)/fxtprof.skel.h
-$(B)/user/source/bpf_source.o: CPPFLAGS += -Iuser -Iuser/source/bpf -I$(BPF_B)
-$(B)/lib/libsource_bpf.a: $(B)/user/source/bpf_source.o
+endif
+$(BPF_SOURCE_OBJ): CPPFLAGS += -Iuser -Iuser/source -Iuser/source/bpf -I$(BPF_B)
+$(B)/lib/libsource_bpf.a: $(BPF_SOURCE_OBJ)
 BPF_SOURCE_LIB := $(B)/lib/libsource_bpf.a
