@@ -2,26 +2,15 @@
 /*
  * bpf_source.c - see bpf_source.h.
  *
- * libbpf loads the skeleton; the ring buffer is consumed here, not by
- * libbpf's ring_buffer (which has no validation hook and a callback per
- * record through its own epoll): its pages are mapped as the kernel lays
- * them out (kernel/bpf/ringbuf.c), a consumer page RW and the producer
- * page plus the data mapped twice RO.  The ordering contract:
- *
- *   producer (bpf_ringbuf_output)          consumer (drain_ring)
- *   reserve: producer_pos += slot,         prod = load_acquire(producer_pos)
- *            header len |= BUSY            len  = load_acquire(header.len)
- *   copy the record                        stop at BUSY; read the record
- *   commit: xchg(len, len & ~BUSY)         store_release(consumer_pos)
- *
- * Nothing read from the shared pages is trusted beyond what was checked:
- * every position against our own, every length against what is pending,
- * every record by fxtprof_rec__validate() as the module's path does.
+ * libbpf loads the skeleton; the ring buffer is consumed by bpf_ring.c,
+ * not by libbpf's ring_buffer, which has no validation hook: its pages
+ * are mapped here as the kernel lays them out (kernel/bpf/ringbuf.c), the
+ * consumer page RW and the producer page plus the data (twice) RO.
+ * Records leave only after fxtprof_rec__validate(), as on the module path.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -39,6 +28,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_source.h"
+#include "bpf_ring.h"
 #include "fxtprof_bpf.h"
 #include "fxtprof.skel.h"
 
@@ -46,11 +36,6 @@
 #define CPU_ONLINE	"/sys/devices/system/cpu/online"
 #define MAX_RATE_FILE	"/proc/sys/kernel/perf_event_max_sample_rate"
 #define PARANOID_FILE	"/proc/sys/kernel/perf_event_paranoid"
-
-/* kernel/bpf/ringbuf.c's record header. */
-#define RB_BUSY_BIT	(1u << 31)
-#define RB_DISCARD_BIT	(1u << 30)
-#define RB_HDR_SZ	8
 
 /* How long a drain after stop waits for a record still being written. */
 #define BUSY_WAIT_NS	20000000ull
@@ -74,13 +59,11 @@ struct bpf_source_impl {
 	/* the ring buffer */
 	int rb_fd;
 	size_t page;
-	uint64_t rb_size, rb_mask;
-	unsigned long *consumer_pos;	/* RW page */
-	const unsigned long *producer_pos;	/* RO page, then data */
-	const unsigned char *data;
-	void *cons_map, *prod_map;
+	uint64_t rb_size;
+	void *cons_map, *prod_map;	/* RW consumer page; RO rest */
 	size_t prod_map_len;
-	uint64_t cons;
+	struct bpf_ring ring;
+	bool mapped;
 
 	/* LOST records already handed on, per CPU */
 	uint64_t *rep_records, *rep_bytes, *rep_last_ns;
@@ -394,11 +377,11 @@ static int map_ring(struct bpf_source *src)
 		s->prod_map = NULL;
 		return fail(src, -errno, "cannot map the ring buffer");
 	}
-	s->consumer_pos = s->cons_map;
-	s->producer_pos = s->prod_map;
-	s->data = (const unsigned char *)s->prod_map + s->page;
-	s->rb_mask = s->rb_size - 1;
-	s->cons = __atomic_load_n(s->consumer_pos, __ATOMIC_ACQUIRE);
+	if (bpf_ring__init(&s->ring, s->cons_map, s->prod_map,
+			   (const unsigned char *)s->prod_map + s->page,
+			   s->rb_size, s->nr_cpus))
+		return fail(src, -EPROTO, "the new ring buffer is inconsistent");
+	s->mapped = true;
 	return 0;
 }
 
@@ -766,65 +749,12 @@ static int drain_ring(struct bpf_source *src, fxtprof_rec_cb cb, void *ctx,
 		      unsigned int *bad_cpu)
 {
 	struct bpf_source_impl *s = src->impl;
-	uint64_t prod, cons = s->cons, deadline = 0;
-	int ret = 0, err;
+	int ret;
 
-	prod = __atomic_load_n(s->producer_pos, __ATOMIC_ACQUIRE);
-	if (prod - cons > s->rb_size || (prod - cons) % 8)
-		return fail(src, -EPROTO, "the ring buffer's producer position "
-			    "is corrupt");
-	while (cons < prod) {
-		const uint32_t *hdr = (const void *)(s->data + (cons & s->rb_mask));
-		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE), rlen;
-		const struct fxtprof_rec_hdr *rec = (const void *)(hdr + 2);
-		uint64_t slot;
-
-		if (len & RB_BUSY_BIT) {
-			/* Still being written.  While running its producer
-			 * wakes us at commit; after stop, wait it out. */
-			if (!s->stopped)
-				break;
-			if (!deadline)
-				deadline = now_ns() + BUSY_WAIT_NS;
-			if (now_ns() > deadline) {
-				ret = fail(src, -ETIMEDOUT, "a ring buffer "
-					   "record stayed busy after stop");
-				break;
-			}
-			sched_yield();
-			continue;
-		}
-		rlen = len & ~(RB_BUSY_BIT | RB_DISCARD_BIT);
-		slot = ((uint64_t)rlen + RB_HDR_SZ + 7) & ~7ull;
-		if (slot > prod - cons) {
-			ret = fail(src, -EPROTO, "a ring buffer record runs "
-				   "past the producer position");
-			break;
-		}
-		if (!(len & RB_DISCARD_BIT)) {
-			if (rlen < sizeof(*rec) || rec->size != rlen ||
-			    fxtprof_rec__validate(rec, rlen) ||
-			    rec->cpu >= s->nr_cpus) {
-				*bad_cpu = rlen >= sizeof(*rec) ? rec->cpu : 0;
-				ret = fail(src, -EPROTO, "a corrupt record in "
-					   "the ring buffer");
-				break;
-			}
-			err = cb(ctx, rec);
-			if (err) {
-				cons += slot;
-				ret = err < 0 ? err : 0;
-				break;
-			}
-		}
-		cons += slot;
-	}
-	if (cons != s->cons) {
-		s->cons = cons;
-		/* Full barrier: the next load of producer_pos (ours or
-		 * poll's) must not pass it, or a wakeup could be missed. */
-		__atomic_store_n(s->consumer_pos, cons, __ATOMIC_SEQ_CST);
-	}
+	ret = bpf_ring__drain(&s->ring, cb, ctx, s->stopped ? BUSY_WAIT_NS : 0,
+			      bad_cpu);
+	if (ret && s->ring.why)
+		return fail(src, ret, "%s", s->ring.why);
 	return ret;
 }
 
@@ -881,7 +811,7 @@ int bpf_source__drain(struct bpf_source *src, fxtprof_rec_cb cb, void *ctx,
 	int ret;
 
 	*bad_cpu = 0;
-	if (!s || !s->skel || !s->data)
+	if (!s || !s->skel || !s->mapped)
 		return fail(src, -EINVAL, "the bpf source is not configured");
 	follow_cpus(src);
 	ret = drain_ring(src, cb, ctx, bad_cpu);

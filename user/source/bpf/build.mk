@@ -79,7 +79,7 @@ ifeq ($(BPF_SOURCE),0)
 BPF_SOURCE_OBJ := $(B)/user/source/bpf/bpf_source_none.o
 BPF_SOURCE_LDLIBS :=
 else
-BPF_SOURCE_OBJ := $(B)/user/source/bpf_source.o
+BPF_SOURCE_OBJ := $(B)/user/source/bpf_source.o $(B)/user/source/bpf/bpf_ring.o
 $(B)/user/source/bpf_source.o: $(BPF_B)/fxtprof.skel.h
 endif
 $(BPF_SOURCE_OBJ): CPPFLAGS += -Iuser -Iuser/source -Iuser/source/bpf -I$(BPF_B)
