@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tests/bpf/build.mk - the eBPF source on this host (kernel with BTF,
+# root): a driver that records through the pipeline record.c uses, the
+# TAP tests of the source, and their workloads.  Host-native only.
+#   $(B)/tests/bpf/bpf_record     driver: the bpf source -> stream state ->
+#                                 FXT encoder -> sink, in an io_uring loop
+#   $(B)/tests/bpf/test_bpf_source  TAP: rate, stacks, tasks, loss, errors,
+#                                 kill -9
+#   $(B)/tests/bpf/test_bpf_ring  TAP: the ring buffer consumer over a
+#                                 simulated ring (no privileges)
+#   $(B)/tests/bpf/fp_workload    non-PIE, frame pointers, known functions
+#   $(B)/tests/bpf/run_bpf_record   TAP: the driver's FXT passes fxtprof check
+#   $(B)/tests/bpf/run_core_check   TAP: CO-RE of the x86_64 and arm64
+#                                 objects against Debian 6.1 and 6.12 BTF
+
+# The source's fragment lives in user/source/bpf/, which the top-level
+# wildcard (user/*/build.mk) does not reach; until user/source/build.mk
+# includes it, this fragment does.
+ifndef BPF_SOURCE_LIB
+include user/source/bpf/build.mk
+endif
+
+BPF_TEST_LIBS := $(BPF_SOURCE_LIB) $(B)/lib/libstate.a $(B)/lib/libencode.a \
+		 $(B)/lib/libsink.a $(B)/lib/libtransport.a \
+		 $(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
+
+$(B)/tests/bpf/%.o: CPPFLAGS += -Iuser -Iuser/fxt -Iuser/source/bpf
+
+$(B)/tests/bpf/bpf_record: $(B)/tests/bpf/bpf_record.o $(BPF_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(BPF_SOURCE_LDLIBS)
+
+$(B)/tests/bpf/test_bpf_source: $(B)/tests/bpf/test_bpf_source.o \
+		$(BPF_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(BPF_SOURCE_LDLIBS)
+
+$(B)/tests/bpf/test_bpf_ring: $(B)/tests/bpf/test_bpf_ring.o \
+		$(B)/user/source/bpf/bpf_ring.o $(B)/lib/libfxtprof.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+# Its functions' addresses are its symbol table's: no PIE, no inlining.
+$(B)/tests/bpf/fp_workload: tests/bpf/fp_workload.c
+	@mkdir -p $(@D)
+	$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -no-pie -o $@ $<
+
+$(B)/tests/bpf/run_%: tests/bpf/run_%.sh
+	@mkdir -p $(@D)
+	cp $< $@
+
+# run_core_check needs the host's BTF carver and the x86 object.
+$(B)/tests/bpf/run_core_check: $(BPF_B)/host/btf_carve $(BPF_B)/fxtprof.bpf.o
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/test_bpf_ring \
+	      $(B)/tests/bpf/run_bpf_record \
+	      $(B)/tests/bpf/run_core_check
+USER_PROGS += $(B)/tests/bpf/bpf_record $(B)/tests/bpf/fp_workload
+endif

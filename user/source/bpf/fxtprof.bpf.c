@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fxtprof.bpf.c - the eBPF source's programs: they write the same uapi
+ * records as fxtprof.ko (include/uapi/linux/fxtprof.h) into one BPF ring
+ * buffer, which user/source/bpf_source.c drains.
+ *
+ *   fxtprof_sample    perf_event: a cpu-clock event per sampled CPU
+ *   fxtprof_fork/exec/exit/rename
+ *                     tp_btf: the module's four task tracepoints
+ *   fxtprof_snapshot  iter/task: one SNAPSHOT record per thread at start
+ *
+ * CO-RE: built once per architecture against a vmlinux.h generated at
+ * build time; field offsets are relocated at load, so one object serves
+ * every kernel of that architecture (Documentation/bpf-source.md).
+ *
+ * Drops are counted, never written: a record that does not fit is added to
+ * this CPU's counters, and the reader turns the counters into LOST records
+ * (so the counts are exact however full the ring is).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+/*
+ * The ABI header includes <linux/types.h> and <linux/ioctl.h>, which do
+ * not exist for -target bpf and whose types vmlinux.h already has: stand
+ * in for them.  The header's static asserts then check the record layout
+ * in this build too.
+ */
+#define _LINUX_TYPES_H
+#define _LINUX_IOCTL_H
+#define _IO(a, b)		0
+#define _IOW(a, b, c)		0
+#define _IOWR(a, b, c)		0
+#include <linux/fxtprof.h>
+#include "fxtprof_bpf.h"
+
+/* From include/uapi/linux/sched.h and linux/sched.h (macros, not in BTF). */
+#define CLONE_VM	0x00000100
+#define CLONE_FS	0x00000200
+#define CLONE_FILES	0x00000400
+#define CLONE_SIGHAND	0x00000800
+#define CLONE_THREAD	0x00010000
+#define PF_KTHREAD	0x00200000
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by the loader between open and load: constants to the verifier. */
+const volatile __u32 cfg_flags = 0;		/* FXTPROF_CFG_* */
+const volatile __u32 kstack_depth = FXTPROF_DEFAULT_STACK_DEPTH;
+const volatile __u32 ustack_depth = FXTPROF_DEFAULT_STACK_DEPTH;
+const volatile __u64 watermark = 0;		/* wake the reader above */
+
+/* The reader mmaps .bss: counters[cpu] is its view of each CPU. */
+struct fxtprof_bpf_counters counters[FXTPROF_BPF_MAX_CPUS];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);		/* resized by the loader */
+} rb SEC(".maps");
+
+struct scratch {
+	__u8 buf[FXTPROF_BPF_SCRATCH_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FXTPROF_BPF_SCRATCH_SLOTS);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/*
+ * Wakeups: never per record (an irq_work per record costs more than the
+ * record, bpf-notes.md 6.1), only once the pending bytes pass the
+ * watermark; below it the reader's periodic drain collects them.
+ */
+static __always_inline __u64 wakeup_flag(void)
+{
+	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= watermark ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/* Write @rec (its header filled here) or count it as lost. */
+static __always_inline int emit(void *rec, __u32 size, __u16 type, __u32 cpu,
+				__u64 now)
+{
+	struct fxtprof_rec_hdr *hdr = rec;
+	struct fxtprof_bpf_counters *c;
+	long err;
+
+	if (cpu >= FXTPROF_BPF_MAX_CPUS)
+		return 0;
+	c = &counters[cpu];
+	hdr->size = size;
+	hdr->type = type;
+	hdr->cpu = cpu;
+	hdr->time_ns = now;
+	err = bpf_ringbuf_output(&rb, rec, size, wakeup_flag());
+	if (err) {
+		/* A new run of drops begins once the reader acked the last. */
+		if (c->lost_records == c->ack_lost)
+			c->lost_first_ns = now;
+		c->lost_last_ns = now;
+		/* bytes before records: a reader that sees a record's count
+		 * sees its bytes (the reader tolerates the reverse too). */
+		__sync_fetch_and_add(&c->lost_bytes, size);
+		__sync_fetch_and_add(&c->lost_records, 1);
+		return 0;
+	}
+	__sync_fetch_and_add(&c->records, 1);
+	__sync_fetch_and_add(&c->bytes, size);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sampling                                                            */
+/* ------------------------------------------------------------------ */
+
+SEC("perf_event")
+int fxtprof_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, key = FXTPROF_BPF_SCRATCH_SAMPLE;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 now = bpf_ktime_get_boot_ns();
+	struct fxtprof_sample *s;
+	__u32 nk = 0, nu = 0, size, want;
+	bool kernel;
+	__u8 flags = 0;
+	long n;
+
+	/* Only the idle tasks have tid 0, one per CPU. */
+	if (!tid && (cfg_flags & FXTPROF_CFG_SKIP_IDLE))
+		return 0;
+	s = bpf_map_lookup_elem(&scratch, &key);
+	if (!s)
+		return 0;
+	/* Kernel text lives in the upper half on x86-64 and arm64. */
+	kernel = (__s64)PT_REGS_IP(&ctx->regs) < 0;
+
+	/*
+	 * One frame more than the depth is asked for: getting it back means
+	 * the stack was cut (the module's definition of TRUNCATED), and the
+	 * extra frame is then overwritten or left out.
+	 */
+	if ((cfg_flags & FXTPROF_CFG_KSTACK) && kernel) {
+		want = kstack_depth + 1;
+		if (want > FXTPROF_MAX_STACK_DEPTH + 1)
+			want = FXTPROF_MAX_STACK_DEPTH + 1;
+		n = bpf_get_stack(ctx, s->ips, want * 8, 0);
+		if (n > 0)
+			nk = (__u32)n / 8;
+		if (nk >= want && want > 1) {
+			nk = want - 1;
+			flags |= FXTPROF_SAMPLE_KSTACK_TRUNCATED;
+		}
+		if (nk > FXTPROF_MAX_STACK_DEPTH)
+			nk = FXTPROF_MAX_STACK_DEPTH;
+	}
+	/* A user task interrupted in the kernel: the kernel takes its user
+	 * registers from task_pt_regs(); kernel threads give nothing. */
+	if ((cfg_flags & FXTPROF_CFG_USTACK) && tid) {
+		want = ustack_depth + 1;
+		if (want > FXTPROF_MAX_STACK_DEPTH + 1)
+			want = FXTPROF_MAX_STACK_DEPTH + 1;
+		n = bpf_get_stack(ctx, (__u8 *)s->ips + nk * 8, want * 8,
+				  BPF_F_USER_STACK);
+		if (n > 0)
+			nu = (__u32)n / 8;
+		if (nu >= want && want > 1) {
+			nu = want - 1;
+			flags |= FXTPROF_SAMPLE_USTACK_TRUNCATED;
+		}
+		if (nu > FXTPROF_MAX_STACK_DEPTH)
+			nu = FXTPROF_MAX_STACK_DEPTH;
+	}
+
+	s->pid = id >> 32;
+	s->tid = tid;
+	s->mode = !tid ? FXTPROF_MODE_IDLE :
+		  kernel ? FXTPROF_MODE_KERNEL : FXTPROF_MODE_USER;
+	s->flags = flags;
+	s->nr_kernel = nk;
+	s->nr_user = nu;
+	s->reserved = 0;
+	size = sizeof(*s) + (nk + nu) * 8;
+	if (size > sizeof(*s) + 2 * FXTPROF_MAX_STACK_DEPTH * 8)
+		return 0;
+	if (emit(s, size, FXTPROF_REC_SAMPLE, cpu, now))
+		__sync_fetch_and_add(&counters[cpu & (FXTPROF_BPF_MAX_CPUS - 1)].samples, 1);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tasks                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Clone flags the child's shared resources reveal, as kmod/tasks.c. */
+static __always_inline __u64 clone_flags(struct task_struct *parent,
+					 struct task_struct *child)
+{
+	__u64 flags = 0;
+
+	if (child->mm && child->mm == parent->mm)
+		flags |= CLONE_VM;
+	if (child->fs == parent->fs)
+		flags |= CLONE_FS;
+	if (child->files && child->files == parent->files)
+		flags |= CLONE_FILES;
+	if (child->sighand == parent->sighand)
+		flags |= CLONE_SIGHAND;
+	if (child->signal == parent->signal)
+		flags |= CLONE_THREAD;
+	return flags;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fxtprof_fork, struct task_struct *parent,
+	     struct task_struct *child)
+{
+	struct fxtprof_fork r;
+
+	__builtin_memset(&r, 0, sizeof(r));
+	r.parent_pid = parent->tgid;
+	r.parent_tid = parent->pid;
+	r.child_pid = child->tgid;
+	r.child_tid = child->pid;
+	r.clone_flags = clone_flags(parent, child);
+	/* Zeroed above: the copy leaves the field NUL padded. */
+	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), child->comm);
+	emit(&r, sizeof(r), FXTPROF_REC_FORK, bpf_get_smp_processor_id(),
+	     bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(fxtprof_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 key = FXTPROF_BPF_SCRATCH_EXEC, len, off, size;
+	struct fxtprof_exec *r;
+	__u64 *word;
+	__u16 flags = 0;
+	long n;
+
+	r = bpf_map_lookup_elem(&scratch, &key);
+	if (!r)
+		return 0;
+	/* Room for one byte more than kept: its presence means truncated. */
+	n = bpf_probe_read_kernel_str(r->filename, FXTPROF_MAX_FILENAME + 2,
+				      bprm->filename);
+	len = n > 0 ? (__u32)n - 1 : 0;
+	if (len > FXTPROF_MAX_FILENAME) {
+		len = FXTPROF_MAX_FILENAME;
+		flags |= FXTPROF_EXEC_FILENAME_TRUNCATED;
+	}
+	/* Zero the padding: keep the low len % 8 bytes of the last word
+	 * (little endian on both targets), clear the word after a full one. */
+	off = len & ~7u;
+	if (off > FXTPROF_MAX_FILENAME)
+		return 0;
+	word = (__u64 *)(r->filename + off);
+	*word &= (len & 7) ? ((1ull << ((len & 7) * 8)) - 1) : 0;
+
+	r->pid = p->tgid;
+	r->tid = p->pid;
+	r->old_tid = old_pid;
+	r->filename_len = len;
+	r->flags = flags;
+	__builtin_memset(r->comm, 0, sizeof(r->comm));
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
+	size = sizeof(*r) + ((len + 7) & ~7u);
+	if (size > sizeof(*r) + FXTPROF_MAX_FILENAME)
+		return 0;
+	emit(r, size, FXTPROF_REC_EXEC, bpf_get_smp_processor_id(),
+	     bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+/*
+ * 6.16 added a group_dead argument; reading only the first keeps one
+ * program for every kernel.  do_exit() has decremented signal->live
+ * before the tracepoint, as kmod/compat.h relies on before 6.16.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(fxtprof_exit, struct task_struct *p)
+{
+	struct fxtprof_exit r;
+
+	__builtin_memset(&r, 0, sizeof(r));
+	r.pid = p->tgid;
+	r.tid = p->pid;
+	r.exit_code = p->exit_code;
+	r.flags = p->signal->live.counter == 0 ? FXTPROF_EXIT_GROUP_DEAD : 0;
+	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), p->comm);
+	emit(&r, sizeof(r), FXTPROF_REC_EXIT, bpf_get_smp_processor_id(),
+	     bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(fxtprof_rename, struct task_struct *task, const char *comm)
+{
+	struct fxtprof_rename r;
+
+	__builtin_memset(&r, 0, sizeof(r));
+	r.pid = task->tgid;
+	r.tid = task->pid;
+	bpf_probe_read_kernel_str(r.old_comm, sizeof(r.old_comm), task->comm);
+	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), comm);
+	emit(&r, sizeof(r), FXTPROF_REC_RENAME, bpf_get_smp_processor_id(),
+	     bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+/*
+ * Run by reading an iterator created after the tracepoints are attached
+ * (as the module does), so a thread created meanwhile has a FORK record,
+ * a SNAPSHOT record or both; none is missed.
+ */
+SEC("iter/task")
+int fxtprof_snapshot(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct fxtprof_snapshot r;
+
+	if (!t)
+		return 0;
+	__builtin_memset(&r, 0, sizeof(r));
+	r.pid = t->tgid;
+	r.tid = t->pid;
+	r.ppid = t->real_parent->tgid;
+	r.flags = (t->flags & PF_KTHREAD) ? FXTPROF_SNAPSHOT_KTHREAD : 0;
+	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), t->comm);
+	bpf_probe_read_kernel_str(r.process_comm, sizeof(r.process_comm),
+				  t->group_leader->comm);
+	emit(&r, sizeof(r), FXTPROF_REC_SNAPSHOT, bpf_get_smp_processor_id(),
+	     bpf_ktime_get_boot_ns());
+	return 0;
+}

@@ -1,0 +1,850 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_source.c - see bpf_source.h.
+ *
+ * libbpf loads the skeleton; the ring buffer is consumed by bpf_ring.c,
+ * not by libbpf's ring_buffer, which has no validation hook: its pages
+ * are mapped here as the kernel lays them out (kernel/bpf/ringbuf.c), the
+ * consumer page RW and the producer page plus the data (twice) RO.
+ * Records leave only after fxtprof_rec__validate(), as on the module path.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_source.h"
+#include "bpf_ring.h"
+#include "fxtprof_bpf.h"
+#include "fxtprof.skel.h"
+
+#define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
+#define CPU_ONLINE	"/sys/devices/system/cpu/online"
+#define MAX_RATE_FILE	"/proc/sys/kernel/perf_event_max_sample_rate"
+#define PARANOID_FILE	"/proc/sys/kernel/perf_event_paranoid"
+
+/* How long a drain after stop waits for a record still being written. */
+#define BUSY_WAIT_NS	20000000ull
+#define HOTPLUG_CHECK_NS 1000000000ull
+
+#define CPU_WORDS	(FXTPROF_BPF_MAX_CPUS / 64)
+
+struct cpu_event {
+	int fd;			/* perf event, -1 if none */
+	struct bpf_link *link;	/* owns fd once attached */
+	bool online;
+};
+
+struct bpf_source_impl {
+	struct fxtprof_bpf *skel;
+	struct fxtprof_config cfg;
+	const char *btf_path;
+	unsigned int nr_cpus;		/* possible CPUs */
+	uint64_t sample_mask[CPU_WORDS];	/* -C, all if none given */
+
+	/* the ring buffer */
+	int rb_fd;
+	size_t page;
+	uint64_t rb_size;
+	void *cons_map, *prod_map;	/* RW consumer page; RO rest */
+	size_t prod_map_len;
+	struct bpf_ring ring;
+	bool mapped;
+
+	/* LOST records already handed on, per CPU */
+	uint64_t *rep_records, *rep_bytes, *rep_last_ns;
+
+	struct cpu_event *ev;
+	struct bpf_link *task_links[4];
+	bool running, stopped;
+	uint64_t last_hotplug_ns;
+};
+
+static int fail(struct bpf_source *src, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct bpf_source *src, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(src->msg, sizeof(src->msg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *bpf_source__error(const struct bpf_source *src)
+{
+	return src->msg;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * libbpf's log (the verifier's too) only with FXTPROF_BPF_DEBUG=1: its
+ * warnings repeat what our errors say, in terms the user cannot act on.
+ */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	static int verbose = -1;
+
+	(void)level;
+	if (verbose < 0) {
+		const char *v = getenv("FXTPROF_BPF_DEBUG");
+
+		verbose = v && *v && strcmp(v, "0");
+	}
+	return verbose ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static long read_long_file(const char *path, long dflt)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return dflt;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return dflt;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+/* Parse a sysfs CPU list ("0-3,5") into @mask; -errno. */
+static int read_cpu_list(const char *path, uint64_t *mask)
+{
+	char buf[4096], *s, *end;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	memset(mask, 0, CPU_WORDS * sizeof(*mask));
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = 0;
+	for (s = buf; *s && *s != '\n';) {
+		unsigned long a = strtoul(s, &end, 10), b = a;
+
+		if (end == s)
+			return -EINVAL;
+		if (*end == '-')
+			b = strtoul(end + 1, &end, 10);
+		for (; a <= b && a < FXTPROF_BPF_MAX_CPUS; a++)
+			mask[a / 64] |= 1ull << (a % 64);
+		s = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
+static bool cpu_in(const uint64_t *mask, unsigned int cpu)
+{
+	return mask[cpu / 64] & (1ull << (cpu % 64));
+}
+
+/* ------------------------------------------------------------------ */
+/* Prerequisites                                                       */
+/* ------------------------------------------------------------------ */
+
+static bool has_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+static int check_caps(struct bpf_source *src)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	bool admin, bpf, perfmon;
+	long paranoid;
+
+	if (syscall(SYS_capget, &h, d))
+		return fail(src, -errno, "cannot read the process's capabilities");
+	admin = has_cap(d, CAP_SYS_ADMIN);
+	bpf = admin || has_cap(d, CAP_BPF);
+	perfmon = admin || has_cap(d, CAP_PERFMON);
+	if (!bpf)
+		return fail(src, -EPERM, "the bpf source needs CAP_BPF and "
+			    "CAP_PERFMON: run as root or grant them "
+			    "(setcap cap_bpf,cap_perfmon+ep fxtprof)");
+	if (perfmon)
+		return 0;
+	paranoid = read_long_file(PARANOID_FILE, 2);
+	if (paranoid > -1)
+		return fail(src, -EACCES, "kernel.perf_event_paranoid is %ld "
+			    "and the process lacks CAP_PERFMON: grant "
+			    "CAP_PERFMON (or run as root); lowering the "
+			    "sysctl to -1 does not suffice, BPF tracing "
+			    "programs need CAP_PERFMON too", paranoid);
+	return fail(src, -EPERM, "the bpf source needs CAP_PERFMON to load "
+		    "tracing programs: grant it or run as root");
+}
+
+/* 5.8: ring buffer, bpf_ktime_get_boot_ns, task iterators, CAP_BPF. */
+static int check_kernel(struct bpf_source *src, const char *release)
+{
+	struct utsname u;
+	unsigned int maj = 0, min = 0;
+
+	if (!release) {
+		if (uname(&u))
+			return fail(src, -errno, "uname failed");
+		release = u.release;
+	}
+	if (sscanf(release, "%u.%u", &maj, &min) != 2)
+		return fail(src, -EINVAL, "cannot parse kernel release '%s'",
+			    release);
+	if (maj < 5 || (maj == 5 && min < 8))
+		return fail(src, -EOPNOTSUPP, "kernel %s is too old for the "
+			    "bpf source, which needs 5.8 (BPF ring buffer, "
+			    "boot-time clock, task iterator): use the module "
+			    "(--source module)", release);
+	return 0;
+}
+
+int bpf_source__open(struct bpf_source *src, const struct bpf_source_opts *opts)
+{
+	const char *btf = opts && opts->btf_path ? opts->btf_path : BTF_VMLINUX;
+	struct bpf_source_impl *s;
+	int ret, n;
+
+	memset(src, 0, sizeof(*src));
+	libbpf_set_print(libbpf_print);
+	if (access(btf, R_OK))
+		return fail(src, -ENOENT, "no kernel BTF at %s (kernel built "
+			    "without CONFIG_DEBUG_INFO_BTF): use the module "
+			    "(--source module) or a kernel with BTF", btf);
+	ret = check_kernel(src, opts ? opts->kernel_release : NULL);
+	if (ret)
+		return ret;
+	ret = check_caps(src);
+	if (ret)
+		return ret;
+	n = libbpf_num_possible_cpus();
+	if (n <= 0)
+		return fail(src, n ? n : -EINVAL,
+			    "cannot read the possible CPUs");
+	if (n > FXTPROF_BPF_MAX_CPUS)
+		return fail(src, -E2BIG, "%d possible CPUs, the bpf source "
+			    "handles %d: use the module", n,
+			    FXTPROF_BPF_MAX_CPUS);
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return fail(src, -ENOMEM, "out of memory");
+	s->nr_cpus = (unsigned int)n;
+	s->rb_fd = -1;
+	s->btf_path = opts && opts->btf_path ? opts->btf_path : NULL;
+	s->ev = calloc(s->nr_cpus, sizeof(*s->ev));
+	s->rep_records = calloc(s->nr_cpus, sizeof(uint64_t));
+	s->rep_bytes = calloc(s->nr_cpus, sizeof(uint64_t));
+	s->rep_last_ns = calloc(s->nr_cpus, sizeof(uint64_t));
+	if (!s->ev || !s->rep_records || !s->rep_bytes || !s->rep_last_ns) {
+		src->impl = s;
+		bpf_source__close(src);
+		return fail(src, -ENOMEM, "out of memory");
+	}
+	for (n = 0; n < (int)s->nr_cpus; n++)
+		s->ev[n].fd = -1;
+	src->impl = s;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                       */
+/* ------------------------------------------------------------------ */
+
+static int check_config(struct bpf_source *src, struct fxtprof_config *c)
+{
+	struct bpf_source_impl *s = src->impl;
+	long max_rate;
+	unsigned int i;
+
+	if (c->size < FXTPROF_CONFIG_SIZE_VER0 || c->reserved ||
+	    (c->flags & ~FXTPROF_CFG_ALL))
+		return fail(src, -EINVAL, "bad configuration");
+	if (!c->freq_hz)
+		c->freq_hz = FXTPROF_DEFAULT_FREQ;
+	if (!c->kstack_depth)
+		c->kstack_depth = FXTPROF_DEFAULT_STACK_DEPTH;
+	if (!c->ustack_depth)
+		c->ustack_depth = FXTPROF_DEFAULT_STACK_DEPTH;
+	if (!c->ring_size)
+		c->ring_size = FXTPROF_DEFAULT_RING_SIZE;
+	if (c->freq_hz < FXTPROF_MIN_FREQ || c->freq_hz > FXTPROF_MAX_FREQ)
+		return fail(src, -EINVAL, "frequency %u Hz outside %u..%u",
+			    c->freq_hz, FXTPROF_MIN_FREQ, FXTPROF_MAX_FREQ);
+	max_rate = read_long_file(MAX_RATE_FILE, 100000);
+	if ((c->flags & FXTPROF_CFG_SAMPLE) && c->freq_hz > max_rate)
+		return fail(src, -EINVAL, "frequency %u Hz is above "
+			    "kernel.perf_event_max_sample_rate (%ld): lower -F "
+			    "or raise the sysctl", c->freq_hz, max_rate);
+	if (c->kstack_depth > FXTPROF_MAX_STACK_DEPTH ||
+	    c->ustack_depth > FXTPROF_MAX_STACK_DEPTH)
+		return fail(src, -EINVAL, "stack depth above %d",
+			    FXTPROF_MAX_STACK_DEPTH);
+	if (c->ring_size < FXTPROF_MIN_RING_SIZE ||
+	    c->ring_size > FXTPROF_MAX_RING_SIZE ||
+	    (c->ring_size & (c->ring_size - 1)) || c->ring_size < s->page)
+		return fail(src, -EINVAL, "ring size %llu: a power of two "
+			    "between %u and %u bytes",
+			    (unsigned long long)c->ring_size,
+			    FXTPROF_MIN_RING_SIZE, FXTPROF_MAX_RING_SIZE);
+
+	memset(s->sample_mask, 0, sizeof(s->sample_mask));
+	if (c->cpumask_len) {
+		const uint64_t *m = (const void *)(uintptr_t)c->cpumask_ptr;
+
+		if (c->cpumask_len % 8 || c->cpumask_len > FXTPROF_MAX_CPUMASK_LEN ||
+		    !m)
+			return fail(src, -EINVAL, "bad CPU mask");
+		for (i = 0; i < c->cpumask_len / 8; i++) {
+			uint64_t w = m[i];
+			unsigned int b;
+
+			for (b = 0; b < 64 && w; b++, w >>= 1) {
+				if (!(w & 1))
+					continue;
+				if (i * 64 + b >= s->nr_cpus)
+					return fail(src, -EINVAL, "CPU %u does "
+						    "not exist", i * 64 + b);
+				s->sample_mask[(i * 64 + b) / 64] |=
+					1ull << ((i * 64 + b) % 64);
+			}
+		}
+	} else {
+		for (i = 0; i < s->nr_cpus; i++)
+			s->sample_mask[i / 64] |= 1ull << (i % 64);
+	}
+	return 0;
+}
+
+/*
+ * One ring for all CPUs: a record's order in it is its reservation order,
+ * so the stream comes out merged.  It holds what the module's rings would
+ * hold together: ring_size per possible CPU, rounded to a power of two.
+ */
+static uint64_t ring_bytes(const struct bpf_source_impl *s)
+{
+	uint64_t want = s->cfg.ring_size * s->nr_cpus, size = s->cfg.ring_size;
+
+	while (size < want && size < (1ull << 30))
+		size <<= 1;
+	return size;
+}
+
+static int map_ring(struct bpf_source *src)
+{
+	struct bpf_source_impl *s = src->impl;
+
+	s->rb_fd = bpf_map__fd(s->skel->maps.rb);
+	s->cons_map = mmap(NULL, s->page, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   s->rb_fd, 0);
+	if (s->cons_map == MAP_FAILED) {
+		s->cons_map = NULL;
+		return fail(src, -errno, "cannot map the ring buffer");
+	}
+	s->prod_map_len = s->page + 2 * s->rb_size;
+	s->prod_map = mmap(NULL, s->prod_map_len, PROT_READ, MAP_SHARED,
+			   s->rb_fd, (off_t)s->page);
+	if (s->prod_map == MAP_FAILED) {
+		s->prod_map = NULL;
+		return fail(src, -errno, "cannot map the ring buffer");
+	}
+	if (bpf_ring__init(&s->ring, s->cons_map, s->prod_map,
+			   (const unsigned char *)s->prod_map + s->page,
+			   s->rb_size, s->nr_cpus))
+		return fail(src, -EPROTO, "the new ring buffer is inconsistent");
+	s->mapped = true;
+	return 0;
+}
+
+static int sys_perf_event_open(struct perf_event_attr *a, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, -1, cpu, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Open (disabled) the cpu-clock event of @cpu: 0, 1 if offline, -errno. */
+static int open_event(struct bpf_source *src, unsigned int cpu)
+{
+	struct bpf_source_impl *s = src->impl;
+	struct perf_event_attr a;
+	long paranoid;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.freq = 1;
+	a.sample_freq = s->cfg.freq_hz;
+	a.disabled = 1;
+	/* The timer still fires on an idle CPU; the program is not run. */
+	a.exclude_idle = !!(s->cfg.flags & FXTPROF_CFG_SKIP_IDLE);
+	fd = sys_perf_event_open(&a, (int)cpu);
+	if (fd >= 0) {
+		s->ev[cpu].fd = fd;
+		return 0;
+	}
+	switch (errno) {
+	case ENODEV:
+		return 1;
+	case EACCES:
+	case EPERM:
+		paranoid = read_long_file(PARANOID_FILE, 2);
+		return fail(src, -errno, "perf_event_open on CPU %u refused "
+			    "(kernel.perf_event_paranoid is %ld): grant "
+			    "CAP_PERFMON or run as root", cpu, paranoid);
+	case EINVAL:
+		return fail(src, -EINVAL, "perf_event_open refused %u Hz on "
+			    "CPU %u: lower -F (see "
+			    "kernel.perf_event_max_sample_rate)",
+			    s->cfg.freq_hz, cpu);
+	case ENOENT:
+	case EOPNOTSUPP:
+		return fail(src, -errno, "the kernel has no cpu-clock perf "
+			    "event (CONFIG_PERF_EVENTS): use the module");
+	default:
+		return fail(src, -errno, "perf_event_open on CPU %u failed: %s",
+			    cpu, strerror(errno));
+	}
+}
+
+static int open_events(struct bpf_source *src)
+{
+	struct bpf_source_impl *s = src->impl;
+	uint64_t online[CPU_WORDS];
+	unsigned int cpu;
+	int ret;
+
+	if (!(s->cfg.flags & FXTPROF_CFG_SAMPLE))
+		return 0;
+	if (read_cpu_list(CPU_ONLINE, online))
+		return fail(src, -EIO, "cannot read %s", CPU_ONLINE);
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (!cpu_in(s->sample_mask, cpu) || !cpu_in(online, cpu))
+			continue;
+		ret = open_event(src, cpu);
+		if (ret < 0)
+			return ret;
+		s->ev[cpu].online = ret == 0;
+	}
+	return 0;
+}
+
+static int load_error(struct bpf_source *src, int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		return fail(src, err, "the kernel refused to load the BPF "
+			    "programs (%s): run as root or grant CAP_BPF and "
+			    "CAP_PERFMON", strerror(-err));
+	if (err == -ESRCH || err == -ENOENT)
+		return fail(src, err, "the kernel's BTF lacks what the "
+			    "programs need (%s): the kernel may be too old "
+			    "(5.8+ with tp_btf and task iterators), use the "
+			    "module", strerror(-err));
+	return fail(src, err, "the kernel refused the BPF programs (%s): it "
+		    "may be too old for the bpf source (5.8+), run with "
+		    "FXTPROF_BPF_DEBUG=1 for the verifier log, or use the "
+		    "module", strerror(-err));
+}
+
+int bpf_source__configure(struct bpf_source *src,
+			  const struct fxtprof_config *cfg)
+{
+	struct bpf_source_impl *s = src->impl;
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	struct fxtprof_bpf *skel;
+	bool tasks;
+	int ret;
+
+	if (!s)
+		return fail(src, -EBADF, "the bpf source is not open");
+	if (s->skel)
+		return fail(src, -EBUSY, "the bpf source is already configured");
+	s->page = (size_t)sysconf(_SC_PAGESIZE);
+	memset(&s->cfg, 0, sizeof(s->cfg));
+	memcpy(&s->cfg, cfg, cfg->size < sizeof(s->cfg) ? cfg->size :
+	       sizeof(s->cfg));
+	s->cfg.size = sizeof(s->cfg);
+	ret = check_config(src, &s->cfg);
+	if (ret)
+		return ret;
+	s->rb_size = ring_bytes(s);
+	if (s->cfg.watermark > s->rb_size)
+		s->cfg.watermark = s->rb_size;
+
+	oo.btf_custom_path = s->btf_path;
+	skel = fxtprof_bpf__open_opts(&oo);
+	if (!skel)
+		return load_error(src, -errno);
+	s->skel = skel;
+	skel->rodata->cfg_flags = s->cfg.flags;
+	skel->rodata->kstack_depth = s->cfg.kstack_depth;
+	skel->rodata->ustack_depth = s->cfg.ustack_depth;
+	skel->rodata->watermark = s->cfg.watermark ? s->cfg.watermark :
+				  s->rb_size / 4;
+	ret = bpf_map__set_max_entries(skel->maps.rb, (__u32)s->rb_size);
+	if (ret)
+		return fail(src, ret, "cannot size the ring buffer");
+	tasks = s->cfg.flags & FXTPROF_CFG_TASKS;
+	bpf_program__set_autoload(skel->progs.fxtprof_sample,
+				  s->cfg.flags & FXTPROF_CFG_SAMPLE);
+	bpf_program__set_autoload(skel->progs.fxtprof_fork, tasks);
+	bpf_program__set_autoload(skel->progs.fxtprof_exec, tasks);
+	bpf_program__set_autoload(skel->progs.fxtprof_exit, tasks);
+	bpf_program__set_autoload(skel->progs.fxtprof_rename, tasks);
+	bpf_program__set_autoload(skel->progs.fxtprof_snapshot,
+				  s->cfg.flags & FXTPROF_CFG_SNAPSHOT);
+
+	/* Events first: their errors (paranoid, rate) say more than a
+	 * refused load would. */
+	ret = open_events(src);
+	if (ret)
+		return ret;
+	ret = fxtprof_bpf__load(skel);
+	if (ret)
+		return load_error(src, ret);
+	if (!skel->bss)
+		return fail(src, -EOPNOTSUPP, "the kernel cannot map BPF "
+			    "global data (5.5+): use the module");
+	return map_ring(src);
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and stop                                                      */
+/* ------------------------------------------------------------------ */
+
+static int attach_event(struct bpf_source *src, unsigned int cpu)
+{
+	struct bpf_source_impl *s = src->impl;
+	struct bpf_link *l;
+
+	l = bpf_program__attach_perf_event(s->skel->progs.fxtprof_sample,
+					   s->ev[cpu].fd);
+	if (!l)
+		return fail(src, -errno, "cannot attach the sampling program "
+			    "on CPU %u (%s)", cpu, strerror(errno));
+	s->ev[cpu].link = l;
+	return 0;
+}
+
+/* The link closes the perf event's fd; otherwise it is ours. */
+static void close_event(struct bpf_source_impl *s, unsigned int cpu)
+{
+	if (s->ev[cpu].link)
+		bpf_link__destroy(s->ev[cpu].link);
+	else if (s->ev[cpu].fd >= 0)
+		close(s->ev[cpu].fd);
+	s->ev[cpu].link = NULL;
+	s->ev[cpu].fd = -1;
+}
+
+static int run_snapshot(struct bpf_source *src)
+{
+	struct bpf_source_impl *s = src->impl;
+	struct bpf_link *l;
+	char buf[256];
+	ssize_t n;
+	int fd, ret = 0;
+
+	l = bpf_program__attach_iter(s->skel->progs.fxtprof_snapshot, NULL);
+	if (!l)
+		return fail(src, -errno, "cannot create the task iterator "
+			    "(%s): the kernel may be too old (5.8+)",
+			    strerror(errno));
+	fd = bpf_iter_create(bpf_link__fd(l));
+	if (fd < 0) {
+		ret = fail(src, fd, "cannot run the task iterator");
+		goto out_destroy_link;
+	}
+	/* Each read runs the program over more tasks; it prints nothing. */
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		ret = fail(src, -errno, "the task iterator failed");
+	close(fd);
+out_destroy_link:
+	bpf_link__destroy(l);
+	return ret;
+}
+
+int bpf_source__start(struct bpf_source *src)
+{
+	struct bpf_source_impl *s = src->impl;
+	struct bpf_program *task_progs[4];
+	unsigned int i, cpu;
+	int ret;
+
+	if (!s || !s->skel)
+		return fail(src, -EINVAL, "the bpf source is not configured");
+	if (s->running || s->stopped)
+		return fail(src, -EBUSY, "the bpf source was already started");
+	task_progs[0] = s->skel->progs.fxtprof_fork;
+	task_progs[1] = s->skel->progs.fxtprof_exec;
+	task_progs[2] = s->skel->progs.fxtprof_exit;
+	task_progs[3] = s->skel->progs.fxtprof_rename;
+	s->running = true;
+	if (s->cfg.flags & FXTPROF_CFG_TASKS) {
+		for (i = 0; i < 4; i++) {
+			s->task_links[i] = bpf_program__attach(task_progs[i]);
+			if (!s->task_links[i]) {
+				ret = fail(src, -errno, "cannot attach %s (%s): "
+					   "the kernel may be too old (5.5+ "
+					   "with BTF)",
+					   bpf_program__name(task_progs[i]),
+					   strerror(errno));
+				goto out_stop;
+			}
+		}
+	}
+	if (s->cfg.flags & FXTPROF_CFG_SNAPSHOT) {
+		ret = run_snapshot(src);
+		if (ret)
+			goto out_stop;
+	}
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (s->ev[cpu].fd < 0)
+			continue;
+		ret = attach_event(src, cpu);
+		if (ret)
+			goto out_stop;
+	}
+	s->last_hotplug_ns = now_ns();
+	return 0;
+
+out_stop:
+	bpf_source__stop(src);
+	return ret;
+}
+
+int bpf_source__stop(struct bpf_source *src)
+{
+	struct bpf_source_impl *s = src->impl;
+	unsigned int i;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < s->nr_cpus; i++)
+		close_event(s, i);
+	for (i = 0; i < 4; i++) {
+		if (s->task_links[i])
+			bpf_link__destroy(s->task_links[i]);
+		s->task_links[i] = NULL;
+	}
+	if (s->running)
+		s->stopped = true;
+	s->running = false;
+	return 0;
+}
+
+int bpf_source__flush(struct bpf_source *src)
+{
+	(void)src;
+	return 0;
+}
+
+void bpf_source__close(struct bpf_source *src)
+{
+	struct bpf_source_impl *s = src->impl;
+
+	if (!s)
+		return;
+	bpf_source__stop(src);
+	if (s->prod_map)
+		munmap(s->prod_map, s->prod_map_len);
+	if (s->cons_map)
+		munmap(s->cons_map, s->page);
+	fxtprof_bpf__destroy(s->skel);
+	free(s->ev);
+	free(s->rep_records);
+	free(s->rep_bytes);
+	free(s->rep_last_ns);
+	free(s);
+	src->impl = NULL;
+}
+
+int bpf_source__fd(const struct bpf_source *src)
+{
+	return src->impl ? src->impl->rb_fd : -1;
+}
+
+unsigned int bpf_source__nr_sampling(const struct bpf_source *src)
+{
+	const struct bpf_source_impl *s = src->impl;
+	unsigned int cpu, n = 0;
+
+	for (cpu = 0; s && cpu < s->nr_cpus; cpu++)
+		n += s->ev[cpu].link != NULL;
+	return n;
+}
+
+/*
+ * CPU hotplug: an event whose CPU went offline stays off when it comes
+ * back until re-enabled, and a CPU that was offline at start has none.
+ * Checked from the drain (the reader's tick), at most once a second.
+ */
+static void follow_cpus(struct bpf_source *src)
+{
+	struct bpf_source_impl *s = src->impl;
+	uint64_t online[CPU_WORDS], now = now_ns();
+	unsigned int cpu;
+
+	if (!s->running || !(s->cfg.flags & FXTPROF_CFG_SAMPLE) ||
+	    now - s->last_hotplug_ns < HOTPLUG_CHECK_NS)
+		return;
+	s->last_hotplug_ns = now;
+	if (read_cpu_list(CPU_ONLINE, online))
+		return;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct cpu_event *e = &s->ev[cpu];
+		bool on = cpu_in(online, cpu);
+
+		if (!cpu_in(s->sample_mask, cpu) || on == e->online)
+			continue;
+		e->online = on;
+		if (!on)
+			continue;
+		if (e->link) {
+			ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0);
+		} else if (!open_event(src, cpu) && attach_event(src, cpu)) {
+			close_event(s, cpu);
+		}
+	}
+	src->msg[0] = 0;	/* a CPU gone again meanwhile is no error */
+}
+
+/* ------------------------------------------------------------------ */
+/* Draining                                                            */
+/* ------------------------------------------------------------------ */
+
+static int drain_ring(struct bpf_source *src, fxtprof_rec_cb cb, void *ctx,
+		      unsigned int *bad_cpu)
+{
+	struct bpf_source_impl *s = src->impl;
+	int ret;
+
+	ret = bpf_ring__drain(&s->ring, cb, ctx, s->stopped ? BUSY_WAIT_NS : 0,
+			      bad_cpu);
+	if (ret && s->ring.why)
+		return fail(src, ret, "%s", s->ring.why);
+	return ret;
+}
+
+/*
+ * The programs count drops; what they counted since the last LOST record
+ * becomes one now.  lost_bytes is added before lost_records, so bytes
+ * seen without their count are carried into the next record, and after
+ * stop everything is reported: the sums equal the counters exactly.
+ */
+static int report_lost(struct bpf_source *src, fxtprof_rec_cb cb, void *ctx)
+{
+	struct bpf_source_impl *s = src->impl;
+	struct fxtprof_bpf_counters *counters = s->skel->bss->counters;
+	unsigned int cpu;
+	int err;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct fxtprof_bpf_counters *c = &counters[cpu];
+		struct fxtprof_lost l;
+		uint64_t nr, bytes;
+
+		nr = __atomic_load_n(&c->lost_records, __ATOMIC_ACQUIRE);
+		bytes = __atomic_load_n(&c->lost_bytes, __ATOMIC_ACQUIRE);
+		if (nr == s->rep_records[cpu] &&
+		    (!s->stopped || bytes == s->rep_bytes[cpu]))
+			continue;
+		memset(&l, 0, sizeof(l));
+		l.hdr.size = sizeof(l);
+		l.hdr.type = FXTPROF_REC_LOST;
+		l.hdr.cpu = (uint16_t)cpu;
+		l.records = nr - s->rep_records[cpu];
+		l.bytes = bytes - s->rep_bytes[cpu];
+		l.last_ns = __atomic_load_n(&c->lost_last_ns, __ATOMIC_RELAXED);
+		l.first_ns = __atomic_load_n(&c->lost_first_ns, __ATOMIC_RELAXED);
+		/* A drop racing our last ack keeps an older first_ns. */
+		if (l.first_ns <= s->rep_last_ns[cpu] || l.first_ns > l.last_ns)
+			l.first_ns = l.last_ns;
+		l.hdr.time_ns = l.last_ns;
+		err = cb(ctx, &l.hdr);
+		if (err)
+			return err < 0 ? err : 0;
+		s->rep_records[cpu] = nr;
+		s->rep_bytes[cpu] = bytes;
+		s->rep_last_ns[cpu] = l.last_ns;
+		__atomic_store_n(&c->ack_lost, nr, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+int bpf_source__drain(struct bpf_source *src, fxtprof_rec_cb cb, void *ctx,
+		      unsigned int *bad_cpu)
+{
+	struct bpf_source_impl *s = src->impl;
+	int ret;
+
+	*bad_cpu = 0;
+	if (!s || !s->skel || !s->mapped)
+		return fail(src, -EINVAL, "the bpf source is not configured");
+	follow_cpus(src);
+	ret = drain_ring(src, cb, ctx, bad_cpu);
+	if (ret)
+		return ret;
+	return report_lost(src, cb, ctx);
+}
+
+void bpf_source__stats(struct bpf_source *src, struct fxtprof_stats *total,
+		       FILE *report)
+{
+	struct bpf_source_impl *s = src->impl;
+	unsigned int cpu;
+
+	memset(total, 0, sizeof(*total));
+	total->size = sizeof(*total);
+	if (!s || !s->skel || !s->skel->bss)
+		return;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		const struct fxtprof_bpf_counters *c = &s->skel->bss->counters[cpu];
+		uint64_t lr = __atomic_load_n(&c->lost_records, __ATOMIC_ACQUIRE);
+		uint64_t lb = __atomic_load_n(&c->lost_bytes, __ATOMIC_ACQUIRE);
+
+		total->records += c->records;
+		total->bytes += c->bytes;
+		total->samples += c->samples;
+		total->lost_records += lr;
+		total->lost_bytes += lb;
+		total->lost_unreported += lr - s->rep_records[cpu];
+		total->lost_unreported_bytes += lb - s->rep_bytes[cpu];
+		if (report && lr)
+			fprintf(report, "fxtprof: CPU %u lost %llu records "
+				"(%llu bytes) to a full BPF ring buffer\n", cpu,
+				(unsigned long long)lr, (unsigned long long)lb);
+	}
+}
