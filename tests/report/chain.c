@@ -2,7 +2,8 @@
 /*
  * chain.c - a known call chain main -> a -> b -> c, built with frame
  * pointers.  c() walks its own frame pointers and prints the stack a
- * sampler would have taken there (leaf first), and the process's
+ * sampler would have taken there (leaf first: an address in spin(),
+ * inlined into c), and the process's
  * executable mappings: gen_profile turns them into a recording whose
  * frames are this binary's real addresses.
  */
@@ -31,19 +32,34 @@ static NOINLINE void print_maps(void)
 	fclose(f);
 }
 
-NOINLINE void c(void)
+/* The address in its caller it returns to. */
+NOINLINE uintptr_t return_pc(void)
 {
+	return (uintptr_t)__builtin_return_address(0);
+}
+
+/*
+ * Inlined into c: its leaf address is in c's code, in the range DWARF
+ * gives to spin(), so --inline names it "spin (inlined)".
+ */
+static inline __attribute__((always_inline)) void spin(void)
+{
+	volatile uintptr_t leaf = return_pc();
 	uintptr_t *fp = __builtin_frame_address(0);
 	unsigned int n = 0;
 
-	printf("frames %#lx", (unsigned long)(uintptr_t)&&here);
-here:
+	printf("frames %#lx", (unsigned long)leaf);
 	/* Return addresses up to main's caller: c's caller b, a, main. */
 	while (fp && n++ < 4) {
 		printf(" %#lx", (unsigned long)fp[1]);
 		fp = (uintptr_t *)fp[0];
 	}
 	printf("\n");
+}
+
+NOINLINE void c(void)
+{
+	spin();
 	print_maps();
 }
 

@@ -153,6 +153,14 @@ worker;main;a;b;c 2
 EOW
 check "flamegraph --folded: exact lines" 'cmp -s "$T/want" "$T/out"'
 
+# c's leaf address is in spin(), which is inlined into c.
+"$FXTPROF" flamegraph --folded --inline "$T/rec.fxt" > "$T/out" 2> "$T/err"
+check "flamegraph --folded --inline: the inlined function as a frame" \
+	'grep -qx "chain;main;a;b;c;spin (inlined) 10" "$T/out" && grep -qx "worker;main;a;b;c;spin (inlined) 2" "$T/out"'
+R --inline --no-children --sort sym "$T/rec.fxt"
+check "report --inline: spin (inlined) on top by self, c below it" \
+	'first_entry | grep -q "61.54%  \[\.\] spin (inlined)$" && ! grep -q "\[\.\] c$" "$T/out"'
+
 "$FXTPROF" flamegraph "$T/rec.fxt" -o "$T/fg.svg" > "$T/out" 2> "$T/err"
 check "flamegraph: writes the SVG" '[ $? = 0 ] && [ -s "$T/fg.svg" ]'
 # xmllint (libxml2-utils) or python3, whichever the host has.

@@ -80,6 +80,10 @@ int rt_opts__parse(struct rt_opts *o, int argc, char **argv, int *i)
 	struct rt_filter *f = &o->filter;
 	int ret = 0;
 
+	if (!strcmp(a, "--inline")) {
+		o->sym.inlines = true;
+		return 1;
+	}
 	if (strcmp(a, "--pid") && strcmp(a, "--tid") && strcmp(a, "--cpu") &&
 	    strcmp(a, "--comm") && strcmp(a, "--time") &&
 	    strcmp(a, "--debug-dir") && strcmp(a, "--symfs") &&
@@ -139,6 +143,8 @@ void rt_opts__usage(FILE *f)
 		"a value\n"
 		"              ending in 'ns' is an absolute CLOCK_BOOTTIME "
 		"timestamp\n"
+		"  --inline    inlined functions as frames of their own, "
+		"\"f (inlined)\"\n"
 		"  --debug-dir DIR  --symfs DIR  --vmlinux FILE\n"
 		"  --kallsyms FILE | --system-map FILE\n"
 		"              where the symbolizer finds files and kernel "
@@ -241,9 +247,11 @@ struct frame_key {
 	uint32_t leaf;
 };
 
+/* A frame's symbol ids: exp[first, first + n), innermost first. */
 struct frame_slot {
 	struct frame_key k;
-	uint32_t sym;		/* id + 1; 0 = empty */
+	uint32_t first;
+	uint32_t n;		/* 0 = empty slot */
 };
 
 struct sym_slot {
@@ -257,6 +265,9 @@ struct uniq_slot {
 };
 
 struct caches {
+	uint32_t *exp;
+	size_t nr_exp, cap_exp;
+	bool inlines;
 	struct uniq_slot *us;
 	size_t ucap, un;
 	struct frame_slot *fs;
@@ -300,9 +311,9 @@ static int frame_rehash(struct caches *c)
 	for (i = 0; i < c->fcap; i++) {
 		size_t j;
 
-		if (!c->fs[i].sym)
+		if (!c->fs[i].n)
 			continue;
-		for (j = frame_hash(&c->fs[i].k) & (ncap - 1); n[j].sym;
+		for (j = frame_hash(&c->fs[i].k) & (ncap - 1); n[j].n;
 		     j = (j + 1) & (ncap - 1))
 			;
 		n[j] = c->fs[i];
@@ -401,8 +412,20 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+static int exp_push(struct caches *c, uint32_t id)
+{
+	if (grow((void **)&c->exp, &c->cap_exp, c->nr_exp + 1, sizeof(*c->exp)))
+		return -ENOMEM;
+	c->exp[c->nr_exp++] = id;
+	return 0;
+}
+
+/*
+ * The symbol ids of frame i of s (one, or with --inline the inline
+ * frames innermost first, then the function): c->exp[*first, + *n).
+ */
 static int name_frame(struct rtree *t, const struct profile_sample *s,
-		      unsigned int i, uint32_t *id)
+		      unsigned int i, uint32_t *first, uint32_t *n)
 {
 	struct caches *c = t->priv;
 	struct frame_key k = { .addr = s->ips[i], .leaf = i == 0 };
@@ -411,6 +434,7 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 	char buf[512];
 	size_t slot;
 	bool kernel = i < s->nr_kernel;
+	uint32_t id, f;
 	int ret;
 
 	if (kernel) {
@@ -429,13 +453,14 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 	}
 	if (2 * (c->fn + 1) > c->fcap && frame_rehash(c))
 		return -ENOMEM;
-	for (slot = frame_hash(&k) & (c->fcap - 1); c->fs[slot].sym;
+	for (slot = frame_hash(&k) & (c->fcap - 1); c->fs[slot].n;
 	     slot = (slot + 1) & (c->fcap - 1)) {
 		const struct frame_key *o = &c->fs[slot].k;
 
 		if (o->addr == k.addr && o->where == k.where &&
 		    o->pid_if_none == k.pid_if_none && o->leaf == k.leaf) {
-			*id = c->fs[slot].sym - 1;
+			*first = c->fs[slot].first;
+			*n = c->fs[slot].n;
 			return 0;
 		}
 	}
@@ -449,19 +474,38 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 		c->by_status[res.status]++;
 	dso = res.dso ? res.dso : kernel ? "[kernel.kallsyms]" :
 	      res.mapping ? base_name(res.mapping->path) : "[unknown]";
+	*first = (uint32_t)c->nr_exp;
 	if (!res.status && res.nr_frames && res.frames[0].function) {
-		/* The outermost function: inline frames are not expanded. */
-		ret = sym_intern(t, res.frames[res.nr_frames - 1].function, dso,
-				 kernel, SYM_OK, id);
+		unsigned int nr = res.nr_frames <= SYM_MAX_INLINE ?
+				  res.nr_frames : SYM_MAX_INLINE;
+
+		/* Inline frames, innermost first, only when asked for. */
+		for (f = c->inlines ? 0 : nr - 1; f + 1 < nr; f++) {
+			if (!res.frames[f].function)
+				continue;
+			snprintf(buf, sizeof(buf), "%s (inlined)",
+				 res.frames[f].function);
+			ret = sym_intern(t, buf, dso, kernel, SYM_OK, &id);
+			if (!ret)
+				ret = exp_push(c, id);
+			if (ret)
+				return ret;
+		}
+		ret = sym_intern(t, res.frames[nr - 1].function, dso, kernel,
+				 SYM_OK, &id);
 	} else {
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, dso, res.rel_pc);
 		ret = sym_intern(t, buf, dso, kernel,
-				 res.status ? res.status : SYM_NO_SYMBOL, id);
+				 res.status ? res.status : SYM_NO_SYMBOL, &id);
 	}
+	if (!ret)
+		ret = exp_push(c, id);
 	if (ret)
 		return ret;
+	*n = (uint32_t)c->nr_exp - *first;
 	c->fs[slot].k = k;
-	c->fs[slot].sym = *id + 1;
+	c->fs[slot].first = *first;
+	c->fs[slot].n = *n;
 	c->fn++;
 	return 0;
 }
@@ -548,6 +592,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	ret = parse_time(t, o->filter.time);
 	if (ret)
 		return ret;
+	c->inlines = o->sym.inlines;
 	ret = symbolizer__new(&o->sym, &t->sym);
 	if (ret)
 		return reader_err(ret, "cannot start the symbolizer");
@@ -582,18 +627,26 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			c->no_frames++;
 		} else {
 			for (j = 0; j < nf; j++) {
-				uint32_t id;
+				uint32_t first, k, nr, id;
 
-				ret = name_frame(t, s, j, &id);
+				ret = name_frame(t, s, j, &first, &nr);
+				if (!ret && grow((void **)&t->stack,
+						 &t->cap_stack,
+						 t->nr_stack + nr,
+						 sizeof(*t->stack)))
+					ret = -ENOMEM;
 				if (ret)
 					return reader_err(ret, "report");
-				t->stack[t->nr_stack++] = id;
+				for (k = 0; k < nr; k++)
+					t->stack[t->nr_stack++] = c->exp[first + k];
+				/* Counted once per address, by its function. */
+				id = c->exp[first + nr - 1];
 				t->frames++;
 				if (t->syms[id].resolved)
 					t->resolved++;
 				c->frames_by_status[t->syms[id].status]++;
 			}
-			rs->n = nf;
+			rs->n = (uint32_t)(t->nr_stack - rs->first);
 		}
 		ret = stack_merge(t, rs);
 		if (ret < 0)
@@ -619,6 +672,7 @@ void rtree__free(struct rtree *t)
 	free(t->stack);
 	free(t->samples);
 	if (c) {
+		free(c->exp);
 		for (i = 0; i < c->nr_dsos; i++)
 			free(c->dsos[i]);
 		free(c->dsos);

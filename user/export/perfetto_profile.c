@@ -130,7 +130,8 @@ static void user_mapping(struct perfetto_mapping *pm,
 	uint64_t file_off = addr - m->start + m->pgoff;
 
 	memset(pm, 0, sizeof(*pm));
-	pm->key = m->serial;
+	/* Not the serial: two streams put together may reuse one. */
+	pm->key = (uint64_t)(uintptr_t)m;
 	pm->start = m->start;
 	pm->end = m->end;
 	pm->exact_offset = m->pgoff;

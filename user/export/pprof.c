@@ -176,9 +176,12 @@ static uint32_t mapping_of(struct pp *x, const struct sym_result *r,
 		if (len >= sizeof(key))
 			len = sizeof(key) - 1;
 	} else if (r->mapping) {
+		/* The mapping itself: a serial may be reused (profile.h). */
+		uintptr_t m = (uintptr_t)r->mapping;
+
 		key[0] = 'U';
-		memcpy(key + 1, &r->mapping->serial, sizeof(uint64_t));
-		len = 1 + sizeof(uint64_t);
+		memcpy(key + 1, &m, sizeof(m));
+		len = 1 + sizeof(m);
 	} else {
 		return 0;
 	}
