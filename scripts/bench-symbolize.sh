@@ -28,3 +28,7 @@ mkdir -p "$FXT_RESULTS"
 	"$FXT_BUILD/x86_64/tests/symbolize/bench_symbolize" \
 		-n "${BENCH_SYM_N:-20000}" -r "${BENCH_SYM_ROUNDS:-50}" $files
 } 2>&1 | tee "$res"
+
+# The other half of the issue's bench: `fxtprof report` against
+# `perf report --stdio` on about a million samples of the same program.
+"$FXT_ROOT/scripts/bench-report.sh"

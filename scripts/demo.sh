@@ -8,7 +8,9 @@
 #      port), whose one stream becomes build/demo.fxt
 #   3. the VM (CFG, default x86_64) in command mode runs tests/reader/demo-vm.sh: a workload
 #      under `fxtprof record -d 3 tcp://10.0.2.2:PORT`
-#   4. fxtprof check and fxtprof report on build/demo.fxt
+#   4. on this host: fxtprof check, then symbolize into build/demo.fxt
+#      (Perfetto shows its call stacks), build/demo.svg (flame graph),
+#      build/demo.pb.gz (pprof), and the workload's top functions
 # Each phase prints how long it took; the last line is "demo: done in Ns"
 # or "demo: FAILED in PHASE".
 set -euo pipefail
@@ -62,17 +64,37 @@ wait $sink || { echo "demo: fxtprof receive failed" >&2; false; }
 trap - EXIT
 cat "$work/receive.out"
 streams=("$work"/streams/*.fxt)
-cp "${streams[0]}" "$out"
+raw=$work/demo-raw.fxt
+cp "${streams[0]}" "$raw"
 
-step "check and report"
+# The board's files as the VM has them, for the host to name its frames:
+# the recording names /tests/rec_workload, this is where it came from.
+fxt_cfg "$cfg"
+symfs=$work/symfs
+rm -rf "$symfs"
+mkdir -p "$symfs/tests"
+cp -L "$FXT_BUILD/$CFG_ARCH/tests/reader/rec_workload" "$symfs/tests/"
+sym=(--symfs "$symfs")
+
+step "check and symbolize"
 echo
-echo "demo: fxtprof check $out"
+echo "demo: fxtprof check (the stream as received)"
+"$bin/fxtprof" check "$raw"
+echo
+echo "demo: fxtprof symbolize -> $out (the same FXT plus Perfetto call stacks)"
+"$bin/fxtprof" symbolize "${sym[@]}" "$raw" -o "$out"
 "$bin/fxtprof" check "$out"
+"$bin/fxtprof" flamegraph "${sym[@]}" "$raw" -o "$FXT_BUILD/demo.svg"
+"$bin/fxtprof" export --format pprof "${sym[@]}" "$raw" -o "$FXT_BUILD/demo.pb.gz"
 echo
-echo "demo: fxtprof report $out"
-"$bin/fxtprof" report "$out"
+echo "demo: processes and threads (fxtprof report --summary)"
+"$bin/fxtprof" report --summary "$raw"
+echo
+echo "demo: top functions of the workload (fxtprof report --no-children --comm rec_workload)"
+"$bin/fxtprof" report "${sym[@]}" --no-children --comm rec_workload "$raw" | head -40
 step ""
 echo
 echo "demo: time per phase:"
 printf '  %s\n' "${phases[@]}"
+echo "demo: build/demo.fxt (open it in ui.perfetto.dev), build/demo.svg, build/demo.pb.gz (go tool pprof)"
 echo "demo: done in $(( $(date +%s) - t0 ))s, the trace is build/demo.fxt"

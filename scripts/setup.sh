@@ -44,6 +44,8 @@ HOST_PKGS=(
 	qemu-system-x86 qemu-system-arm ipxe-qemu busybox-static cpio kmod
 	# benchmarks and make check-fresh
 	linux-perf mmdebstrap
+	# the flame graph test checks the SVG is well-formed XML (xmllint)
+	libxml2-utils
 	# the tree tests read the tracked files
 	git
 )

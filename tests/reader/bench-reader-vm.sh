@@ -17,7 +17,7 @@ for d in 2 10; do
 	wait $wl
 	echo "-- fxtprof record -F 1000 -d $d"
 	cat /tmp/rec-$d.err
-	fxtprof report /tmp/bench-$d.fxt | grep '^samples per CPU'
+	fxtprof report --summary /tmp/bench-$d.fxt | grep '^samples per CPU'
 done
 # The ternary is parenthesised: a bare '>' in printf's arguments is a
 # redirection to a file, and the line silently went there.

@@ -29,10 +29,11 @@ $(REPORT_T)/run_report: tests/report/report_test.sh tests/report/svg_script.js \
 REPORT_ASAN_LIBS := $(SYMBOLIZE_LIB_ASAN) $(B)/lib/libsource.a \
 	$(B)/lib/libstate.a $(B)/lib/libencode.a $(B)/lib/libsink.a \
 	$(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(FXT_LIB_ASAN)
-$(B)/asan/tests/report/fxtprof: $(CMD_SRCS) $(PROFILE_SRCS) $(REPORT_ASAN_LIBS)
+$(B)/asan/tests/report/fxtprof: $(CMD_SRCS) $(EXPORT_SRCS) $(PROFILE_SRCS) \
+		$(REPORT_ASAN_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -DFXTPROF_HAVE_SYMBOLS $(CFLAGS) \
-		$(FXT_SAN_FLAGS) -o $@ $(CMD_SRCS) $(PROFILE_SRCS) \
+		$(FXT_SAN_FLAGS) -o $@ $(CMD_SRCS) $(EXPORT_SRCS) $(PROFILE_SRCS) \
 		$(REPORT_ASAN_LIBS) $(CMD_LDLIBS)
 
 $(B)/asan/tests/report/run_report: tests/report/report_test.sh \

@@ -22,8 +22,9 @@ CMD_LIBS_SYMBOLS :=
 CMD_LDLIBS := -luring
 ifneq ($(SYMBOLS),)
 CMD_SRCS += user/cmd/report.c user/cmd/report_cmd.c user/cmd/report_tree.c \
-	    user/cmd/flamegraph.c
-CMD_LIBS_SYMBOLS := $(B)/lib/libsymbolize.a $(B)/lib/libprofile.a
+	    user/cmd/flamegraph.c user/cmd/export.c user/cmd/symbolize.c
+CMD_LIBS_SYMBOLS := $(B)/lib/libexport.a $(B)/lib/libsymbolize.a \
+		    $(B)/lib/libprofile.a
 CMD_LDLIBS += -ldw -lelf -lz
 CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
 endif

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "fxt/fxt_reader.h"
 #ifdef FXTPROF_HAVE_SYMBOLS
+#include "export.h"
 #include "report.h"
 #endif
 
@@ -93,7 +94,10 @@ static const struct {
 				"(--summary: processes, records)" },
 	{ "flamegraph", cmd_flamegraph, "an interactive SVG flame graph, or "
 					"folded stacks" },
-	/* export and symbolize go here: they need libdw too. */
+	{ "export", cmd_export, "the profile as gzipped pprof, for go tool "
+				"pprof and speedscope" },
+	{ "symbolize", cmd_symbolize, "the FXT plus its profile as Perfetto "
+				      "call stacks, in blob records" },
 #endif
 };
 

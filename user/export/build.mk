@@ -13,9 +13,3 @@ EXPORT_SRCS := user/export/pb_writer.c user/export/intern.c \
 
 $(EXPORT_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
 $(B)/lib/libexport.a: $(EXPORT_SRCS:%.c=$(B)/%.o)
-
-# The FXT blob record encoder (user/fxt/fxt_blob.c) belongs to libfxt.
-# Until user/fxt/build.mk lists it in FXT_LIB_SRCS, it is added to both
-# flavours of the archive here (a prerequisite listed twice counts once).
-$(B)/lib/libfxt.a: $(B)/user/fxt/fxt_blob.o
-$(B)/asan/lib/libfxt.a: $(B)/asan/user/fxt/fxt_blob.o

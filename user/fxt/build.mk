@@ -13,7 +13,8 @@ FXT_SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 FXT_LIB_SRCS := user/fxt/fxt_encode.c user/fxt/fxt_writer.c \
 		user/fxt/fxt_strings.c user/fxt/fxt_utf8.c \
 		user/fxt/fxt_reader.c user/fxt/fxt_check.c \
-		user/fxt/fxt_dump.c user/fxt/fxt_tools.c
+		user/fxt/fxt_dump.c user/fxt/fxt_tools.c \
+		user/fxt/fxt_blob.c
 FXT_HDRS := user/fxt/fxt.h user/fxt/fxt_reader.h user/fxt/fxt_internal.h
 
 FXT_LIB := $(B)/lib/libfxt.a
