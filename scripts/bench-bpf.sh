@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# bench-bpf.sh    (make bench-bpf)
+# Sampling overhead of the eBPF source against perf, natively on this
+# host: the fixed workload tests/bench/workload.c (one thread per CPU)
+# runs bare, under `fxtprof record --source bpf -F N -g kernel,user` and
+# under `perf record -a -g -F N -e cpu-clock` for N in BENCH_FREQS, in one
+# run, BENCH_REPS times with the order rotated every repetition.  Prints
+# the raw runs, then medians: slowdown = wall time under the profiler /
+# bare, bpf/perf = the bpf source's slowdown / perf's, the samples each
+# profiler took of the workload per CPU-second of it, and the cost per
+# achieved sample = (1 - 1/slowdown) / that rate.  See
+# Documentation/performance.md.
+#
+# Root; a kernel with BTF; the host's perf (Debian linux-perf, or PERF=).
+# While it runs, perf_cpu_time_max_percent is 0 (no dynamic throttling,
+# which would also lower perf_event_max_sample_rate for the runs after);
+# both sysctls are restored at exit.  Env: BENCH_REPS (3), BENCH_FREQS
+# ("1000 10000"), BENCH_ROUNDS (workload -r, 1500: about 1.5-2 s bare),
+# BENCH_NOBUILD=1.  Raw output: build/results/bench-bpf.out.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+
+reps=${BENCH_REPS:-3}
+freqs=${BENCH_FREQS:-1000 10000}
+rounds=${BENCH_ROUNDS:-1500}
+B=$FXT_BUILD/x86_64
+fxtprof=$B/bin/fxtprof
+workload=$B/tests/bench/fxt-bench-workload
+perf=${PERF:-perf}
+ncpu=$(nproc)
+comm=fxt-bench-workl	# the workload's comm, cut to 15 bytes
+tmp=$(mktemp -d /tmp/bench-bpf.XXXXXX)
+sk=/proc/sys/kernel
+saved_pct=$(cat $sk/perf_cpu_time_max_percent)
+saved_rate=$(cat $sk/perf_event_max_sample_rate)
+restore() {
+	echo "$saved_rate" > $sk/perf_event_max_sample_rate 2>/dev/null || true
+	echo "$saved_pct" > $sk/perf_cpu_time_max_percent 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap restore EXIT
+
+die() { echo "bench-bpf: $*" >&2; exit 1; }
+
+[ "$(uname -m)" = x86_64 ] || die "runs on an x86_64 host only"
+"$perf" --version >/dev/null 2>&1 || die "no perf (install linux-perf or set PERF=)"
+if [ "${BENCH_NOBUILD:-0}" != 1 ]; then
+	make -C "$FXT_ROOT" --no-print-directory -j2 ARCH=x86_64 \
+		"${fxtprof#$FXT_ROOT/}" "${workload#$FXT_ROOT/}" >/dev/null
+fi
+echo 0 > $sk/perf_cpu_time_max_percent
+
+mkdir -p "$FXT_RESULTS"
+out=$FXT_RESULTS/bench-bpf.out
+: > "$out"
+say() { echo "$*" | tee -a "$out"; }
+say "BENCH-INFO kernel=$(uname -r) ncpu=$ncpu perf=$("$perf" --version)" \
+	"max_sample_rate=$saved_rate load=$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Wait (at most 20 s) until FILE is non-empty: the profiler is set up.
+wait_file() {
+	local i=0
+	while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$1" ]
+}
+cpu_secs() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"
+}
+CHECKSUM=
+run_workload() {
+	local o sum
+	o=$("$workload" -t "$ncpu" -r "$rounds") || die "workload failed: $o"
+	WALL=$(echo "$o" | sed -n 's/.*wall_ns=\([0-9]*\).*/\1/p')
+	sum=$(echo "$o" | sed -n 's/.*checksum=\(0x[0-9a-f]*\).*/\1/p')
+	[ -z "$CHECKSUM" ] && CHECKSUM=$sum
+	[ "$sum" = "$CHECKSUM" ] || die "workload checksum changed: $sum != $CHECKSUM"
+}
+
+run_bare() {
+	run_workload
+	say "BENCH rep=$1 cfg=bare freq=0 wall_ns=$WALL wsamples=- samples=- lost=- reader_cpu=-"
+}
+
+run_bpf() {
+	local rep=$1 freq=$2 f=$tmp/bench.fxt e=$tmp/fxtprof.err pid rcpu
+	rm -f "$f"
+	"$fxtprof" record --source bpf -F "$freq" -g kernel,user -o "$f" 2>"$e" &
+	pid=$!
+	wait_file "$f" || { cat "$e"; die "fxtprof record did not start"; }
+	sleep 0.5
+	run_workload
+	rcpu=$(cpu_secs $pid)
+	kill -TERM $pid
+	wait $pid || { cat "$e"; die "fxtprof record failed"; }
+	local samples lost ws
+	samples=$(sed -n 's/^fxtprof: [0-9.]* s: \([0-9]*\) samples.*/\1/p' "$e")
+	lost=$(sed -n 's/.*kernel rings lost \([0-9]*\) records.*/\1/p' "$e")
+	# "# FILE: N samples, M selected"
+	ws=$("$fxtprof" report --comm "$comm" "$f" 2>/dev/null |
+		sed -n 's/^# .*: [0-9]* samples, \([0-9]*\) selected.*/\1/p')
+	say "BENCH rep=$rep cfg=bpf freq=$freq wall_ns=$WALL wsamples=${ws:--}" \
+		"samples=${samples:--} lost=${lost:-0} reader_cpu=$rcpu bytes=$(wc -c < "$f")"
+}
+
+run_perf() {
+	local rep=$1 freq=$2 f=$tmp/bench.perf pid rcpu samples ws thr
+	rm -f "$f"
+	"$perf" record -a -g -F "$freq" -e cpu-clock -N -o "$f" \
+		>"$tmp/perf.out" 2>"$tmp/perf.err" &
+	pid=$!
+	wait_file "$f" || { cat "$tmp/perf.err"; die "perf record did not start"; }
+	sleep 0.5
+	run_workload
+	rcpu=$(cpu_secs $pid)
+	kill -INT $pid
+	wait $pid || true
+	samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp/perf.err")
+	[ -n "$samples" ] || { cat "$tmp/perf.err"; die "perf record printed no sample count"; }
+	ws=$("$perf" script -i "$f" -F comm 2>/dev/null | grep -c "^ *$comm *\$" || true)
+	thr=$("$perf" report -i "$f" --stats 2>/dev/null | awk '$1 == "THROTTLE" { print $3; exit }')
+	say "BENCH rep=$rep cfg=perf freq=$freq wall_ns=$WALL wsamples=$ws" \
+		"samples=$samples lost=- throttle=${thr:-0} reader_cpu=$rcpu bytes=$(wc -c < "$f")"
+}
+
+run_workload	# warm-up, not reported
+say "BENCH-INFO warmup wall_ns=$WALL checksum=$CHECKSUM rounds=$rounds threads=$ncpu"
+
+configs="bare"
+for freq in $freqs; do configs="$configs bpf:$freq perf:$freq"; done
+nconf=$(echo $configs | wc -w)
+for rep in $(seq 1 "$reps"); do
+	set -- $configs
+	k=1
+	while [ $k -lt $rep ] && [ $k -lt $nconf ]; do
+		first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
+	done
+	for c in "$@"; do
+		case $c in
+		bare) run_bare $rep ;;
+		bpf:*) run_bpf $rep ${c#*:} ;;
+		perf:*) run_perf $rep ${c#*:} ;;
+		esac
+	done
+done
+
+echo
+awk -v ncpu="$ncpu" -v freqlist="$freqs" '
+function median(key,   n, i, j, t, a) {
+	n = cnt[key]
+	if (!n) return 0
+	for (i = 1; i <= n; i++) a[i] = val[key, i]
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function add(key, x) { if (x != "-" && x != "") val[key, ++cnt[key]] = x }
+$1 == "BENCH" {
+	delete v
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	k = v["cfg"] ":" v["freq"]
+	add(k, v["wall_ns"])
+	# Samples of the workload per CPU-second of it.
+	if (v["wsamples"] != "-")
+		add(k ":rate", v["wsamples"] / (v["wall_ns"] / 1e9) / ncpu)
+	add(k ":rcpu", v["reader_cpu"])
+	add(k ":mb", v["bytes"] == "" ? "" : v["bytes"] / 1e6)
+	add(k ":lost", v["lost"])
+	add(k ":throttle", v["throttle"])
+}
+END {
+	bare = median("bare:0")
+	printf "Sampling overhead on this host, medians of %d runs (bare %.3f s, %d threads):\n",
+		cnt["bare:0"], bare / 1e9, ncpu
+	printf "  %8s  %9s  %9s  %8s  %15s  %15s  %8s\n", "", "slowdown", "slowdown", "",
+		"samples/CPU-s", "cost/sample us", "cost"
+	printf "  %8s  %9s  %9s  %8s  %15s  %15s  %8s\n", "freq", "bpf", "perf", "bpf/perf",
+		"bpf   perf", "bpf   perf", "bpf/perf"
+	n = split(freqlist, fs, " ")
+	for (i = 1; i <= n; i++) {
+		f = fs[i]
+		fx = median("bpf:" f) / bare
+		pf = median("perf:" f) / bare
+		rf = median("bpf:" f ":rate")
+		rp = median("perf:" f ":rate")
+		cf = rf > 0 ? (fx - 1) / fx / rf * 1e6 : 0
+		cp = rp > 0 ? (pf - 1) / pf / rp * 1e6 : 0
+		printf "  %8s  %8.3fx  %8.3fx  %8.3f  %7.0f %7.0f  %7.2f %7.2f  %8s\n", f " Hz",
+			fx, pf, (pf > 0 ? fx / pf : 0), rf, rp, cf, cp,
+			(cp > 0 ? sprintf("%.2f", cf / cp) : "-")
+	}
+	printf "  %8s  %19s  %19s\n", "", "recorder CPU s", "output MB"
+	printf "  %8s  %9s  %9s  %9s  %9s\n", "freq", "bpf", "perf", "bpf", "perf"
+	for (i = 1; i <= n; i++) {
+		f = fs[i]
+		printf "  %8s  %9.2f  %9.2f  %9.2f  %9.2f\n", f " Hz",
+			median("bpf:" f ":rcpu"), median("perf:" f ":rcpu"),
+			median("bpf:" f ":mb"), median("perf:" f ":mb")
+	}
+	print "  slowdown = workload wall time under the profiler / bare; bpf/perf <= 1: the bpf source costs no more than perf."
+	print "  samples/CPU-s = samples of the workload per CPU-second of its run; cost/sample = (1 - 1/slowdown) / that rate."
+	print "  recorder CPU = user+system time of the recording process until it was stopped (whole session)."
+	for (k in cnt) if (k ~ /:(lost|throttle)$/ && median(k) > 0)
+		printf "  note: %s median %s\n", k, median(k)
+}' "$out" | tee "$out.table"
+echo "bench-bpf: raw runs in $out"
