@@ -6,8 +6,9 @@
 # runs bare, under `fxtprof record --source bpf -F N -g kernel,user` and
 # under `perf record -a -g -F N -e cpu-clock` for N in BENCH_FREQS, in one
 # run, BENCH_REPS times with the order rotated every repetition.  Prints
-# the raw runs, then medians: slowdown = wall time under the profiler /
-# bare, bpf/perf = the bpf source's slowdown / perf's, the samples each
+# the raw runs, then medians: slowdown = the workload's CPU time (user +
+# system) under the profiler / bare (its wall time too, which other jobs
+# on a shared host disturb more), bpf/perf = the bpf source's slowdown / perf's, the samples each
 # profiler took of the workload per CPU-second of it, and the cost per
 # achieved sample = (1 - 1/slowdown) / that rate.  See
 # Documentation/performance.md.
@@ -68,9 +69,16 @@ cpu_secs() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"
 }
 CHECKSUM=
+# Sets WALL (ns, the workload's own clock) and CPU (ns of user + system
+# time, from the shell's getrusage of the child, which Linux derives from
+# the scheduler's exact runtime): the sampling interrupts are charged to
+# the task they interrupt, waiting for a CPU is not.
 run_workload() {
-	local o sum
-	o=$("$workload" -t "$ncpu" -r "$rounds") || die "workload failed: $o"
+	local o sum TIMEFORMAT='%3U %3S'
+	{ time "$workload" -t "$ncpu" -r "$rounds" > "$tmp/w.out" ; } 2> "$tmp/w.time" ||
+		die "workload failed: $(cat "$tmp/w.out" "$tmp/w.time")"
+	o=$(cat "$tmp/w.out")
+	CPU=$(awk '{ printf "%.0f", ($1 + $2) * 1e9 }' "$tmp/w.time")
 	WALL=$(echo "$o" | sed -n 's/.*wall_ns=\([0-9]*\).*/\1/p')
 	sum=$(echo "$o" | sed -n 's/.*checksum=\(0x[0-9a-f]*\).*/\1/p')
 	[ -z "$CHECKSUM" ] && CHECKSUM=$sum
@@ -79,7 +87,7 @@ run_workload() {
 
 run_bare() {
 	run_workload
-	say "BENCH rep=$1 cfg=bare freq=0 wall_ns=$WALL wsamples=- samples=- lost=- reader_cpu=-"
+	say "BENCH rep=$1 cfg=bare freq=0 wall_ns=$WALL cpu_ns=$CPU wsamples=- samples=- lost=- reader_cpu=-"
 }
 
 run_bpf() {
@@ -99,7 +107,7 @@ run_bpf() {
 	# "# FILE: N samples, M selected"
 	ws=$("$fxtprof" report --comm "$comm" "$f" 2>/dev/null |
 		sed -n 's/^# .*: [0-9]* samples, \([0-9]*\) selected.*/\1/p')
-	say "BENCH rep=$rep cfg=bpf freq=$freq wall_ns=$WALL wsamples=${ws:--}" \
+	say "BENCH rep=$rep cfg=bpf freq=$freq wall_ns=$WALL cpu_ns=$CPU wsamples=${ws:--}" \
 		"samples=${samples:--} lost=${lost:-0} reader_cpu=$rcpu bytes=$(wc -c < "$f")"
 }
 
@@ -119,12 +127,12 @@ run_perf() {
 	[ -n "$samples" ] || { cat "$tmp/perf.err"; die "perf record printed no sample count"; }
 	ws=$("$perf" script -i "$f" -F comm 2>/dev/null | grep -c "^ *$comm *\$" || true)
 	thr=$("$perf" report -i "$f" --stats 2>/dev/null | awk '$1 == "THROTTLE" { print $3; exit }')
-	say "BENCH rep=$rep cfg=perf freq=$freq wall_ns=$WALL wsamples=$ws" \
+	say "BENCH rep=$rep cfg=perf freq=$freq wall_ns=$WALL cpu_ns=$CPU wsamples=$ws" \
 		"samples=$samples lost=- throttle=${thr:-0} reader_cpu=$rcpu bytes=$(wc -c < "$f")"
 }
 
 run_workload	# warm-up, not reported
-say "BENCH-INFO warmup wall_ns=$WALL checksum=$CHECKSUM rounds=$rounds threads=$ncpu"
+say "BENCH-INFO warmup wall_ns=$WALL cpu_ns=$CPU checksum=$CHECKSUM rounds=$rounds threads=$ncpu"
 
 configs="bare"
 for freq in $freqs; do configs="$configs bpf:$freq perf:$freq"; done
@@ -159,10 +167,11 @@ $1 == "BENCH" {
 	delete v
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	k = v["cfg"] ":" v["freq"]
-	add(k, v["wall_ns"])
-	# Samples of the workload per CPU-second of it.
+	add(k, v["cpu_ns"])
+	add(k ":wall", v["wall_ns"])
+	# Samples of the workload per CPU-second it ran.
 	if (v["wsamples"] != "-")
-		add(k ":rate", v["wsamples"] / (v["wall_ns"] / 1e9) / ncpu)
+		add(k ":rate", v["wsamples"] / (v["cpu_ns"] / 1e9))
 	add(k ":rcpu", v["reader_cpu"])
 	add(k ":mb", v["bytes"] == "" ? "" : v["bytes"] / 1e6)
 	add(k ":lost", v["lost"])
@@ -170,8 +179,8 @@ $1 == "BENCH" {
 }
 END {
 	bare = median("bare:0")
-	printf "Sampling overhead on this host, medians of %d runs (bare %.3f s, %d threads):\n",
-		cnt["bare:0"], bare / 1e9, ncpu
+	printf "Sampling overhead on this host, medians of %d runs (bare %.3f CPU-s, %.3f s wall, %d threads):\n",
+		cnt["bare:0"], bare / 1e9, median("bare:0:wall") / 1e9, ncpu
 	printf "  %8s  %9s  %9s  %8s  %15s  %15s  %8s\n", "", "slowdown", "slowdown", "",
 		"samples/CPU-s", "cost/sample us", "cost"
 	printf "  %8s  %9s  %9s  %8s  %15s  %15s  %8s\n", "freq", "bpf", "perf", "bpf/perf",
@@ -189,6 +198,14 @@ END {
 			fx, pf, (pf > 0 ? fx / pf : 0), rf, rp, cf, cp,
 			(cp > 0 ? sprintf("%.2f", cf / cp) : "-")
 	}
+	printf "  %8s  %19s\n", "", "wall slowdown"
+	printf "  %8s  %9s  %9s\n", "freq", "bpf", "perf"
+	for (i = 1; i <= n; i++) {
+		f = fs[i]
+		printf "  %8s  %8.3fx  %8.3fx\n", f " Hz",
+			median("bpf:" f ":wall") / median("bare:0:wall"),
+			median("perf:" f ":wall") / median("bare:0:wall")
+	}
 	printf "  %8s  %19s  %19s\n", "", "recorder CPU s", "output MB"
 	printf "  %8s  %9s  %9s  %9s  %9s\n", "freq", "bpf", "perf", "bpf", "perf"
 	for (i = 1; i <= n; i++) {
@@ -197,8 +214,9 @@ END {
 			median("bpf:" f ":rcpu"), median("perf:" f ":rcpu"),
 			median("bpf:" f ":mb"), median("perf:" f ":mb")
 	}
-	print "  slowdown = workload wall time under the profiler / bare; bpf/perf <= 1: the bpf source costs no more than perf."
-	print "  samples/CPU-s = samples of the workload per CPU-second of its run; cost/sample = (1 - 1/slowdown) / that rate."
+	print "  slowdown = the workload'"'"'s CPU time (user+system) under the profiler / bare; bpf/perf <= 1: the bpf source costs no more than perf."
+	print "  samples/CPU-s = samples of the workload per CPU-second it ran; cost/sample = (1 - 1/slowdown) / that rate."
+	print "  wall slowdown: the same by the workload'"'"'s wall time, which other jobs on a shared host disturb."
 	print "  recorder CPU = user+system time of the recording process until it was stopped (whole session)."
 	for (k in cnt) if (k ~ /:(lost|throttle)$/ && median(k) > 0)
 		printf "  note: %s median %s\n", k, median(k)
