@@ -14,6 +14,8 @@
 #   $(B)/tests/bpf/run_record_auto  TAP: the real fxtprof record --source
 #                                 auto, its report names sym_chain's and
 #                                 sym_short's functions (tests/symbols)
+#   $(B)/tests/bpf/vm/test_bpf_record  TAP, in the VM: record --source bpf,
+#                                 check, every CPU, a child's tasks, no loss
 #   $(B)/tests/bpf/run_core_check   TAP: CO-RE of the x86_64 and arm64
 #                                 objects against Debian 6.1 and 6.12 BTF
 
@@ -46,6 +48,13 @@ $(B)/tests/bpf/run_%: tests/bpf/run_%.sh
 # run_record_auto runs tests/symbols' workloads, as they are built there.
 $(B)/tests/bpf/run_record_auto: $(B)/bin/fxtprof $(B)/tests/symbols/sym_chain \
 	$(B)/tests/symbols/sym_short $(B)/tests/symbols/sym_wait
+
+# The VM half (every VM suite, both arches): record --source bpf in the
+# guest; skips where the static fxtprof has no bpf source (arm64).
+$(B)/tests/bpf/vm/test_bpf_record: tests/bpf/test_bpf_vm.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+VM_TEST_PROGS += $(B)/tests/bpf/vm/test_bpf_record
 
 # run_core_check needs the host's BTF carver and the x86 object.
 $(B)/tests/bpf/run_core_check: $(BPF_B)/host/btf_carve $(BPF_B)/fxtprof.bpf.o

@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# test_bpf_record - `fxtprof record --source bpf` in the VM (installed as
+# /tests/test_bpf_record, run by /init like every /tests/test_*), on each
+# Debian kernel the suites boot: the end-to-end assertions of
+# tests/reader/test_record, through the eBPF source, with the module
+# loaded or not (--source bpf does not look at it).  While it records, a
+# spinner runs on every CPU for a second and a child `sh` execs and exits
+# with 7.  Checks: record exits 0; the output passes `fxtprof check`;
+# samples from every online CPU (`fxtprof report --summary`); the child's
+# fork, exec (its filename) and exit (status 7 << 8) are there with its
+# pid; the summary's loss line is "lost nothing" and the stream's final
+# statistics agree.  A build without the bpf source (BPF_SOURCE=0, the
+# arm64 default) skips every test, saying so.  TAP.
+cd /tmp || exit 1
+fxtprof=${FXTPROF:-/tests/fxtprof}	# FXTPROF=: run it elsewhere
+out=/tmp/bpf-rec.fxt
+n=0
+tap() {	# tap ok|"not ok" description
+	n=$((n + 1))
+	echo "$1 $n $2"
+}
+res() {	# res STATUS description: ok if STATUS is 0
+	if [ "$1" = 0 ]; then tap ok "$2"; else tap "not ok" "$2 (status $1)"; fi
+}
+echo "TAP version 13"
+echo "1..6"
+rm -f "$out"
+
+"$fxtprof" record --source bpf -F 1000 -d 4 "$out" > /tmp/bpf-rec.log 2>&1 &
+rec=$!
+# Wait (at most 30 s: TCG) for the first bytes: the programs are loaded.
+i=0
+while [ ! -s "$out" ] && [ $i -lt 300 ] && kill -0 $rec 2>/dev/null; do
+	sleep 0.1; i=$((i + 1))
+done
+if grep -q "built without the bpf source" /tmp/bpf-rec.log; then
+	wait $rec
+	sed 's/^/# record: /' /tmp/bpf-rec.log
+	for t in "record exits 0" "output passes fxtprof check" \
+		 "samples from every CPU" "the child's fork, exec and exit" \
+		 "exit status 7 << 8" "no loss, and the stream agrees"; do
+		tap ok "$t # SKIP this fxtprof has no bpf source (BPF_SOURCE=0)"
+	done
+	exit 0
+fi
+sleep 0.5
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+c=0
+while [ $c -lt "$ncpu" ]; do
+	timeout 1 sh -c 'while :; do :; done' &
+	c=$((c + 1))
+done
+sh -c 'echo $$ > /tmp/bpf-child.pid; exit 7'
+wait_rc=0
+wait $rec || wait_rc=$?
+wait
+child=$(cat /tmp/bpf-child.pid)
+sed 's/^/# record: /' /tmp/bpf-rec.log
+
+res $wait_rc "record --source bpf -d 4 exits 0"
+"$fxtprof" check "$out" > /tmp/bpf-check.log 2>&1
+rc=$?
+[ $rc = 0 ] || sed 's/^/# /' /tmp/bpf-check.log
+res $rc "output passes fxtprof check"
+
+# "samples per CPU (2 CPUs): cpu0=1499 cpu1=5"
+"$fxtprof" report --summary "$out" > /tmp/bpf-sum.log 2>&1
+line=$(grep '^samples per CPU' /tmp/bpf-sum.log)
+echo "# $line"
+c=0 missing=
+while [ $c -lt "$ncpu" ]; do
+	echo "$line" | grep -Eq " cpu$c=[1-9]" || missing="$missing $c"
+	c=$((c + 1))
+done
+if [ -z "$missing" ] && [ -n "$line" ]; then
+	tap ok "samples from every CPU ($ncpu)"
+else
+	tap "not ok" "samples from every CPU ($ncpu): none on$missing"
+fi
+
+"$fxtprof" dump "$out" > /tmp/bpf-dump.log 2>&1
+fork=$(grep -c "name: \"fork\".*child_pid: uint32($child)" /tmp/bpf-dump.log)
+execs=$(grep "pt: $child/$child, .*name: \"exec\"" /tmp/bpf-dump.log)
+exits=$(grep "pt: $child/$child, .*name: \"exit\"" /tmp/bpf-dump.log)
+if [ "$fork" = 1 ] && [ -n "$execs" ] && [ -n "$exits" ]; then
+	tap ok "the child's ($child) fork, exec and exit"
+else
+	tap "not ok" "the child's ($child) fork ($fork), exec and exit"
+	echo "# exec: $execs"; echo "# exit: $exits"
+fi
+echo "$exits" | grep -q 'exit_code: int32(1792), group_dead: bool(true)'
+res $? "exit status 7 << 8, group dead"
+
+# The recorder's line, the stream's final statistics: nothing lost.
+grep -q '^fxtprof: kernel rings lost nothing' /tmp/bpf-rec.log &&
+	grep -Eq '^kernel statistics .*[1-9][0-9]* samples, [0-9]+ records, 0 lost, 0 lost unreported' /tmp/bpf-sum.log
+rc=$?
+[ $rc = 0 ] || grep -E 'kernel (statistics|lost)' /tmp/bpf-sum.log | sed 's/^/# /'
+res $rc "no loss, and the stream's statistics agree"
+rm -f "$out" /tmp/bpf-dump.log
+exit 0
