@@ -19,6 +19,13 @@
 # both sysctls are restored at exit.  Env: BENCH_REPS (3), BENCH_FREQS
 # ("1000 10000"), BENCH_ROUNDS (workload -r, 1500: about 1.5-2 s bare),
 # BENCH_NOBUILD=1.  Raw output: build/results/bench-bpf.out.
+#
+# BENCH_VM=1 adds the VM half afterwards: scripts/bench-kernel.sh with
+# tests/bpf/bench-bpf.vm.sh as its VM script, so the module, the bpf
+# source and perf run side by side in the x86_64 TCG VM (Debian 6.1),
+# and a table of the three from its raw lines (build/results/
+# bench-kernel.out), by bench-kernel's definitions: wall-time slowdown,
+# samples per CPU-second of the whole session, cost/sample.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -222,3 +229,54 @@ END {
 		printf "  note: %s median %s\n", k, median(k)
 }' "$out" | tee "$out.table"
 echo "bench-bpf: raw runs in $out"
+
+[ "${BENCH_VM:-0}" = 1 ] || exit 0
+echo
+echo "== the x86_64 VM: module, bpf and perf (scripts/bench-kernel.sh)"
+BENCH_KERNEL_SCRIPT=$FXT_ROOT/tests/bpf/bench-bpf.vm.sh BENCH_FREQS="$freqs" \
+	"$FXT_ROOT/scripts/bench-kernel.sh" x86_64 | sed -n '/^Runs/,/^Kernel sampling/p' | sed '$d'
+vmout=$FXT_RESULTS/bench-kernel.out
+echo
+awk -v freqlist="$freqs" '
+function median(key,   n, i, j, t, a) {
+	n = cnt[key]
+	if (!n) return 0
+	for (i = 1; i <= n; i++) a[i] = val[key, i]
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function add(key, x) { if (x != "-" && x != "") val[key, ++cnt[key]] = x }
+/^BENCH-INFO kernel=/ { for (i = 2; i <= NF; i++) if ($i ~ /^ncpu=/) { split($i, kv, "="); ncpu = kv[2] } }
+$1 == "BENCH" {
+	delete v
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	k = v["cfg"] ":" v["freq"]
+	add(k, v["wall_ns"])
+	if (v["samples"] != "-" && v["secs"] != "-" && v["secs"] > 0)
+		add(k ":rate", v["samples"] / v["secs"] / ncpu)
+	add(k ":rcpu", v["reader_cpu"])
+}
+END {
+	bare = median("bare:0")
+	printf "In the VM, medians of %d runs (bare %.3f s wall):\n", cnt["bare:0"], bare / 1e9
+	printf "  %8s  %26s  %20s  %23s  %15s\n", "", "slowdown", "samples/CPU-s", "cost/sample us", "cost vs perf"
+	printf "  %8s  %8s %8s %8s  %6s %6s %6s  %7s %7s %7s  %7s %7s\n", "freq",
+		"module", "bpf", "perf", "module", "bpf", "perf", "module", "bpf", "perf", "module", "bpf"
+	n = split(freqlist, fs, " ")
+	for (i = 1; i <= n; i++) {
+		f = fs[i]
+		split("fxtprof bpf perf", names, " ")
+		for (j = 1; j <= 3; j++) {
+			sd[j] = median(names[j] ":" f) / bare
+			rt[j] = median(names[j] ":" f ":rate")
+			co[j] = rt[j] > 0 ? (sd[j] - 1) / sd[j] / rt[j] * 1e6 : 0
+		}
+		printf "  %8s  %7.3fx %7.3fx %7.3fx  %6.0f %6.0f %6.0f  %7.1f %7.1f %7.1f  %7s %7s\n", f " Hz",
+			sd[1], sd[2], sd[3], rt[1], rt[2], rt[3], co[1], co[2], co[3],
+			(co[3] > 0 ? sprintf("%.2f", co[1] / co[3]) : "-"),
+			(co[3] > 0 ? sprintf("%.2f", co[2] / co[3]) : "-")
+	}
+	print "  module = fxtprof record --source module (fxtprof.ko); bench-kernel definitions: wall-time slowdown,"
+	print "  samples per CPU-second over the whole session, cost/sample = (1 - 1/slowdown) / that rate."
+}' "$vmout" | tee "$out.vm-table"
