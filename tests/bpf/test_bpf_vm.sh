@@ -11,7 +11,8 @@
 # fork, exec (its filename) and exit (status 7 << 8) are there with its
 # pid; the summary's loss line is "lost nothing" and the stream's final
 # statistics agree.  A build without the bpf source (BPF_SOURCE=0, the
-# arm64 default) skips every test, saying so.  TAP.
+# arm64 default) skips these six, saying so.  Last, with the module
+# loaded, `--source auto` must take the module and say so.  TAP.
 cd /tmp || exit 1
 fxtprof=${FXTPROF:-/tests/fxtprof}	# FXTPROF=: run it elsewhere
 out=/tmp/bpf-rec.fxt
@@ -24,11 +25,26 @@ res() {	# res STATUS description: ok if STATUS is 0
 	if [ "$1" = 0 ]; then tap ok "$2"; else tap "not ok" "$2 (status $1)"; fi
 }
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 rm -f "$out"
 
 "$fxtprof" record --source bpf -F 1000 -d 4 "$out" > /tmp/bpf-rec.log 2>&1 &
 rec=$!
+# auto with the module loaded: it takes the module, and says so.
+auto_check() {
+	if [ ! -e /dev/fxtprof ]; then
+		tap ok "auto takes the module # SKIP no /dev/fxtprof"
+		return
+	fi
+	"$fxtprof" record --source auto -d 1 /tmp/bpf-auto.fxt > /tmp/bpf-auto.log 2>&1
+	rc=$?
+	grep -q '^fxtprof: source module (/dev/fxtprof exists)' /tmp/bpf-auto.log ||
+		rc=1
+	[ $rc = 0 ] || sed 's/^/# auto: /' /tmp/bpf-auto.log
+	res $rc "auto takes the module where /dev/fxtprof exists, and says so"
+	rm -f /tmp/bpf-auto.fxt
+}
+
 # Wait (at most 30 s: TCG) for the first bytes: the programs are loaded.
 i=0
 while [ ! -s "$out" ] && [ $i -lt 300 ] && kill -0 $rec 2>/dev/null; do
@@ -42,6 +58,7 @@ if grep -q "built without the bpf source" /tmp/bpf-rec.log; then
 		 "exit status 7 << 8" "no loss, and the stream agrees"; do
 		tap ok "$t # SKIP this fxtprof has no bpf source (BPF_SOURCE=0)"
 	done
+	auto_check
 	exit 0
 fi
 sleep 0.5
@@ -99,4 +116,5 @@ rc=$?
 [ $rc = 0 ] || grep -E 'kernel (statistics|lost)' /tmp/bpf-sum.log | sed 's/^/# /'
 res $rc "no loss, and the stream's statistics agree"
 rm -f "$out" /tmp/bpf-dump.log
+auto_check
 exit 0
