@@ -12,7 +12,10 @@
 # pid; the summary's loss line is "lost nothing" and the stream's final
 # statistics agree.  A build without the bpf source (BPF_SOURCE=0, the
 # arm64 default) skips these six, saying so.  Last, with the module
-# loaded, `--source auto` must take the module and say so.  TAP.
+# loaded, `--source auto` must take the module and say so; and both
+# sources, recording the same workload (tests/bench/workload.c), give
+# the same top three functions by self time, each within 10 points (two
+# runs under TCG differ by up to 6 points; sampling error is about 1).  TAP.
 cd /tmp || exit 1
 fxtprof=${FXTPROF:-/tests/fxtprof}	# FXTPROF=: run it elsewhere
 out=/tmp/bpf-rec.fxt
@@ -25,7 +28,7 @@ res() {	# res STATUS description: ok if STATUS is 0
 	if [ "$1" = 0 ]; then tap ok "$2"; else tap "not ok" "$2 (status $1)"; fi
 }
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 rm -f "$out"
 
 "$fxtprof" record --source bpf -F 1000 -d 4 "$out" > /tmp/bpf-rec.log 2>&1 &
@@ -45,6 +48,47 @@ auto_check() {
 	rm -f /tmp/bpf-auto.fxt
 }
 
+# "SYMBOL PERCENT" of the top six self-time entries of the workload.
+top3() { # SOURCE
+	f=/tmp/bpf-top-$1.fxt
+	rm -f $f
+	"$fxtprof" record --source "$1" -F 1000 -d 3 -q $f &
+	p=$!
+	i=0
+	while [ ! -s $f ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	/tests/fxt-bench-workload -r 250 > /dev/null
+	wait $p || return 1
+	"$fxtprof" report --no-children --comm fxt-bench-workl $f 2>/dev/null |
+		grep -E '^ +[0-9.]+%' | head -6 | awk '{ sub(/%/, "", $1); print $NF, $1 }'
+	rm -f $f
+}
+same_top() {
+	if [ ! -e /dev/fxtprof ] || [ -n "$1" ]; then
+		tap ok "module and bpf give the same top functions # SKIP ${1:-no /dev/fxtprof}"
+		return
+	fi
+	m=$(top3 module) b=$(top3 bpf)
+	echo "# module:" $m
+	echo "# bpf:   " $b
+	# The same first function; every function in either's top three has
+	# the same share in the other (0 if not in its top six) within 10
+	# points: near-ties may swap places.
+	printf '%s\n--\n%s\n' "$m" "$b" | awk '
+		BEGIN { side = 0 }
+		$1 == "--" { side = 1; rank = 0; next }
+		NF == 2 { rank++; pct[side, $1] = $2; if (rank <= 3) top[$1] = 1
+			  if (rank == 1) first[side] = $1 }
+		END {
+			ok = first[0] != "" && first[0] == first[1]
+			for (f in top) {
+				d = pct[0, f] - pct[1, f]; if (d < 0) d = -d
+				if (d > 10) ok = 0
+			}
+			exit !ok
+		}'
+	res $? "module and bpf give the same top functions, within 10 points"
+}
+
 # Wait (at most 30 s: TCG) for the first bytes: the programs are loaded.
 i=0
 while [ ! -s "$out" ] && [ $i -lt 300 ] && kill -0 $rec 2>/dev/null; do
@@ -59,6 +103,7 @@ if grep -q "built without the bpf source" /tmp/bpf-rec.log; then
 		tap ok "$t # SKIP this fxtprof has no bpf source (BPF_SOURCE=0)"
 	done
 	auto_check
+	same_top "this fxtprof has no bpf source (BPF_SOURCE=0)"
 	exit 0
 fi
 sleep 0.5
@@ -117,4 +162,5 @@ rc=$?
 res $rc "no loss, and the stream's statistics agree"
 rm -f "$out" /tmp/bpf-dump.log
 auto_check
+same_top
 exit 0
