@@ -92,7 +92,8 @@ VM_TEST_PROGS :=
 HOST_TESTS :=
 
 .PHONY: all module user deps check check-fresh vm-suite demo bench-kernel \
-	bench-reader bench-socket bench-receive bench-symbolize install clean
+	bench-reader bench-socket bench-receive bench-symbolize install clean \
+	demo-host bench-bpf
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -167,6 +168,14 @@ VM_FILES ?=
 # scripts/demo.sh does that itself, to time each phase.
 demo:
 	scripts/demo.sh $(CFG)
+
+# This very machine, through the eBPF source: no module, no VM, no deps.
+# Each builds only what it runs (for the host, x86_64).
+demo-host:
+	scripts/demo-host.sh
+
+bench-bpf:
+	scripts/bench-bpf.sh
 
 bench-kernel bench-reader bench-socket bench-receive bench-symbolize:
 	scripts/setup.sh

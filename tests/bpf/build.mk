@@ -11,15 +11,13 @@
 #                                 simulated ring (no privileges)
 #   $(B)/tests/bpf/fp_workload    non-PIE, frame pointers, known functions
 #   $(B)/tests/bpf/run_bpf_record   TAP: the driver's FXT passes fxtprof check
+#   $(B)/tests/bpf/run_record_auto  TAP: the real fxtprof record --source
+#                                 auto, its report names sym_chain's and
+#                                 sym_short's functions (tests/symbols)
+#   $(B)/tests/bpf/vm/test_bpf_record  TAP, in the VM: record --source bpf,
+#                                 check, every CPU, a child's tasks, no loss
 #   $(B)/tests/bpf/run_core_check   TAP: CO-RE of the x86_64 and arm64
 #                                 objects against Debian 6.1 and 6.12 BTF
-
-# The source's fragment lives in user/source/bpf/, which the top-level
-# wildcard (user/*/build.mk) does not reach; until user/source/build.mk
-# includes it, this fragment does.
-ifndef BPF_SOURCE_LIB
-include user/source/bpf/build.mk
-endif
 
 BPF_TEST_LIBS := $(BPF_SOURCE_LIB) $(B)/lib/libstate.a $(B)/lib/libencode.a \
 		 $(B)/lib/libsink.a $(B)/lib/libtransport.a \
@@ -47,12 +45,23 @@ $(B)/tests/bpf/run_%: tests/bpf/run_%.sh
 	@mkdir -p $(@D)
 	cp $< $@
 
+# run_record_auto runs tests/symbols' workloads, as they are built there.
+$(B)/tests/bpf/run_record_auto: $(B)/bin/fxtprof $(B)/tests/symbols/sym_chain \
+	$(B)/tests/symbols/sym_short $(B)/tests/symbols/sym_wait
+
+# The VM half (every VM suite, both arches): record --source bpf in the
+# guest; skips where the static fxtprof has no bpf source (arm64).
+$(B)/tests/bpf/vm/test_bpf_record: tests/bpf/test_bpf_vm.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+VM_TEST_PROGS += $(B)/tests/bpf/vm/test_bpf_record
+
 # run_core_check needs the host's BTF carver and the x86 object.
 $(B)/tests/bpf/run_core_check: $(BPF_B)/host/btf_carve $(BPF_B)/fxtprof.bpf.o
 
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/test_bpf_ring \
-	      $(B)/tests/bpf/run_bpf_record \
+	      $(B)/tests/bpf/run_bpf_record $(B)/tests/bpf/run_record_auto \
 	      $(B)/tests/bpf/run_core_check
 USER_PROGS += $(B)/tests/bpf/bpf_record $(B)/tests/bpf/fp_workload
 endif

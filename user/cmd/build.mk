@@ -30,7 +30,10 @@ CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
 endif
 CMD_OBJS := $(CMD_SRCS:%.c=$(B)/%.o)
 # In link order: a part before the parts it uses.
-CMD_LIBS := $(CMD_LIBS_SYMBOLS) $(B)/lib/libsource.a $(B)/lib/libstate.a \
+# libsource_bpf.a is the eBPF source, or its stand-in with BPF_SOURCE=0
+# (user/source/bpf/build.mk); its libraries are $(BPF_SOURCE_LDLIBS).
+CMD_LIBS := $(CMD_LIBS_SYMBOLS) $(B)/lib/libsource_bpf.a \
+	    $(B)/lib/libsource.a $(B)/lib/libstate.a \
 	    $(B)/lib/libencode.a $(B)/lib/libsink.a $(B)/lib/libtransport.a \
 	    $(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
 
@@ -38,12 +41,13 @@ $(CMD_OBJS): CPPFLAGS += -Iuser -Iuser/fxt $(if $(SYMBOLS),-DFXTPROF_HAVE_SYMBOL
 
 $(B)/bin/fxtprof: $(CMD_OBJS) $(CMD_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CMD_LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CMD_LDLIBS) \
+		$(BPF_SOURCE_LDLIBS)
 
 $(B)/user/cmd/vm/fxtprof: $(CMD_OBJS) $(CMD_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -luring \
-		$(CMD_STATIC_LDLIBS)
+		$(BPF_SOURCE_LDLIBS) $(CMD_STATIC_LDLIBS)
 
 USER_PROGS += $(B)/bin/fxtprof
 VM_TEST_PROGS += $(B)/user/cmd/vm/fxtprof

@@ -33,6 +33,7 @@
 #include "encode/fxt_encoder.h"
 #include <libfxtprof.h>
 #include "sink/sink.h"
+#include "source/bpf_source.h"
 #include "source/kernel_info.h"
 #include "source/perf_mmap_source.h"
 #include "source/proc_maps.h"
@@ -42,8 +43,15 @@
 
 #define TICK_MS		100
 
+enum record_source {
+	SOURCE_AUTO,	/* the module if its device exists, else bpf */
+	SOURCE_MODULE,
+	SOURCE_BPF,
+};
+
 struct record_opts {
 	struct fxtprof_config cfg;
+	enum record_source source;
 	const char *device;
 	const char *uri;
 	double duration;	/* seconds, 0 = until a signal */
@@ -60,7 +68,9 @@ struct record_opts {
 struct recorder {
 	struct record_opts *opts;
 	struct evloop loop;
+	enum record_source source;	/* MODULE or BPF once chosen */
 	struct ring_source src;
+	struct bpf_source bsrc;
 	struct sink *out;
 	struct fxt_encoder *enc;
 	struct stream_state state;
@@ -97,6 +107,7 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 "usage: fxtprof record [options] URI\n"
+"       fxtprof record [options] -o URI\n"
 "  URI: PATH, file:///PATH, - (stdout), tcp://HOST:PORT, unix:///PATH\n"
 "  -F, --freq HZ          samples per second per CPU (%d..%d, default %d)\n"
 "  -C, --cpu LIST         sample only these CPUs, e.g. 0,2-3 (default all)\n"
@@ -119,7 +130,10 @@ static void record_usage(FILE *f)
 "      --linger SECS      wait at most SECS for the output at exit (default 5)\n"
 "      --mode OCTAL       mode of a trace file (default 0600: it holds\n"
 "                         kernel addresses)\n"
+"      --source WHICH     module, bpf or auto (default): auto takes the\n"
+"                         module when its device exists, else bpf\n"
 "      --device PATH      the fxtprof device (default %s)\n"
+"  -o, --output URI       the output, instead of the URI operand\n"
 "  -q, --quiet            no status line, no summary\n"
 "\n"
 "Exit status: 0 when every record was delivered and confirmed (a socket\n"
@@ -170,7 +184,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	enum { OPT_MAX_STACK = 256, OPT_SKIP_IDLE, OPT_NO_TASKS,
 	       OPT_MAX_BUFFERED, OPT_LINGER, OPT_DEVICE, OPT_RECONNECT,
-	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS };
+	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS, OPT_SOURCE };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -187,6 +201,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "reconnect", no_argument, NULL, OPT_RECONNECT },
 		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -202,7 +218,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	o->linger = 5;
 	o->max_buffered = SINK_DEFAULT_MAX_BUFFERED;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "F:C:d:g:m:qh", longopts,
+	while ((c = getopt_long(argc, argv, "F:C:d:g:m:o:qh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'F':
@@ -277,6 +293,17 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_DEVICE:
 			o->device = optarg;
 			break;
+		case OPT_SOURCE:
+			if (!strcmp(optarg, "auto"))
+				o->source = SOURCE_AUTO;
+			else if (!strcmp(optarg, "module"))
+				o->source = SOURCE_MODULE;
+			else if (!strcmp(optarg, "bpf"))
+				o->source = SOURCE_BPF;
+			else
+				return reader_err(-EINVAL, "bad --source '%s' "
+						  "(module, bpf or auto)", optarg);
+			break;
 		case OPT_MODE:
 			if (reader_parse_mode(optarg, &o->file_mode))
 				return reader_err(-EINVAL, "bad --mode '%s'",
@@ -284,6 +311,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_RECONNECT:
 			o->reconnect = true;
+			break;
+		case 'o':
+			o->uri = optarg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -296,12 +326,104 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			return -EINVAL;
 		}
 	}
-	if (optind != argc - 1) {
+	/* The URI is the one operand, or -o's argument (as perf record's). */
+	if (optind != argc - (o->uri ? 0 : 1)) {
 		record_usage(stderr);
 		return -EINVAL;
 	}
-	o->uri = argv[optind];
+	if (!o->uri)
+		o->uri = argv[optind];
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The source: the module's rings or the eBPF programs                 */
+/* ------------------------------------------------------------------ */
+
+static const char *source_name(enum record_source s)
+{
+	return s == SOURCE_BPF ? "bpf" : "module";
+}
+
+/* Open and configure the chosen source; 0 or a reported -errno. */
+static int source_open(struct recorder *r)
+{
+	const struct record_opts *o = r->opts;
+	const char *dev = o->device ? o->device : FXTPROF_DEVICE;
+	int ret;
+
+	r->source = o->source;
+	if (r->source == SOURCE_AUTO) {
+		r->source = access(dev, F_OK) ? SOURCE_BPF : SOURCE_MODULE;
+		if (!o->quiet)
+			fprintf(stderr, "fxtprof: source %s (%s %s)\n",
+				source_name(r->source), dev,
+				r->source == SOURCE_BPF ? "does not exist" :
+							  "exists");
+	}
+	if (r->source == SOURCE_BPF) {
+		ret = bpf_source__open(&r->bsrc, NULL);
+		if (!ret)
+			ret = bpf_source__configure(&r->bsrc, &o->cfg);
+		if (ret)
+			return reader_err(ret, "%s", bpf_source__error(&r->bsrc));
+		return 0;
+	}
+	ret = ring_source__open(&r->src, o->device);
+	if (ret)
+		return reader_err(ret, "cannot open %s (is fxtprof.ko loaded? "
+				  "--source bpf needs no module)", dev);
+	ret = ring_source__configure(&r->src, &o->cfg);
+	if (ret)
+		return reader_err(ret, "cannot configure the session");
+	return 0;
+}
+
+static void source_close(struct recorder *r)
+{
+	if (r->source == SOURCE_BPF)
+		bpf_source__close(&r->bsrc);
+	else
+		ring_source__close(&r->src);
+}
+
+static int source_fd(const struct recorder *r)
+{
+	return r->source == SOURCE_BPF ? bpf_source__fd(&r->bsrc) :
+					 ring_source__fd(&r->src);
+}
+
+static int source_start(struct recorder *r)
+{
+	int ret;
+
+	if (r->source != SOURCE_BPF)
+		return ring_source__start(&r->src);
+	ret = bpf_source__start(&r->bsrc);
+	if (ret)
+		reader_err(ret, "%s", bpf_source__error(&r->bsrc));
+	return ret;
+}
+
+static int source_stop(struct recorder *r)
+{
+	return r->source == SOURCE_BPF ? bpf_source__stop(&r->bsrc) :
+					 ring_source__stop(&r->src);
+}
+
+static int source_flush(struct recorder *r)
+{
+	return r->source == SOURCE_BPF ? bpf_source__flush(&r->bsrc) :
+					 ring_source__flush(&r->src);
+}
+
+static void source_stats(struct recorder *r, struct fxtprof_stats *total,
+			 FILE *report)
+{
+	if (r->source == SOURCE_BPF)
+		bpf_source__stats(&r->bsrc, total, report);
+	else
+		ring_source__stats(&r->src, total, report);
 }
 
 /* ------------------------------------------------------------------ */
@@ -336,10 +458,18 @@ static int drain_rings(struct recorder *r)
 			r->perf_broken = true;
 		}
 	}
-	ret = ring_source__drain(&r->src, stream_state__record, &r->state,
-				 &cpu);
-	if (ret < 0)
-		return reader_err(ret, "ring of CPU %u is corrupt", cpu);
+	if (r->source == SOURCE_BPF) {
+		ret = bpf_source__drain(&r->bsrc, stream_state__record,
+					&r->state, &cpu);
+		if (ret < 0)
+			return reader_err(ret, "%s (CPU %u)",
+					  bpf_source__error(&r->bsrc), cpu);
+	} else {
+		ret = ring_source__drain(&r->src, stream_state__record,
+					 &r->state, &cpu);
+		if (ret < 0)
+			return reader_err(ret, "ring of CPU %u is corrupt", cpu);
+	}
 	sink__flush(r->out);
 	return 0;
 }
@@ -353,8 +483,7 @@ static void arm_poll(struct recorder *r)
 	struct io_uring_sqe *sqe = evloop__sqe(&r->loop, &r->poll_h);
 
 	if (sqe)
-		io_uring_prep_poll_multishot(sqe, ring_source__fd(&r->src),
-					     POLLIN);
+		io_uring_prep_poll_multishot(sqe, source_fd(r), POLLIN);
 }
 
 static void arm_tick(struct recorder *r)
@@ -449,19 +578,19 @@ static int finish(struct recorder *r, struct fxtprof_stats *total)
 	uint64_t deadline;
 	int ret;
 
-	ret = ring_source__stop(&r->src);
+	ret = source_stop(r);
 	if (ret)
 		return reader_err(ret, "cannot stop the session");
 	ret = drain_rings(r);
 	/* The flush writes any pending LOST record: the counts end exact. */
 	if (!ret)
-		ret = ring_source__flush(&r->src);
+		ret = source_flush(r);
 	if (!ret)
 		ret = drain_rings(r);
 	if (ret)
 		return ret;
 
-	ring_source__stats(&r->src, total, r->opts->quiet ? NULL : stderr);
+	source_stats(r, total, r->opts->quiet ? NULL : stderr);
 	stream_state__final_stats(&r->state, now_boottime(), total);
 	/*
 	 * The last notice carries the final totals: wait (within the linger
@@ -587,6 +716,7 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 		secs, ts->records[FXTPROF_REC_SAMPLE],
 		ts->records[FXTPROF_REC_FORK], ts->records[FXTPROF_REC_EXEC],
 		ts->records[FXTPROF_REC_EXIT], ts->records[FXTPROF_REC_SNAPSHOT]);
+	/* The bpf source's one ring buffer is a kernel ring too. */
 	if (total->lost_records)
 		fprintf(stderr, "fxtprof: kernel rings lost %llu records"
 			" (%llu bytes); try a larger -m\n",
@@ -630,17 +760,9 @@ int cmd_record(int argc, char **argv)
 	r.sig_h.complete = on_signal;
 	r.status_line = !opts.quiet && isatty(STDERR_FILENO);
 
-	ret = ring_source__open(&r.src, opts.device);
-	if (ret) {
-		reader_err(ret, "cannot open %s (is fxtprof.ko loaded?)",
-			   opts.device ? opts.device : FXTPROF_DEVICE);
-		return CMD_EXIT_FAILED;
-	}
-	ret = ring_source__configure(&r.src, &opts.cfg);
-	if (ret) {
-		reader_err(ret, "cannot configure the session");
+	ret = source_open(&r);
+	if (ret)
 		goto out_close_source;
-	}
 	ret = evloop__init(&r.loop, 64);
 	if (ret) {
 		reader_err(ret, "cannot set up io_uring");
@@ -672,7 +794,7 @@ int cmd_record(int argc, char **argv)
 	}
 
 	capture_symbols(&r);
-	ret = ring_source__start(&r.src);
+	ret = source_start(&r);
 	if (ret) {
 		reader_err(ret, "cannot start the session");
 		goto out_restore_signals;
@@ -718,6 +840,6 @@ out_close_sink:
 out_fini_loop:
 	evloop__fini(&r.loop);
 out_close_source:
-	ring_source__close(&r.src);
+	source_close(&r);
 	return ret ? CMD_EXIT_FAILED : status;
 }

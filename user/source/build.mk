@@ -13,3 +13,7 @@ SOURCE_SRCS := user/source/ring_source.c user/source/elf_build_id.c \
 
 $(SOURCE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
 $(B)/lib/libsource.a: $(SOURCE_SRCS:%.c=$(B)/%.o)
+
+# The eBPF source (its BPF object, skeleton and loader) has its own
+# fragment, which the top-level wildcard (user/*/build.mk) does not reach.
+include user/source/bpf/build.mk

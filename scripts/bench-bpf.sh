@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# bench-bpf.sh    (make bench-bpf)
+# Sampling overhead of the eBPF source against perf, natively on this
+# host: the fixed workload tests/bench/workload.c (one thread per CPU)
+# runs bare, under `fxtprof record --source bpf -F N -g kernel,user` and
+# under `perf record -a -g -F N -e cpu-clock` for N in BENCH_FREQS, in one
+# run, BENCH_REPS times with the order rotated every repetition.  Prints
+# the raw runs, then medians: slowdown = the workload's CPU time (user +
+# system) under the profiler / bare (its wall time too, which other jobs
+# on a shared host disturb more), bpf/perf = the bpf source's slowdown / perf's, the samples each
+# profiler took of the workload per CPU-second of it, and the cost per
+# achieved sample = (1 - 1/slowdown) / that rate.  See
+# Documentation/performance.md.
+#
+# Root; a kernel with BTF; the host's perf (Debian linux-perf, or PERF=).
+# While it runs, perf_cpu_time_max_percent is 0 (no dynamic throttling,
+# which would also lower perf_event_max_sample_rate for the runs after);
+# both sysctls are restored at exit.  Env: BENCH_REPS (3), BENCH_FREQS
+# ("1000 10000"), BENCH_ROUNDS (workload -r, 1500: about 1.5-2 s bare),
+# BENCH_NOBUILD=1.  Raw output: build/results/bench-bpf.out.
+#
+# BENCH_VM=1 adds the VM half afterwards: scripts/bench-kernel.sh with
+# tests/bpf/bench-bpf.vm.sh as its VM script, so the module, the bpf
+# source and perf run side by side in the x86_64 TCG VM (Debian 6.1),
+# and a table of the three from its raw lines (build/results/
+# bench-kernel.out), by bench-kernel's definitions: wall-time slowdown,
+# samples per CPU-second of the whole session, cost/sample.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+
+reps=${BENCH_REPS:-3}
+freqs=${BENCH_FREQS:-1000 10000}
+rounds=${BENCH_ROUNDS:-1500}
+B=$FXT_BUILD/x86_64
+fxtprof=$B/bin/fxtprof
+workload=$B/tests/bench/fxt-bench-workload
+perf=${PERF:-perf}
+ncpu=$(nproc)
+comm=fxt-bench-workl	# the workload's comm, cut to 15 bytes
+tmp=$(mktemp -d /tmp/bench-bpf.XXXXXX)
+sk=/proc/sys/kernel
+saved_pct=$(cat $sk/perf_cpu_time_max_percent)
+saved_rate=$(cat $sk/perf_event_max_sample_rate)
+restore() {
+	echo "$saved_rate" > $sk/perf_event_max_sample_rate 2>/dev/null || true
+	echo "$saved_pct" > $sk/perf_cpu_time_max_percent 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap restore EXIT
+
+die() { echo "bench-bpf: $*" >&2; exit 1; }
+
+[ "$(uname -m)" = x86_64 ] || die "runs on an x86_64 host only"
+"$perf" --version >/dev/null 2>&1 || die "no perf (install linux-perf or set PERF=)"
+if [ "${BENCH_NOBUILD:-0}" != 1 ]; then
+	make -C "$FXT_ROOT" --no-print-directory -j2 ARCH=x86_64 \
+		"${fxtprof#$FXT_ROOT/}" "${workload#$FXT_ROOT/}" >/dev/null
+fi
+echo 0 > $sk/perf_cpu_time_max_percent
+
+mkdir -p "$FXT_RESULTS"
+out=$FXT_RESULTS/bench-bpf.out
+: > "$out"
+say() { echo "$*" | tee -a "$out"; }
+say "BENCH-INFO kernel=$(uname -r) ncpu=$ncpu perf=$("$perf" --version)" \
+	"max_sample_rate=$saved_rate load=$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Wait (at most 20 s) until FILE is non-empty: the profiler is set up.
+wait_file() {
+	local i=0
+	while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$1" ]
+}
+cpu_secs() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"
+}
+CHECKSUM=
+# Sets WALL (ns, the workload's own clock) and CPU (ns of user + system
+# time, from the shell's getrusage of the child, which Linux derives from
+# the scheduler's exact runtime): the sampling interrupts are charged to
+# the task they interrupt, waiting for a CPU is not.
+run_workload() {
+	local o sum TIMEFORMAT='%3U %3S'
+	{ time "$workload" -t "$ncpu" -r "$rounds" > "$tmp/w.out" ; } 2> "$tmp/w.time" ||
+		die "workload failed: $(cat "$tmp/w.out" "$tmp/w.time")"
+	o=$(cat "$tmp/w.out")
+	CPU=$(awk '{ printf "%.0f", ($1 + $2) * 1e9 }' "$tmp/w.time")
+	WALL=$(echo "$o" | sed -n 's/.*wall_ns=\([0-9]*\).*/\1/p')
+	sum=$(echo "$o" | sed -n 's/.*checksum=\(0x[0-9a-f]*\).*/\1/p')
+	[ -z "$CHECKSUM" ] && CHECKSUM=$sum
+	[ "$sum" = "$CHECKSUM" ] || die "workload checksum changed: $sum != $CHECKSUM"
+}
+
+run_bare() {
+	run_workload
+	say "BENCH rep=$1 cfg=bare freq=0 wall_ns=$WALL cpu_ns=$CPU wsamples=- samples=- lost=- reader_cpu=-"
+}
+
+run_bpf() {
+	local rep=$1 freq=$2 f=$tmp/bench.fxt e=$tmp/fxtprof.err pid rcpu
+	rm -f "$f"
+	"$fxtprof" record --source bpf -F "$freq" -g kernel,user -o "$f" 2>"$e" &
+	pid=$!
+	wait_file "$f" || { cat "$e"; die "fxtprof record did not start"; }
+	sleep 0.5
+	run_workload
+	rcpu=$(cpu_secs $pid)
+	kill -TERM $pid
+	wait $pid || { cat "$e"; die "fxtprof record failed"; }
+	local samples lost ws
+	samples=$(sed -n 's/^fxtprof: [0-9.]* s: \([0-9]*\) samples.*/\1/p' "$e")
+	lost=$(sed -n 's/.*kernel rings lost \([0-9]*\) records.*/\1/p' "$e")
+	# "# FILE: N samples, M selected"
+	ws=$("$fxtprof" report --comm "$comm" "$f" 2>/dev/null |
+		sed -n 's/^# .*: [0-9]* samples, \([0-9]*\) selected.*/\1/p')
+	say "BENCH rep=$rep cfg=bpf freq=$freq wall_ns=$WALL cpu_ns=$CPU wsamples=${ws:--}" \
+		"samples=${samples:--} lost=${lost:-0} reader_cpu=$rcpu bytes=$(wc -c < "$f")"
+}
+
+run_perf() {
+	local rep=$1 freq=$2 f=$tmp/bench.perf pid rcpu samples ws thr
+	rm -f "$f"
+	"$perf" record -a -g -F "$freq" -e cpu-clock -N -o "$f" \
+		>"$tmp/perf.out" 2>"$tmp/perf.err" &
+	pid=$!
+	wait_file "$f" || { cat "$tmp/perf.err"; die "perf record did not start"; }
+	sleep 0.5
+	run_workload
+	rcpu=$(cpu_secs $pid)
+	kill -INT $pid
+	wait $pid || true
+	samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp/perf.err")
+	[ -n "$samples" ] || { cat "$tmp/perf.err"; die "perf record printed no sample count"; }
+	ws=$("$perf" script -i "$f" -F comm 2>/dev/null | grep -c "^ *$comm *\$" || true)
+	thr=$("$perf" report -i "$f" --stats 2>/dev/null | awk '$1 == "THROTTLE" { print $3; exit }')
+	say "BENCH rep=$rep cfg=perf freq=$freq wall_ns=$WALL cpu_ns=$CPU wsamples=$ws" \
+		"samples=$samples lost=- throttle=${thr:-0} reader_cpu=$rcpu bytes=$(wc -c < "$f")"
+}
+
+run_workload	# warm-up, not reported
+say "BENCH-INFO warmup wall_ns=$WALL cpu_ns=$CPU checksum=$CHECKSUM rounds=$rounds threads=$ncpu"
+
+configs="bare"
+for freq in $freqs; do configs="$configs bpf:$freq perf:$freq"; done
+nconf=$(echo $configs | wc -w)
+for rep in $(seq 1 "$reps"); do
+	set -- $configs
+	k=1
+	while [ $k -lt $rep ] && [ $k -lt $nconf ]; do
+		first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
+	done
+	for c in "$@"; do
+		case $c in
+		bare) run_bare $rep ;;
+		bpf:*) run_bpf $rep ${c#*:} ;;
+		perf:*) run_perf $rep ${c#*:} ;;
+		esac
+	done
+done
+
+echo
+awk -v ncpu="$ncpu" -v freqlist="$freqs" '
+function median(key,   n, i, j, t, a) {
+	n = cnt[key]
+	if (!n) return 0
+	for (i = 1; i <= n; i++) a[i] = val[key, i]
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function add(key, x) { if (x != "-" && x != "") val[key, ++cnt[key]] = x }
+$1 == "BENCH" {
+	delete v
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	k = v["cfg"] ":" v["freq"]
+	add(k, v["cpu_ns"])
+	add(k ":wall", v["wall_ns"])
+	# Samples of the workload per CPU-second it ran.
+	if (v["wsamples"] != "-")
+		add(k ":rate", v["wsamples"] / (v["cpu_ns"] / 1e9))
+	add(k ":rcpu", v["reader_cpu"])
+	add(k ":mb", v["bytes"] == "" ? "" : v["bytes"] / 1e6)
+	add(k ":lost", v["lost"])
+	add(k ":throttle", v["throttle"])
+}
+END {
+	bare = median("bare:0")
+	printf "Sampling overhead on this host, medians of %d runs (bare %.3f CPU-s, %.3f s wall, %d threads):\n",
+		cnt["bare:0"], bare / 1e9, median("bare:0:wall") / 1e9, ncpu
+	printf "  %8s  %9s  %9s  %8s  %15s  %15s  %8s\n", "", "slowdown", "slowdown", "",
+		"samples/CPU-s", "cost/sample us", "cost"
+	printf "  %8s  %9s  %9s  %8s  %15s  %15s  %8s\n", "freq", "bpf", "perf", "bpf/perf",
+		"bpf   perf", "bpf   perf", "bpf/perf"
+	n = split(freqlist, fs, " ")
+	for (i = 1; i <= n; i++) {
+		f = fs[i]
+		fx = median("bpf:" f) / bare
+		pf = median("perf:" f) / bare
+		rf = median("bpf:" f ":rate")
+		rp = median("perf:" f ":rate")
+		cf = rf > 0 ? (fx - 1) / fx / rf * 1e6 : 0
+		cp = rp > 0 ? (pf - 1) / pf / rp * 1e6 : 0
+		printf "  %8s  %8.3fx  %8.3fx  %8.3f  %7.0f %7.0f  %7.2f %7.2f  %8s\n", f " Hz",
+			fx, pf, (pf > 0 ? fx / pf : 0), rf, rp, cf, cp,
+			(cp > 0 ? sprintf("%.2f", cf / cp) : "-")
+	}
+	printf "  %8s  %19s\n", "", "wall slowdown"
+	printf "  %8s  %9s  %9s\n", "freq", "bpf", "perf"
+	for (i = 1; i <= n; i++) {
+		f = fs[i]
+		printf "  %8s  %8.3fx  %8.3fx\n", f " Hz",
+			median("bpf:" f ":wall") / median("bare:0:wall"),
+			median("perf:" f ":wall") / median("bare:0:wall")
+	}
+	printf "  %8s  %19s  %19s\n", "", "recorder CPU s", "output MB"
+	printf "  %8s  %9s  %9s  %9s  %9s\n", "freq", "bpf", "perf", "bpf", "perf"
+	for (i = 1; i <= n; i++) {
+		f = fs[i]
+		printf "  %8s  %9.2f  %9.2f  %9.2f  %9.2f\n", f " Hz",
+			median("bpf:" f ":rcpu"), median("perf:" f ":rcpu"),
+			median("bpf:" f ":mb"), median("perf:" f ":mb")
+	}
+	print "  slowdown = the workload'"'"'s CPU time (user+system) under the profiler / bare; bpf/perf <= 1: the bpf source costs no more than perf."
+	print "  samples/CPU-s = samples of the workload per CPU-second it ran; cost/sample = (1 - 1/slowdown) / that rate."
+	print "  wall slowdown: the same by the workload'"'"'s wall time, which other jobs on a shared host disturb."
+	print "  recorder CPU = user+system time of the recording process until it was stopped (whole session)."
+	for (k in cnt) if (k ~ /:(lost|throttle)$/ && median(k) > 0)
+		printf "  note: %s median %s\n", k, median(k)
+}' "$out" | tee "$out.table"
+echo "bench-bpf: raw runs in $out"
+
+[ "${BENCH_VM:-0}" = 1 ] || exit 0
+echo
+echo "== the x86_64 VM: module, bpf and perf (scripts/bench-kernel.sh)"
+BENCH_KERNEL_SCRIPT=$FXT_ROOT/tests/bpf/bench-bpf.vm.sh BENCH_FREQS="$freqs" \
+	"$FXT_ROOT/scripts/bench-kernel.sh" x86_64 | sed -n '/^Runs/,/^Kernel sampling/p' | sed '$d'
+vmout=$FXT_RESULTS/bench-kernel.out
+echo
+awk -v freqlist="$freqs" '
+function median(key,   n, i, j, t, a) {
+	n = cnt[key]
+	if (!n) return 0
+	for (i = 1; i <= n; i++) a[i] = val[key, i]
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function add(key, x) { if (x != "-" && x != "") val[key, ++cnt[key]] = x }
+/^BENCH-INFO kernel=/ { for (i = 2; i <= NF; i++) if ($i ~ /^ncpu=/) { split($i, kv, "="); ncpu = kv[2] } }
+$1 == "BENCH" {
+	delete v
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	k = v["cfg"] ":" v["freq"]
+	add(k, v["wall_ns"])
+	if (v["samples"] != "-" && v["secs"] != "-" && v["secs"] > 0)
+		add(k ":rate", v["samples"] / v["secs"] / ncpu)
+	add(k ":rcpu", v["reader_cpu"])
+}
+END {
+	bare = median("bare:0")
+	printf "In the VM, medians of %d runs (bare %.3f s wall):\n", cnt["bare:0"], bare / 1e9
+	printf "  %8s  %26s  %20s  %23s  %15s\n", "", "slowdown", "samples/CPU-s", "cost/sample us", "cost vs perf"
+	printf "  %8s  %8s %8s %8s  %6s %6s %6s  %7s %7s %7s  %7s %7s\n", "freq",
+		"module", "bpf", "perf", "module", "bpf", "perf", "module", "bpf", "perf", "module", "bpf"
+	n = split(freqlist, fs, " ")
+	for (i = 1; i <= n; i++) {
+		f = fs[i]
+		split("fxtprof bpf perf", names, " ")
+		for (j = 1; j <= 3; j++) {
+			sd[j] = median(names[j] ":" f) / bare
+			rt[j] = median(names[j] ":" f ":rate")
+			co[j] = rt[j] > 0 ? (sd[j] - 1) / sd[j] / rt[j] * 1e6 : 0
+		}
+		printf "  %8s  %7.3fx %7.3fx %7.3fx  %6.0f %6.0f %6.0f  %7.1f %7.1f %7.1f  %7s %7s\n", f " Hz",
+			sd[1], sd[2], sd[3], rt[1], rt[2], rt[3], co[1], co[2], co[3],
+			(co[3] > 0 ? sprintf("%.2f", co[1] / co[3]) : "-"),
+			(co[3] > 0 ? sprintf("%.2f", co[2] / co[3]) : "-")
+	}
+	print "  module = fxtprof record --source module (fxtprof.ko); bench-kernel definitions: wall-time slowdown,"
+	print "  samples per CPU-second over the whole session, cost/sample = (1 - 1/slowdown) / that rate."
+}' "$vmout" | tee "$out.vm-table"

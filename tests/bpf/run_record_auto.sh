@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run_record_auto - the real `fxtprof record --source auto` on this host
+# (no /dev/fxtprof: auto must take bpf), end to end through `fxtprof
+# report`: the frame-pointer chain main -> a -> b -> c of sym_chain has c
+# on top of its self time; a process that lived
+# under 50 ms (sym_short) is symbolized after it exited, which only the
+# MMAP2 side-band can do; kernel frames are named.  TAP.  Run from
+# build/x86_64/tests/bpf/; the workloads are tests/symbols' (built by
+# tests/symbols/build.mk, reused as they are).
+here=$(dirname "$0")
+bin=$here/../../bin/fxtprof
+sym=$here/../symbols
+out=$(mktemp /tmp/fxtprof-auto.XXXXXX)
+trap 'rm -f "$out" "$out.log" "$out.rep"' EXIT
+n=0
+tap() { # STATUS DESCRIPTION
+	n=$((n + 1))
+	echo "$1 $n $2"
+}
+res() { # RC DESCRIPTION
+	if [ "$1" = 0 ]; then tap ok "$2"; else tap "not ok" "$2"; fi
+}
+# The symbol of the first entry of a report (the last column).
+top_symbol() {
+	grep -E '^ +[0-9.]+%' "$1" | head -1 | awk '{ print $NF }'
+}
+echo "1..8"
+
+"$bin" record --source auto -F 1000 -d 4 -o "$out" 2>"$out.log" &
+rec=$!
+wait_msg=$("$sym/sym_wait" "$out" 30 2>&1); wait_rc=$?
+echo "# $wait_msg"
+"$sym/sym_chain" 1500; chain_rc=$?
+short_rc=0 short_fast=0
+for i in 1 2 3 4 5; do
+	life=$("$sym/sym_short" 20) || short_rc=$?
+	echo "# $life"
+	ms=${life##*lived }; ms=${ms% ms}
+	[ "$ms" -lt 50 ] 2>/dev/null && short_fast=$((short_fast + 1))
+	sleep 0.05
+done
+wait $rec; rec_rc=$?
+sed 's/^/# record: /' "$out.log"
+
+if [ -e /dev/fxtprof ]; then
+	tap "ok" "auto says which source # SKIP /dev/fxtprof exists here"
+elif grep -q '^fxtprof: source bpf (/dev/fxtprof does not exist)' "$out.log"; then
+	tap ok "auto says it takes bpf"
+else
+	tap "not ok" "auto says it takes bpf"
+fi
+res $((wait_rc + rec_rc)) "record sampled, ran 4 s and exited 0"
+"$bin" check "$out" >/dev/null 2>&1
+res $? "the recording passes fxtprof check"
+# The summary is truthful: the bpf source's counters, not the module's.
+grep -Eq '^fxtprof: mappings: [0-9]+ written \([0-9]+ at start, [1-9][0-9]* while recording\)' "$out.log"
+res $? "mappings came from the side-band while recording"
+
+res $chain_rc "sym_chain ran"
+"$bin" report --no-children --comm sym_chain "$out" > "$out.rep" 2>&1
+top=$(top_symbol "$out.rep")
+if [ "$top" = c ]; then
+	tap ok "sym_chain: c is on top of the self time"
+else
+	tap "not ok" "sym_chain: c is on top of the self time (got '$top')"
+	sed 's/^/# /' "$out.rep" | head -20
+fi
+
+# Under 50 ms: no /proc sweep could have seen it; it exited before the
+# report ran, so only the recorded mappings can name short_spin.
+"$bin" report --no-children --comm sym_short "$out" > "$out.rep" 2>&1
+top=$(top_symbol "$out.rep")
+if [ $short_rc = 0 ] && [ $short_fast -gt 0 ] && [ "$top" = short_spin ]; then
+	tap ok "sym_short ($short_fast of 5 runs under 50 ms) resolves after exiting: short_spin on top"
+else
+	tap "not ok" "sym_short ($short_fast of 5 runs under 50 ms, rc $short_rc) resolves after exiting (got '$top')"
+	sed 's/^/# /' "$out.rep" | head -20
+fi
+
+# Kernel frames named from the recorded kernel symbols.
+"$bin" report "$out" > "$out.rep" 2>&1
+if grep -Eq '\[k\] [A-Za-z_][A-Za-z0-9_.]*$' "$out.rep"; then
+	tap ok "kernel frames are named"
+else
+	tap "not ok" "kernel frames are named"
+	sed 's/^/# /' "$out.rep" | head -20
+fi

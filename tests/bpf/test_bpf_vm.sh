@@ -1,0 +1,166 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# test_bpf_record - `fxtprof record --source bpf` in the VM (installed as
+# /tests/test_bpf_record, run by /init like every /tests/test_*), on each
+# Debian kernel the suites boot: the end-to-end assertions of
+# tests/reader/test_record, through the eBPF source, with the module
+# loaded or not (--source bpf does not look at it).  While it records, a
+# spinner runs on every CPU for a second and a child `sh` execs and exits
+# with 7.  Checks: record exits 0; the output passes `fxtprof check`;
+# samples from every online CPU (`fxtprof report --summary`); the child's
+# fork, exec (its filename) and exit (status 7 << 8) are there with its
+# pid; the summary's loss line is "lost nothing" and the stream's final
+# statistics agree.  A build without the bpf source (BPF_SOURCE=0, the
+# arm64 default) skips these six, saying so.  Last, with the module
+# loaded, `--source auto` must take the module and say so; and both
+# sources, recording the same workload (tests/bench/workload.c), give
+# the same top three functions by self time, each within 10 points (two
+# runs under TCG differ by up to 6 points; sampling error is about 1).  TAP.
+cd /tmp || exit 1
+fxtprof=${FXTPROF:-/tests/fxtprof}	# FXTPROF=: run it elsewhere
+out=/tmp/bpf-rec.fxt
+n=0
+tap() {	# tap ok|"not ok" description
+	n=$((n + 1))
+	echo "$1 $n $2"
+}
+res() {	# res STATUS description: ok if STATUS is 0
+	if [ "$1" = 0 ]; then tap ok "$2"; else tap "not ok" "$2 (status $1)"; fi
+}
+echo "TAP version 13"
+echo "1..8"
+rm -f "$out"
+
+"$fxtprof" record --source bpf -F 1000 -d 4 "$out" > /tmp/bpf-rec.log 2>&1 &
+rec=$!
+# auto with the module loaded: it takes the module, and says so.
+auto_check() {
+	if [ ! -e /dev/fxtprof ]; then
+		tap ok "auto takes the module # SKIP no /dev/fxtprof"
+		return
+	fi
+	"$fxtprof" record --source auto -d 1 /tmp/bpf-auto.fxt > /tmp/bpf-auto.log 2>&1
+	rc=$?
+	grep -q '^fxtprof: source module (/dev/fxtprof exists)' /tmp/bpf-auto.log ||
+		rc=1
+	[ $rc = 0 ] || sed 's/^/# auto: /' /tmp/bpf-auto.log
+	res $rc "auto takes the module where /dev/fxtprof exists, and says so"
+	rm -f /tmp/bpf-auto.fxt
+}
+
+# "SYMBOL PERCENT" of the top six self-time entries of the workload.
+top3() { # SOURCE
+	f=/tmp/bpf-top-$1.fxt
+	rm -f $f
+	"$fxtprof" record --source "$1" -F 1000 -d 3 -q $f &
+	p=$!
+	i=0
+	while [ ! -s $f ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	/tests/fxt-bench-workload -r 250 > /dev/null
+	wait $p || return 1
+	"$fxtprof" report --no-children --comm fxt-bench-workl $f 2>/dev/null |
+		grep -E '^ +[0-9.]+%' | head -6 | awk '{ sub(/%/, "", $1); print $NF, $1 }'
+	rm -f $f
+}
+same_top() {
+	if [ ! -e /dev/fxtprof ] || [ -n "$1" ]; then
+		tap ok "module and bpf give the same top functions # SKIP ${1:-no /dev/fxtprof}"
+		return
+	fi
+	m=$(top3 module) b=$(top3 bpf)
+	echo "# module:" $m
+	echo "# bpf:   " $b
+	# The same first function; every function in either's top three has
+	# the same share in the other (0 if not in its top six) within 10
+	# points: near-ties may swap places.
+	printf '%s\n--\n%s\n' "$m" "$b" | awk '
+		BEGIN { side = 0 }
+		$1 == "--" { side = 1; rank = 0; next }
+		NF == 2 { rank++; pct[side, $1] = $2; if (rank <= 3) top[$1] = 1
+			  if (rank == 1) first[side] = $1 }
+		END {
+			ok = first[0] != "" && first[0] == first[1]
+			for (f in top) {
+				d = pct[0, f] - pct[1, f]; if (d < 0) d = -d
+				if (d > 10) ok = 0
+			}
+			exit !ok
+		}'
+	res $? "module and bpf give the same top functions, within 10 points"
+}
+
+# Wait (at most 30 s: TCG) for the first bytes: the programs are loaded.
+i=0
+while [ ! -s "$out" ] && [ $i -lt 300 ] && kill -0 $rec 2>/dev/null; do
+	sleep 0.1; i=$((i + 1))
+done
+if grep -q "built without the bpf source" /tmp/bpf-rec.log; then
+	wait $rec
+	sed 's/^/# record: /' /tmp/bpf-rec.log
+	for t in "record exits 0" "output passes fxtprof check" \
+		 "samples from every CPU" "the child's fork, exec and exit" \
+		 "exit status 7 << 8" "no loss, and the stream agrees"; do
+		tap ok "$t # SKIP this fxtprof has no bpf source (BPF_SOURCE=0)"
+	done
+	auto_check
+	same_top "this fxtprof has no bpf source (BPF_SOURCE=0)"
+	exit 0
+fi
+sleep 0.5
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+c=0
+while [ $c -lt "$ncpu" ]; do
+	timeout 1 sh -c 'while :; do :; done' &
+	c=$((c + 1))
+done
+sh -c 'echo $$ > /tmp/bpf-child.pid; exit 7'
+wait_rc=0
+wait $rec || wait_rc=$?
+wait
+child=$(cat /tmp/bpf-child.pid)
+sed 's/^/# record: /' /tmp/bpf-rec.log
+
+res $wait_rc "record --source bpf -d 4 exits 0"
+"$fxtprof" check "$out" > /tmp/bpf-check.log 2>&1
+rc=$?
+[ $rc = 0 ] || sed 's/^/# /' /tmp/bpf-check.log
+res $rc "output passes fxtprof check"
+
+# "samples per CPU (2 CPUs): cpu0=1499 cpu1=5"
+"$fxtprof" report --summary "$out" > /tmp/bpf-sum.log 2>&1
+line=$(grep '^samples per CPU' /tmp/bpf-sum.log)
+echo "# $line"
+c=0 missing=
+while [ $c -lt "$ncpu" ]; do
+	echo "$line" | grep -Eq " cpu$c=[1-9]" || missing="$missing $c"
+	c=$((c + 1))
+done
+if [ -z "$missing" ] && [ -n "$line" ]; then
+	tap ok "samples from every CPU ($ncpu)"
+else
+	tap "not ok" "samples from every CPU ($ncpu): none on$missing"
+fi
+
+"$fxtprof" dump "$out" > /tmp/bpf-dump.log 2>&1
+fork=$(grep -c "name: \"fork\".*child_pid: uint32($child)" /tmp/bpf-dump.log)
+execs=$(grep "pt: $child/$child, .*name: \"exec\"" /tmp/bpf-dump.log)
+exits=$(grep "pt: $child/$child, .*name: \"exit\"" /tmp/bpf-dump.log)
+if [ "$fork" = 1 ] && [ -n "$execs" ] && [ -n "$exits" ]; then
+	tap ok "the child's ($child) fork, exec and exit"
+else
+	tap "not ok" "the child's ($child) fork ($fork), exec and exit"
+	echo "# exec: $execs"; echo "# exit: $exits"
+fi
+echo "$exits" | grep -q 'exit_code: int32(1792), group_dead: bool(true)'
+res $? "exit status 7 << 8, group dead"
+
+# The recorder's line, the stream's final statistics: nothing lost.
+grep -q '^fxtprof: kernel rings lost nothing' /tmp/bpf-rec.log &&
+	grep -Eq '^kernel statistics .*[1-9][0-9]* samples, [0-9]+ records, 0 lost, 0 lost unreported' /tmp/bpf-sum.log
+rc=$?
+[ $rc = 0 ] || grep -E 'kernel (statistics|lost)' /tmp/bpf-sum.log | sed 's/^/# /'
+res $rc "no loss, and the stream's statistics agree"
+rm -f "$out" /tmp/bpf-dump.log
+auto_check
+same_top
+exit 0
