@@ -644,6 +644,33 @@ TEST(record_unix)
 	free_run(&r);
 }
 
+/*
+ * The same through the eBPF source (tests/bpf, Documentation/bpf-source.md):
+ * it needs no module, only a kernel with BTF.  A static fxtprof built
+ * without it (BPF_SOURCE=0, arm64) says so, and the test is skipped.
+ */
+TEST(record_file_bpf)
+{
+	char path[64];
+	struct run r = { .extra = { "--source", "bpf" } };
+	char probe[4200];
+	bool no_bpf;
+
+	/* A 10 ms recording: a build without the source says so at once. */
+	snprintf(probe, sizeof(probe), "%s record --source bpf -q -d 0.01 "
+		 "/tmp/rec-bpf-probe.fxt 2>&1 | grep -q 'built without the bpf "
+		 "source'", prog_path("fxtprof"));
+	no_bpf = !system(probe);
+	unlink("/tmp/rec-bpf-probe.fxt");
+	if (no_bpf)
+		SKIP(return, "this fxtprof has no bpf source (BPF_SOURCE=0)");
+	snprintf(path, sizeof(path), "/tmp/rec-bpf-%d.fxt", getpid());
+	r.uri = path;
+	record(_metadata, &r);
+	check_trace(_metadata, &r, true);
+	free_run(&r);
+}
+
 /* A 16 KiB ring at 5 kHz with the reader stopped for the workload's
  * second: the rings overflow; the output must account for every loss. */
 TEST(record_loss_tcp)

@@ -91,12 +91,18 @@ static __always_inline int emit(void *rec, __u32 size, __u16 type, __u32 cpu,
 
 	if (cpu >= FXTPROF_BPF_MAX_CPUS)
 		return 0;
-	c = &counters[cpu];
 	hdr->size = size;
 	hdr->type = type;
 	hdr->cpu = cpu;
 	hdr->time_ns = now;
 	err = bpf_ringbuf_output(&rb, rec, size, wakeup_flag());
+	/*
+	 * The 6.1 verifier forgets the bound checked above once cpu has been
+	 * spilled to the stack ("R2 unbounded memory access"): mask it where
+	 * it indexes, and keep clang from dropping the mask as redundant.
+	 */
+	barrier_var(cpu);
+	c = &counters[cpu & (FXTPROF_BPF_MAX_CPUS - 1)];
 	if (err) {
 		/* A new run of drops begins once the reader acked the last. */
 		if (c->lost_records == c->ack_lost)
@@ -187,8 +193,10 @@ int fxtprof_sample(struct bpf_perf_event_data *ctx)
 	size = sizeof(*s) + (nk + nu) * 8;
 	if (size > sizeof(*s) + 2 * FXTPROF_MAX_STACK_DEPTH * 8)
 		return 0;
-	if (emit(s, size, FXTPROF_REC_SAMPLE, cpu, now))
+	if (emit(s, size, FXTPROF_REC_SAMPLE, cpu, now)) {
+		barrier_var(cpu);	/* the mask stays: see emit() */
 		__sync_fetch_and_add(&counters[cpu & (FXTPROF_BPF_MAX_CPUS - 1)].samples, 1);
+	}
 	return 0;
 }
 
