@@ -13,7 +13,7 @@ here=$(dirname "$0")
 bin=$here/../../bin/fxtprof
 sym=$here/../symbols
 out=$(mktemp /tmp/fxtprof-auto.XXXXXX)
-trap 'rm -f "$out" "$out.log" "$out.rep"' EXIT
+trap 'rm -f "$out" "$out.log" "$out.rep" "$out.pb"' EXIT
 n=0
 tap() { # STATUS DESCRIPTION
 	n=$((n + 1))
@@ -26,9 +26,9 @@ res() { # RC DESCRIPTION
 top_symbol() {
 	grep -E '^ +[0-9.]+%' "$1" | head -1 | awk '{ print $NF }'
 }
-echo "1..8"
+echo "1..11"
 
-"$bin" record --source auto -F 1000 -d 4 -o "$out" 2>"$out.log" &
+"$bin" record --source auto --symbolize -F 1000 -d 4 -o "$out" 2>"$out.log" &
 rec=$!
 wait_msg=$("$sym/sym_wait" "$out" 30 2>&1); wait_rc=$?
 echo "# $wait_msg"
@@ -86,4 +86,26 @@ if grep -Eq '\[k\] [A-Za-z_][A-Za-z0-9_.]*$' "$out.rep"; then
 else
 	tap "not ok" "kernel frames are named"
 	sed 's/^/# /' "$out.rep" | head -20
+fi
+
+# --symbolize: the same file, now with the profile as Perfetto call
+# stacks, named here where the binaries are.  A root-first main, a, b, c
+# callstack decodes from its type-3 blobs with the project's schema.
+grep -q "^fxtprof: --symbolize: $out now holds the recording and its call stacks" "$out.log"
+res $? "record --symbolize replaced the file with its symbolized copy"
+if "$sym/fxt_blobs" "$out" > "$out.pb" 2>/dev/null && [ -s "$out.pb" ] &&
+   protoc --decode=perfetto.protos.Trace --proto_path="$here/../../../../tests/export" \
+	perfetto_profile.proto < "$out.pb" 2>&1 |
+   grep -q 'str: "c"'; then
+	tap ok "its Perfetto blobs decode and name c"
+else
+	tap "not ok" "its Perfetto blobs decode and name c"
+fi
+"$bin" record --symbolize -d 1 tcp://127.0.0.1:9 2>"$out.rep"
+rc=$?
+if [ $rc = 2 ] && grep -q 'needs a file output' "$out.rep"; then
+	tap ok "record --symbolize to a socket is refused (exit 2, says why)"
+else
+	tap "not ok" "record --symbolize to a socket is refused (exit $rc)"
+	sed 's/^/# /' "$out.rep"
 fi

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,6 +31,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#ifdef FXTPROF_HAVE_SYMBOLS
+#include "export.h"
+#endif
 #include "encode/fxt_encoder.h"
 #include <libfxtprof.h>
 #include "sink/sink.h"
@@ -63,6 +67,7 @@ struct record_opts {
 	bool quiet;
 	bool no_mmap;		/* no mapping records */
 	bool no_ksyms;		/* no kernel symbol records */
+	bool symbolize;		/* append the Perfetto profile at the end */
 };
 
 struct recorder {
@@ -122,6 +127,10 @@ static void record_usage(FILE *f)
 "      --no-mmap          no executable mappings (user frames cannot be\n"
 "                         symbolized later)\n"
 "      --no-ksyms         no kernel symbols (kernel frames stay addresses)\n"
+"      --symbolize        when the recording ends, name its frames here, on\n"
+"                         the target, and append them to the file as\n"
+"                         Perfetto call stacks (as fxtprof symbolize; a\n"
+"                         file output only)\n"
 "      --max-buffered SIZE  output queue cap for sockets (default %uM); a\n"
 "                         record that does not fit is dropped whole, counted\n"
 "                         and announced in the stream\n"
@@ -180,11 +189,73 @@ static int parse_cpu_list(const char *s, uint64_t *mask, size_t words)
 	return 0;
 }
 
+/* The file a URI names, or NULL for stdout and sockets. */
+static const char *symbolize_path(const char *uri)
+{
+	if (!strncmp(uri, "file://", 7))
+		return uri + 7;
+	if (!strcmp(uri, "-") || strstr(uri, "://"))
+		return NULL;
+	return uri;
+}
+
+#ifdef FXTPROF_HAVE_SYMBOLS
+/*
+ * --symbolize: the finished, synced recording through `fxtprof symbolize`
+ * into a file beside it, which then replaces it.  Until the rename the
+ * recording is untouched, so a failure here loses nothing: it only says
+ * that the call stacks are missing.
+ */
+static int symbolize_recording(const struct record_opts *o)
+{
+	const char *path = symbolize_path(o->uri);
+	char tmp[PATH_MAX], mode[16];
+	int saved_stdout;
+	char *argv[] = { "symbolize", "--mode", mode, "-o", tmp,
+			 (char *)path, NULL };
+	int rc;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.symbolize", path) >=
+	    (int)sizeof(tmp))
+		return reader_err(-ENAMETOOLONG, "--symbolize: %s", path);
+	snprintf(mode, sizeof(mode), "%o", o->file_mode ? o->file_mode : 0600);
+	/*
+	 * symbolize prints its summary on stdout; record keeps stdout for
+	 * the trace ("-") and says everything else on stderr, so its summary
+	 * goes there too.
+	 */
+	fflush(stdout);
+	saved_stdout = dup(STDOUT_FILENO);
+	if (saved_stdout >= 0)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+	rc = cmd_symbolize(6, argv);
+	fflush(stdout);
+	if (saved_stdout >= 0) {
+		dup2(saved_stdout, STDOUT_FILENO);
+		close(saved_stdout);
+	}
+	if (rc == CMD_EXIT_OK && rename(tmp, path)) {
+		reader_err(-errno, "--symbolize: cannot replace %s", path);
+		rc = CMD_EXIT_FAILED;
+	}
+	if (rc == CMD_EXIT_OK)
+		fprintf(stderr, "fxtprof: --symbolize: %s now holds the "
+			"recording and its call stacks\n", path);
+	if (rc != CMD_EXIT_OK) {
+		unlink(tmp);
+		fprintf(stderr, "fxtprof: --symbolize failed: %s is the "
+			"recording without its call stacks\n", path);
+		return CMD_EXIT_FAILED;
+	}
+	return CMD_EXIT_OK;
+}
+#endif
+
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	enum { OPT_MAX_STACK = 256, OPT_SKIP_IDLE, OPT_NO_TASKS,
 	       OPT_MAX_BUFFERED, OPT_LINGER, OPT_DEVICE, OPT_RECONNECT,
-	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS, OPT_SOURCE };
+	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS, OPT_SOURCE, OPT_SYMBOLIZE };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -196,6 +267,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "no-tasks", no_argument, NULL, OPT_NO_TASKS },
 		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 		{ "no-ksyms", no_argument, NULL, OPT_NO_KSYMS },
+		{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
 		{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
 		{ "linger", required_argument, NULL, OPT_LINGER },
 		{ "mode", required_argument, NULL, OPT_MODE },
@@ -312,6 +384,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_RECONNECT:
 			o->reconnect = true;
 			break;
+		case OPT_SYMBOLIZE:
+			o->symbolize = true;
+			break;
 		case 'o':
 			o->uri = optarg;
 			break;
@@ -333,6 +408,18 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	}
 	if (!o->uri)
 		o->uri = argv[optind];
+	if (o->symbolize) {
+#ifndef FXTPROF_HAVE_SYMBOLS
+		return reader_err(-EOPNOTSUPP, "--symbolize is not in this "
+				  "build (it needs libdw): run fxtprof "
+				  "symbolize on the host");
+#endif
+		if (!symbolize_path(o->uri))
+			return reader_err(-EINVAL, "--symbolize needs a file "
+					  "output, not %s: for a stream, run "
+					  "fxtprof symbolize where it is "
+					  "received", o->uri);
+	}
 	return 0;
 }
 
@@ -841,5 +928,12 @@ out_fini_loop:
 	evloop__fini(&r.loop);
 out_close_source:
 	source_close(&r);
-	return ret ? CMD_EXIT_FAILED : status;
+	if (ret)
+		return CMD_EXIT_FAILED;
+#ifdef FXTPROF_HAVE_SYMBOLS
+	/* After sink__close(): the file is whole and synced. */
+	if (opts.symbolize && symbolize_recording(&opts) != CMD_EXIT_OK)
+		return CMD_EXIT_FAILED;
+#endif
+	return status;
 }
