@@ -21,7 +21,7 @@ mkdir -p "$FXT_RESULTS"
 rm -f "$tap" "$log" "$FXT_RESULTS/sym-$cfg".{plan,log,tap}
 
 planfile=$FXT_RESULTS/vm-$cfg.plan
-if [ -n "${PLAN:-}" ]; then cp "$PLAN" "$planfile"; else "$FXT_ROOT/scripts/plan.sh" vm > "$planfile"; fi
+if [ -n "${PLAN:-}" ]; then cp "$PLAN" "$planfile"; else "$FXT_ROOT/scripts/plan.sh" vm "$cfg" > "$planfile"; fi
 "$FXT_ROOT/scripts/mkinitramfs.sh" "$cfg" "$initrd"
 rc=0
 "$FXT_ROOT/scripts/vm-run.sh" "$cfg" "$initrd" "$@" || rc=$?

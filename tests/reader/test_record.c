@@ -646,24 +646,44 @@ TEST(record_unix)
 
 /*
  * The same through the eBPF source (tests/bpf, Documentation/bpf-source.md):
- * it needs no module, only a kernel with BTF.  A static fxtprof built
- * without it (BPF_SOURCE=0, arm64) says so, and the test is skipped.
+ * it needs no module, only a kernel with BTF.  Where it cannot run, by the
+ * environment (a static fxtprof built without it, BPF_SOURCE=0 on arm64;
+ * a kernel without BTF, the debug kernel), record must refuse at once,
+ * exit 1 and name the reason.
  */
 TEST(record_file_bpf)
 {
 	char path[64];
 	struct run r = { .extra = { "--source", "bpf" } };
 	char probe[4200];
-	bool no_bpf;
+	const char *why = NULL;
+	int st;
 
 	/* A 10 ms recording: a build without the source says so at once. */
 	snprintf(probe, sizeof(probe), "%s record --source bpf -q -d 0.01 "
-		 "/tmp/rec-bpf-probe.fxt 2>&1 | grep -q 'built without the bpf "
-		 "source'", prog_path("fxtprof"));
-	no_bpf = !system(probe);
+		 "/tmp/rec-bpf-probe.fxt > /tmp/rec-bpf-probe.log 2>&1",
+		 prog_path("fxtprof"));
+	st = system(probe);
 	unlink("/tmp/rec-bpf-probe.fxt");
-	if (no_bpf)
-		SKIP(return, "this fxtprof has no bpf source (BPF_SOURCE=0)");
+	if (!system("grep -q 'built without the bpf source' "
+		    "/tmp/rec-bpf-probe.log"))
+		why = "built without the bpf source";
+	else if (access("/sys/kernel/btf/vmlinux", F_OK))
+		why = "BTF";
+	if (why) {
+		char grep[128];
+
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 1)
+			TH_LOG("record --source bpf without %s: status %#x",
+			       why, st);
+		snprintf(grep, sizeof(grep), "grep -q '%s' "
+			 "/tmp/rec-bpf-probe.log", why);
+		EXPECT_EQ(0, system(grep))
+			TH_LOG("record --source bpf does not say '%s'", why);
+		unlink("/tmp/rec-bpf-probe.log");
+		return;
+	}
+	unlink("/tmp/rec-bpf-probe.log");
 	snprintf(path, sizeof(path), "/tmp/rec-bpf-%d.fxt", getpid());
 	r.uri = path;
 	record(_metadata, &r);

@@ -209,6 +209,39 @@ TEST(names_at_sample_time)
 	rec_close(&r);
 }
 
+/*
+ * The case a VM found: the thread's samples after its exec sit in CPU 0's
+ * block, drained first; the exec, with the names written before it, in
+ * CPU 1's block.  The names must take the exec's time, not that of the
+ * thread's last record in the file, which is later.
+ */
+TEST(exec_names_after_a_later_block)
+{
+	static const uint64_t ips[] = { 0x401234 };
+	struct profile_error err;
+	struct profile *p;
+	struct rec r;
+
+	rec_open(&r);
+	names(&r, 20, 20, "parent");
+	task(&r, "fork", 1000, 10, 10, 20, 20);
+	/* CPU 0: the child, already exec'd, samples at 3000 and 4000. */
+	sample(&r, 3000, 20, 20, 0, "user", ips, 0, 1);
+	sample(&r, 4000, 20, 20, 0, "user", ips, 0, 1);
+	/* CPU 1: the exec's rename, then its names and the exec at 2000. */
+	names(&r, 20, 20, "child");
+	names(&r, 20, 20, "child");
+	task(&r, "exec", 2000, 20, 20, 0, 0);
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(2, profile__nr_samples(p));
+	EXPECT_STREQ("child", profile__sample(p, 0)->comm);
+	EXPECT_STREQ("child", profile__sample(p, 0)->process);
+	EXPECT_STREQ("child", profile__sample(p, 1)->comm);
+	profile__free(p);
+	rec_close(&r);
+}
+
 TEST(mappings_and_fork)
 {
 	struct profile_stats st;

@@ -60,7 +60,7 @@ fresh() {
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 
 fresh
 suite
@@ -104,6 +104,12 @@ cp "$src/scripts/env.sh" "$src/scripts/plan.sh" "$tmp/tree/scripts/"
 printf '# comment\nvm test_a 4\nhost tests/a/test_h 2\n' > "$tmp/tree/tests/a/suite.plan"
 out=$(FXTPROF_CACHE=$tmp/cache "$tmp/tree/scripts/plan.sh" vm 2>&1)
 ok "$([ "$out" = "test_a 4" ]; echo $?)" "plan.sh gathers one kind's lines (got: $out)"
+
+printf 'vm test_a 4\nvm@arm64,debug test_a 2\nvm test_b 1\n' > "$tmp/tree/tests/a/suite.plan"
+a=$(FXTPROF_CACHE=$tmp/cache "$tmp/tree/scripts/plan.sh" vm arm64 2>&1 | tr '\n' ' ')
+x=$(FXTPROF_CACHE=$tmp/cache "$tmp/tree/scripts/plan.sh" vm x86_64 2>&1 | tr '\n' ' ')
+ok "$([ "$a" = "test_a 2 test_b 1 " ] && [ "$x" = "test_a 4 test_b 1 " ]; echo $?)" \
+	"a vm@CFG line replaces the plain one for those configurations only (arm64: $a; x86_64: $x)"
 
 printf 'vm test_a four\n' > "$tmp/tree/tests/a/suite.plan"
 rc=0

@@ -493,6 +493,13 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 		}
 		ret = sym_intern(t, res.frames[nr - 1].function, dso, kernel,
 				 SYM_OK, &id);
+	} else if (res.status == SYM_BUILD_ID_MISMATCH) {
+		/*
+		 * The file found is not the one that ran: its offsets mean
+		 * nothing, so not even dso+offset is shown (the header
+		 * counts these and names the files).
+		 */
+		ret = sym_intern(t, "[unknown]", dso, kernel, res.status, &id);
 	} else {
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, dso, res.rel_pc);
 		ret = sym_intern(t, buf, dso, kernel,

@@ -65,6 +65,9 @@ const char *export_frame_name(const struct sym_result *r, unsigned int j,
 {
 	if (j < r->nr_frames && r->frames[j].function)
 		return r->frames[j].function;
+	/* Another build of the file: its offsets would mislead. */
+	if (r->status == SYM_BUILD_ID_MISMATCH)
+		return "[unknown]";
 	snprintf(buf, len, "%s+0x%" PRIx64, r->dso ? r->dso : "[unknown]",
 		 r->rel_pc);
 	return buf;

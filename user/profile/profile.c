@@ -410,7 +410,9 @@ static int clock_tick(struct loader *ld, uint64_t pid, uint64_t tid,
 /*
  * The names written just before an exec (or a fork, for the child) belong
  * to that event: they take its timestamp, which is exact, rather than the
- * time of the thread's previous record.
+ * time of the thread's previous record.  That time may be later than the
+ * event's: the thread's last record in the file can be a sample from
+ * another CPU's block, drained before the ring that holds the exec.
  */
 static int names_take_time(struct loader *ld, struct u64map *m,
 			   struct name_ent *names, uint64_t id, uint64_t ts)
@@ -422,7 +424,7 @@ static int names_take_time(struct loader *ld, struct u64map *m,
 		return -ENOMEM;
 	c = &ld->p->clocks[ci];
 	for (i = c->pending_first; i < c->pending_end; i++)
-		if (names[i].id == id && names[i].t <= ts)
+		if (names[i].id == id)
 			names[i].t = ts;
 	return 0;
 }
