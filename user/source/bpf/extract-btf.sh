@@ -18,17 +18,29 @@ case $kernel in
 	;;
 esac
 
+# The format by its magic bytes (file(1) is not in a minimal root): an
+# ELF header, gzip's, or an x86 boot image's "HdrS" at 0x202.
+magic() {	# magic OFFSET LENGTH: those bytes of the kernel, as hex
+	od -An -tx1 -j "$1" -N "$2" "$kernel" | tr -d ' \n'
+}
+kind=other
+case $(magic 0 4) in
+7f454c46) kind=ELF ;;
+1f8b*) kind=gzip ;;
+esac
+[ "$kind" = other ] && [ "$(magic 514 4)" = 48647253 ] && kind=bzImage
+
 img=$tmp/image
-case $(file -b "$kernel") in
+case $kind in
 ELF*)
 	# bpftool reads the .BTF section of an ELF vmlinux itself.
 	bpftool btf dump file "$kernel" format raw >/dev/null
 	cp "$kernel" "$img"
 	;;
-gzip*)
+gzip)
 	gzip -dc "$kernel" > "$img"
 	;;
-*bzImage*)
+bzImage)
 	# The payload starts at its compressor's magic (Debian: xz); the
 	# bytes after it make the decompressor complain, not lose the image.
 	for m in xz:'\xfd7zXZ\x00' zstd:'\x28\xb5\x2f\xfd' gzip:'\x1f\x8b\x08'; do
