@@ -33,8 +33,9 @@ HOST_PKGS=(
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev xz-utils
 	# userspace libraries
 	liburing-dev liblz4-dev libbpf-dev
-	# the bpf source: vmlinux.h and skeletons at build time
-	bpftool
+	# the bpf source: vmlinux.h and skeletons at build time; zstd unpacks
+	# the 6.12 kernel image whose BTF the CO-RE check reads
+	bpftool zstd
 	# the symbolizer (libdwfl; static links also need lzma and bz2), pprof's
 	# gzip (zlib), and eu-addr2line for the symbolizer bench
 	libdw-dev zlib1g-dev liblzma-dev libbz2-dev elfutils
