@@ -55,6 +55,12 @@ HOST_PKGS=(
 ARM_SERIES=(6.1 6.12)
 ARM_LIBS=(busybox-static:arm64 liburing-dev:arm64 liburing2:arm64
 	liblz4-dev:arm64 liblz4-1:arm64)
+# The bpf source's libraries for the static arm64 fxtprof: libbpf.a,
+# libelf.a and libz.a with their headers, all in the -dev packages
+# (Debian's libelf 0.188 needs only zlib).  Staged with a stamp of their
+# own, so that adding one unpacks it into a staged root without
+# downloading the kernels again.
+ARM_BPF_LIBS=(libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64)
 
 arm_pkgs() {	# the arm64 packages, once the kernel ABIs are known
 	local s kabi
@@ -69,7 +75,7 @@ arm_pkgs() {	# the arm64 packages, once the kernel ABIs are known
 
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${HOST_PKGS[@]}"
-	arm_pkgs | sed 's/^/arm64: /'
+	{ arm_pkgs; printf '%s\n' "${ARM_BPF_LIBS[@]}"; } | sed 's/^/arm64: /'
 	exit 0
 fi
 [ "$(id -u)" = 0 ] || { echo "setup: must run as root (it installs Debian packages)" >&2; exit 1; }
@@ -107,21 +113,28 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 fi
 
 ARM_DIR=$FXT_DEPS/arm64
+# arm_download WHAT DIR PKG...: apt-get download into DIR.  A failure
+# stops setup (set -e, the ERR trap names the step and the command).
+arm_download() {
+	local what=$1 dir=$2
+	shift 2
+	step "downloading $# $what into build/deps/arm64"
+	# Package lists may be stale on a machine that already had arm64.
+	if ! (cd "$dir" && apt-get download -qq -o APT::Sandbox::User=root "$@"); then
+		updated=
+		apt_update_once
+		step "downloading $# $what (after apt-get update)"
+		(cd "$dir" && apt-get download -qq -o APT::Sandbox::User=root "$@")
+	fi
+}
 step "listing the arm64 packages"
 mapfile -t ARM_PKGS < <(arm_pkgs)
 [ ${#ARM_PKGS[@]} -gt ${#ARM_LIBS[@]} ] || fail "no arm64 kernel packages listed"
 stamp="${ARM_PKGS[*]} v2"
 if [ "$(cat "$ARM_DIR/stamp" 2>/dev/null)" != "$stamp" ]; then
-	step "downloading ${#ARM_PKGS[@]} arm64 packages into build/deps/arm64"
 	rm -rf "$ARM_DIR"
 	mkdir -p "$ARM_DIR/debs" "$ARM64_ROOT"
-	# Package lists may be stale on a machine that already had arm64.
-	if ! (cd "$ARM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root "${ARM_PKGS[@]}"); then
-		updated=
-		apt_update_once
-		step "downloading ${#ARM_PKGS[@]} arm64 packages (after apt-get update)"
-		(cd "$ARM_DIR/debs" && apt-get download -qq -o APT::Sandbox::User=root "${ARM_PKGS[@]}")
-	fi
+	arm_download "arm64 packages" "$ARM_DIR/debs" "${ARM_PKGS[@]}"
 	step "unpacking the arm64 packages"
 	for deb in "$ARM_DIR"/debs/*.deb; do dpkg -x "$deb" "$ARM64_ROOT"; done
 	for s in "${ARM_SERIES[@]}"; do
@@ -142,6 +155,20 @@ if [ "$(cat "$ARM_DIR/stamp" 2>/dev/null)" != "$stamp" ]; then
 		depmod -b "$ARM64_ROOT" "$kabi-arm64"
 	done
 	echo "$stamp" > "$ARM_DIR/stamp"
+fi
+
+# After the block above: a root staged anew has no bpf stamp either.
+# A changed list unpacks its packages over the root; files of a package
+# dropped from it stay until the root is staged anew.
+bpf_stamp="${ARM_BPF_LIBS[*]} v1"
+if [ "$(cat "$ARM_DIR/stamp-bpf" 2>/dev/null)" != "$bpf_stamp" ]; then
+	rm -rf "$ARM_DIR/debs-bpf"
+	mkdir -p "$ARM_DIR/debs-bpf"
+	arm64_bpf="arm64 packages for the bpf source"
+	arm_download "$arm64_bpf" "$ARM_DIR/debs-bpf" "${ARM_BPF_LIBS[@]}"
+	step "unpacking the $arm64_bpf"
+	for deb in "$ARM_DIR"/debs-bpf/*.deb; do dpkg -x "$deb" "$ARM64_ROOT"; done
+	echo "$bpf_stamp" > "$ARM_DIR/stamp-bpf"
 fi
 
 step "kselftest headers from linux-source-6.1"
