@@ -27,7 +27,7 @@
 # Fragments are parsed from the repository root and get:
 #   B               output dir, build/$(ARCH); put everything under $(B)/
 #   CC HOSTCC AR    target and host compilers, target archiver (CC/AR are
-#                   aarch64-linux-gnu-gcc/-ar for ARCH=arm64)
+#                   aarch64-linux-gnu-gcc/-ar for ARCH=arm64; NM likewise)
 #   CFLAGS          -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer
 #   CPPFLAGS        -Iinclude -Iinclude/uapi (+ arm64 liburing/lz4 headers):
 #                   <libfxtprof.h> and <linux/fxtprof.h> resolve as they do
@@ -68,6 +68,7 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer
 CPPFLAGS := -Iinclude -Iinclude/uapi
 LDFLAGS :=
 STATIC_LDFLAGS := -static
+NM ?= nm
 
 ifeq ($(ARCH),x86_64)
 ifeq ($(origin CC),default)
@@ -79,6 +80,9 @@ CC := aarch64-linux-gnu-gcc
 endif
 ifneq ($(origin AR),command line)
 AR := aarch64-linux-gnu-ar
+endif
+ifneq ($(origin NM),command line)
+NM := aarch64-linux-gnu-nm
 endif
 ARM64_ROOT := $(DEPS)/arm64/root
 CPPFLAGS += -isystem $(ARM64_ROOT)/usr/include

@@ -15,7 +15,9 @@
 #                                 auto, its report names sym_chain's and
 #                                 sym_short's functions (tests/symbols)
 #   $(B)/tests/bpf/vm/test_bpf_record  TAP, in the VM: record --source bpf,
-#                                 check, every CPU, a child's tasks, no loss
+#                                 check, every CPU, a child's tasks, no loss,
+#                                 the same top functions as the module
+#   $(B)/tests/bpf/vm/workload.syms  the bench workload's functions, for it
 #   $(B)/tests/bpf/run_core_check   TAP: CO-RE of the x86_64 and arm64
 #                                 objects against Debian 6.1 and 6.12 BTF
 
@@ -50,11 +52,20 @@ $(B)/tests/bpf/run_record_auto: $(B)/bin/fxtprof $(B)/tests/symbols/sym_chain \
 	$(B)/tests/symbols/sym_short $(B)/tests/symbols/sym_wait
 
 # The VM half (every VM suite, both arches): record --source bpf in the
-# guest; skips where the static fxtprof has no bpf source (arm64).
+# guest; checks the refusal where it cannot run (no BTF, BPF_SOURCE=0).
 $(B)/tests/bpf/vm/test_bpf_record: tests/bpf/test_bpf_vm.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 VM_TEST_PROGS += $(B)/tests/bpf/vm/test_bpf_record
+# Its comparison of the sources names the bench workload's leaf frames
+# with this table ("start size type name", functions only): the board
+# build has no symbolizer, and the static workload is not PIE.
+$(B)/tests/bpf/vm/workload.syms: $(BENCH_WORKLOAD)
+	@mkdir -p $(@D)
+	$(NM) -S -n --defined-only $< | awk 'NF == 4 && $$3 ~ /^[tTwW]$$/' > $@.tmp
+	mv $@.tmp $@
+VM_TEST_FILES += $(B)/tests/bpf/vm/workload.syms:/tests/fxt-bench-workload.syms
+USER_PROGS += $(B)/tests/bpf/vm/workload.syms
 
 # run_core_check needs the host's BTF carver and the x86 object.
 $(B)/tests/bpf/run_core_check: $(BPF_B)/host/btf_carve $(BPF_B)/fxtprof.bpf.o

@@ -70,11 +70,11 @@ $(BPF_B)/fxtprof.skel.h: $(BPF_B)/fxtprof.bpf.stripped.o
 USER_PROGS += $(BPF_B)/fxtprof.skel.h
 
 # BPF_SOURCE=0 links a stand-in that refuses with EOPNOTSUPP instead of
-# libbpf: the default for arm64, whose static board binary must stay under
-# 1 MiB (libbpf, libelf and zlib add about 0.45 MiB: a static x86_64
-# fxtprof grows from 1.14 to 1.60 MB stripped) and whose staged
-# packages have no libbpf.
-BPF_SOURCE ?= $(if $(filter arm64,$(ARCH)),0,1)
+# libbpf: a lean module-only build, without libbpf, libelf and zlib
+# (Documentation/bpf-source.md gives the sizes).  arm64 links the static
+# libraries that scripts/setup.sh stages, with their headers from the
+# staged root (the Makefile's -isystem), not the host's.
+BPF_SOURCE ?= 1
 ifeq ($(BPF_SOURCE),0)
 BPF_SOURCE_OBJ := $(B)/user/source/bpf/bpf_source_none.o
 BPF_SOURCE_LDLIBS :=
@@ -83,5 +83,12 @@ BPF_SOURCE_OBJ := $(B)/user/source/bpf_source.o $(B)/user/source/bpf/bpf_ring.o
 $(B)/user/source/bpf_source.o: $(BPF_B)/fxtprof.skel.h
 endif
 $(BPF_SOURCE_OBJ): CPPFLAGS += -Iuser -Iuser/source -Iuser/source/bpf -I$(BPF_B)
+# The library follows BPF_SOURCE when it changes between two builds in
+# one tree: the choice is a file, rewritten only when it differs, and
+# its objects are rebuilt after it.
+BPF_SOURCE_CHOICE := $(BPF_B)/bpf_source.choice
+$(shell mkdir -p $(BPF_B) && { echo $(BPF_SOURCE) | cmp -s - \
+	$(BPF_SOURCE_CHOICE) || echo $(BPF_SOURCE) > $(BPF_SOURCE_CHOICE); })
+$(BPF_SOURCE_OBJ): $(BPF_SOURCE_CHOICE)
 $(B)/lib/libsource_bpf.a: $(BPF_SOURCE_OBJ)
 BPF_SOURCE_LIB := $(B)/lib/libsource_bpf.a
