@@ -647,8 +647,8 @@ TEST(record_unix)
 /*
  * The same through the eBPF source (tests/bpf, Documentation/bpf-source.md):
  * it needs no module, only a kernel with BTF.  Where it cannot run, by the
- * environment (a static fxtprof built without it, BPF_SOURCE=0 on arm64;
- * a kernel without BTF, the debug kernel), record must refuse at once,
+ * environment (an fxtprof built without it, BPF_SOURCE=0; a kernel
+ * without BTF, the debug kernel), record must refuse at once,
  * exit 1 and name the reason.
  */
 TEST(record_file_bpf)

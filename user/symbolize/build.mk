@@ -5,8 +5,8 @@
 #   $(B)/lib/libsymbolize.a       include "symbolize/symbolizer.h" with
 #                                 -Iuser; link $(SYMBOLIZE_LDLIBS) after it
 #   $(B)/asan/lib/libsymbolize.a  the same under ASan+UBSan, for tests
-# x86_64 only: the arm64 board build leaves symbolization out (libdw would
-# not fit the 1 MiB static binary), so nothing here exists for arm64.
+# x86_64 only: the arm64 board build leaves symbolization out (libdw, lzma
+# and bz2 in a static board binary), so nothing here exists for arm64.
 
 ifeq ($(ARCH),x86_64)
 SYMBOLIZE_SRCS := user/symbolize/elf_image.c user/symbolize/kernel_syms.c \

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bpf_source_none.c - bpf_source.h for builds without libbpf (BPF_SOURCE=0,
- * the default for the static arm64 board binary, whose 1 MiB budget
- * libbpf, libelf and zlib would exceed): every entry point fails with
- * EOPNOTSUPP and says so, so the record command needs no #ifdef.
+ * the lean module-only build, which leaves libbpf, libelf and zlib out):
+ * every entry point fails with EOPNOTSUPP and says so, so the record
+ * command needs no #ifdef.
  */
 #include <errno.h>
 #include <stdio.h>
