@@ -18,6 +18,8 @@
 #                                 check, every CPU, a child's tasks, no loss,
 #                                 the same top functions as the module
 #   $(B)/tests/bpf/vm/workload.syms  the bench workload's functions, for it
+#   $(B)/tests/bpf/vm/test_bpf_hotplug  TAP, in the VM: record --source bpf
+#                                 across an offline/online of CPU 1
 #   $(B)/tests/bpf/run_core_check   TAP: CO-RE of the x86_64 and arm64
 #                                 objects against Debian 6.1 and 6.12 BTF
 
@@ -66,6 +68,11 @@ $(B)/tests/bpf/vm/workload.syms: $(BENCH_WORKLOAD)
 	mv $@.tmp $@
 VM_TEST_FILES += $(B)/tests/bpf/vm/workload.syms:/tests/fxt-bench-workload.syms
 USER_PROGS += $(B)/tests/bpf/vm/workload.syms
+
+$(B)/tests/bpf/vm/test_bpf_hotplug: tests/bpf/test_bpf_hotplug.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+VM_TEST_PROGS += $(B)/tests/bpf/vm/test_bpf_hotplug
 
 # run_core_check needs the host's BTF carver and the x86 object.
 $(B)/tests/bpf/run_core_check: $(BPF_B)/host/btf_carve $(BPF_B)/fxtprof.bpf.o

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "kselftest_harness.h"
 
@@ -789,6 +790,13 @@ static int our_maps(void)
 	return ours("map", " name fxtprof_.");
 }
 
+/* The ring buffers (fxtprof_rb), one per possible CPU, and their array
+ * (fxtprof_rings). */
+static int our_rings(void)
+{
+	return ours("map", " name fxtprof_r");
+}
+
 /*
  * Wait until none of our programs and maps is loaded: ms waited, or -1.
  * Programs go once their last reference (an fd, a link) does; maps once
@@ -800,7 +808,7 @@ static long wait_none(void)
 	long ms;
 
 	for (ms = 0; ms < 30000; ms += 100) {
-		if (!our_programs() && !our_maps())
+		if (!our_programs() && !our_maps() && !our_rings())
 			return ms;
 		sleep_ms(100);
 	}
@@ -839,12 +847,14 @@ TEST(kill_9_leaves_nothing)
 	/* all six loaded while it runs, with their data */
 	EXPECT_EQ(6, our_programs());
 	EXPECT_EQ(2, our_maps());
+	EXPECT_EQ(libbpf_num_possible_cpus() + 1, our_rings());
 	ASSERT_EQ(0, kill(child, SIGKILL));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ms = wait_none();
 	TH_LOG("gone %ld ms after the kill", ms);
 	EXPECT_EQ(0, our_programs());
 	EXPECT_EQ(0, our_maps());
+	EXPECT_EQ(0, our_rings());
 	close(p[0]);
 }
 

@@ -2,11 +2,14 @@
 /*
  * bpf_source.c - see bpf_source.h.
  *
- * libbpf loads the skeleton; the ring buffer is consumed by bpf_ring.c,
- * not by libbpf's ring_buffer, which has no validation hook: its pages
- * are mapped here as the kernel lays them out (kernel/bpf/ringbuf.c), the
- * consumer page RW and the producer page plus the data (twice) RO.
- * Records leave only after fxtprof_rec__validate(), as on the module path.
+ * libbpf loads the skeleton; the ring buffers, one per possible CPU, are
+ * created here and put in the object's array of maps before the load.
+ * They are consumed by bpf_ring.c, not by libbpf's ring_buffer, which has
+ * no validation hook: their pages are mapped here as the kernel lays them
+ * out (kernel/bpf/ringbuf.c), the consumer page RW and the producer page
+ * plus the data (twice) RO.  Records leave only after
+ * fxtprof_rec__validate(), as on the module path.  One epoll fd holds
+ * every ring's fd, so the reader's io_uring loop still polls one fd.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -47,6 +51,13 @@ struct cpu_event {
 	int fd;			/* perf event, -1 if none */
 	struct bpf_link *link;	/* owns fd once attached */
 	bool online;
+	uint64_t count;		/* cpu-clock ns at the last hotplug check */
+};
+
+struct cpu_ring {
+	int fd;			/* the BPF_MAP_TYPE_RINGBUF, -1 if none */
+	void *cons_map, *prod_map;	/* RW consumer page; RO rest */
+	struct bpf_ring ring;
 };
 
 struct bpf_source_impl {
@@ -56,13 +67,11 @@ struct bpf_source_impl {
 	unsigned int nr_cpus;		/* possible CPUs */
 	uint64_t sample_mask[CPU_WORDS];	/* -C, all if none given */
 
-	/* the ring buffer */
-	int rb_fd;
+	/* the ring buffers, one per possible CPU, and the fd polling them */
+	struct cpu_ring *rings;
+	int epoll_fd;
 	size_t page;
-	uint64_t rb_size;
-	void *cons_map, *prod_map;	/* RW consumer page; RO rest */
-	size_t prod_map_len;
-	struct bpf_ring ring;
+	uint64_t rb_size;		/* data bytes of each ring */
 	bool mapped;
 
 	/* LOST records already handed on, per CPU */
@@ -76,6 +85,7 @@ struct bpf_source_impl {
 
 static int fail(struct bpf_source *src, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+static int load_error(struct bpf_source *src, int err);
 
 static int fail(struct bpf_source *src, int err, const char *fmt, ...)
 {
@@ -259,19 +269,23 @@ int bpf_source__open(struct bpf_source *src, const struct bpf_source_opts *opts)
 	if (!s)
 		return fail(src, -ENOMEM, "out of memory");
 	s->nr_cpus = (unsigned int)n;
-	s->rb_fd = -1;
+	s->epoll_fd = -1;
 	s->btf_path = opts && opts->btf_path ? opts->btf_path : NULL;
 	s->ev = calloc(s->nr_cpus, sizeof(*s->ev));
+	s->rings = calloc(s->nr_cpus, sizeof(*s->rings));
 	s->rep_records = calloc(s->nr_cpus, sizeof(uint64_t));
 	s->rep_bytes = calloc(s->nr_cpus, sizeof(uint64_t));
 	s->rep_last_ns = calloc(s->nr_cpus, sizeof(uint64_t));
-	if (!s->ev || !s->rep_records || !s->rep_bytes || !s->rep_last_ns) {
+	if (!s->ev || !s->rings || !s->rep_records || !s->rep_bytes ||
+	    !s->rep_last_ns) {
 		src->impl = s;
 		bpf_source__close(src);
 		return fail(src, -ENOMEM, "out of memory");
 	}
-	for (n = 0; n < (int)s->nr_cpus; n++)
+	for (n = 0; n < (int)s->nr_cpus; n++) {
 		s->ev[n].fd = -1;
+		s->rings[n].fd = -1;
+	}
 	src->impl = s;
 	return 0;
 }
@@ -346,41 +360,85 @@ static int check_config(struct bpf_source *src, struct fxtprof_config *c)
 }
 
 /*
- * One ring for all CPUs: a record's order in it is its reservation order,
- * so the stream comes out merged.  It holds what the module's rings would
- * hold together: ring_size per possible CPU, rounded to a power of two.
+ * A ring per possible CPU, as the module has: the programs write to their
+ * own CPU's ring only, so CPUs never contend on one, and each ring keeps
+ * its CPU's records in order (the reader merges CPUs as it does the
+ * module's rings).  Each is ring_size bytes (-m), as each of the module's
+ * rings is; the kernel requires every inner map of the array to have the
+ * size of the first.  Rings exist for offline CPUs too, so a CPU that
+ * comes online later has one.
  */
-static uint64_t ring_bytes(const struct bpf_source_impl *s)
-{
-	uint64_t want = s->cfg.ring_size * s->nr_cpus, size = s->cfg.ring_size;
-
-	while (size < want && size < (1ull << 30))
-		size <<= 1;
-	return size;
-}
-
-static int map_ring(struct bpf_source *src)
+static int create_rings(struct bpf_source *src)
 {
 	struct bpf_source_impl *s = src->impl;
+	unsigned int cpu;
+	int ret;
 
-	s->rb_fd = bpf_map__fd(s->skel->maps.rb);
-	s->cons_map = mmap(NULL, s->page, PROT_READ | PROT_WRITE, MAP_SHARED,
-			   s->rb_fd, 0);
-	if (s->cons_map == MAP_FAILED) {
-		s->cons_map = NULL;
-		return fail(src, -errno, "cannot map the ring buffer");
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		s->rings[cpu].fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF,
+						  "fxtprof_rb", 0, 0,
+						  (__u32)s->rb_size, NULL);
+		if (s->rings[cpu].fd < 0) {
+			ret = s->rings[cpu].fd;
+			s->rings[cpu].fd = -1;
+			if (ret == -EPERM || ret == -EACCES)
+				return load_error(src, ret);
+			return fail(src, ret, "cannot create the ring buffer "
+				    "of CPU %u (%s): lower -m or raise "
+				    "RLIMIT_MEMLOCK", cpu, strerror(-ret));
+		}
 	}
-	s->prod_map_len = s->page + 2 * s->rb_size;
-	s->prod_map = mmap(NULL, s->prod_map_len, PROT_READ, MAP_SHARED,
-			   s->rb_fd, (off_t)s->page);
-	if (s->prod_map == MAP_FAILED) {
-		s->prod_map = NULL;
-		return fail(src, -errno, "cannot map the ring buffer");
+	ret = bpf_map__set_max_entries(s->skel->maps.fxtprof_rings, s->nr_cpus);
+	if (!ret)
+		ret = bpf_map__set_inner_map_fd(s->skel->maps.fxtprof_rings,
+						s->rings[0].fd);
+	if (ret)
+		return fail(src, ret, "cannot set up the ring buffer array");
+	return 0;
+}
+
+/* After the load: each CPU's ring into the array, mapped, polled. */
+static int map_rings(struct bpf_source *src)
+{
+	struct bpf_source_impl *s = src->impl;
+	int outer = bpf_map__fd(s->skel->maps.fxtprof_rings);
+	struct epoll_event ev;
+	unsigned int cpu;
+
+	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epoll_fd < 0)
+		return fail(src, -errno, "cannot create the epoll fd");
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct cpu_ring *r = &s->rings[cpu];
+		__u32 key = cpu;
+
+		if (bpf_map_update_elem(outer, &key, &r->fd, BPF_ANY))
+			return fail(src, -errno, "cannot install the ring "
+				    "buffer of CPU %u", cpu);
+		r->cons_map = mmap(NULL, s->page, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, r->fd, 0);
+		if (r->cons_map == MAP_FAILED) {
+			r->cons_map = NULL;
+			return fail(src, -errno, "cannot map the ring buffer");
+		}
+		r->prod_map = mmap(NULL, s->page + 2 * s->rb_size, PROT_READ,
+				   MAP_SHARED, r->fd, (off_t)s->page);
+		if (r->prod_map == MAP_FAILED) {
+			r->prod_map = NULL;
+			return fail(src, -errno, "cannot map the ring buffer");
+		}
+		if (bpf_ring__init(&r->ring, r->cons_map, r->prod_map,
+				   (const unsigned char *)r->prod_map + s->page,
+				   s->rb_size, s->nr_cpus))
+			return fail(src, -EPROTO, "the new ring buffer is "
+				    "inconsistent");
+		/* Level-triggered: readable while a ring has data. */
+		memset(&ev, 0, sizeof(ev));
+		ev.events = EPOLLIN;
+		ev.data.u32 = cpu;
+		if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, r->fd, &ev))
+			return fail(src, -errno, "cannot poll the ring buffer");
 	}
-	if (bpf_ring__init(&s->ring, s->cons_map, s->prod_map,
-			   (const unsigned char *)s->prod_map + s->page,
-			   s->rb_size, s->nr_cpus))
-		return fail(src, -EPROTO, "the new ring buffer is inconsistent");
 	s->mapped = true;
 	return 0;
 }
@@ -403,8 +461,13 @@ static int open_event(struct bpf_source *src, unsigned int cpu)
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.freq = 1;
-	a.sample_freq = s->cfg.freq_hz;
+	/*
+	 * A fixed period, as the module's hrtimer: cpu-clock counts
+	 * nanoseconds.  freq=1 lets the kernel re-estimate the period from
+	 * the ticks each CPU saw, and an idle CPU's estimate runs long, so
+	 * it got about half the asked rate.
+	 */
+	a.sample_period = 1000000000ull / s->cfg.freq_hz;
 	a.disabled = 1;
 	/* The timer still fires on an idle CPU; the program is not run. */
 	a.exclude_idle = !!(s->cfg.flags & FXTPROF_CFG_SKIP_IDLE);
@@ -497,7 +560,7 @@ int bpf_source__configure(struct bpf_source *src,
 	ret = check_config(src, &s->cfg);
 	if (ret)
 		return ret;
-	s->rb_size = ring_bytes(s);
+	s->rb_size = s->cfg.ring_size;
 	if (s->cfg.watermark > s->rb_size)
 		s->cfg.watermark = s->rb_size;
 
@@ -511,9 +574,9 @@ int bpf_source__configure(struct bpf_source *src,
 	skel->rodata->ustack_depth = s->cfg.ustack_depth;
 	skel->rodata->watermark = s->cfg.watermark ? s->cfg.watermark :
 				  s->rb_size / 4;
-	ret = bpf_map__set_max_entries(skel->maps.rb, (__u32)s->rb_size);
+	ret = create_rings(src);
 	if (ret)
-		return fail(src, ret, "cannot size the ring buffer");
+		return ret;
 	tasks = s->cfg.flags & FXTPROF_CFG_TASKS;
 	bpf_program__set_autoload(skel->progs.fxtprof_sample,
 				  s->cfg.flags & FXTPROF_CFG_SAMPLE);
@@ -535,7 +598,7 @@ int bpf_source__configure(struct bpf_source *src,
 	if (!skel->bss)
 		return fail(src, -EOPNOTSUPP, "the kernel cannot map BPF "
 			    "global data (5.5+): use the module");
-	return map_ring(src);
+	return map_rings(src);
 }
 
 /* ------------------------------------------------------------------ */
@@ -674,15 +737,26 @@ int bpf_source__flush(struct bpf_source *src)
 void bpf_source__close(struct bpf_source *src)
 {
 	struct bpf_source_impl *s = src->impl;
+	unsigned int cpu;
 
 	if (!s)
 		return;
 	bpf_source__stop(src);
-	if (s->prod_map)
-		munmap(s->prod_map, s->prod_map_len);
-	if (s->cons_map)
-		munmap(s->cons_map, s->page);
+	/* The programs go first: they hold the array, which holds the rings. */
 	fxtprof_bpf__destroy(s->skel);
+	for (cpu = 0; s->rings && cpu < s->nr_cpus; cpu++) {
+		struct cpu_ring *r = &s->rings[cpu];
+
+		if (r->prod_map)
+			munmap(r->prod_map, s->page + 2 * s->rb_size);
+		if (r->cons_map)
+			munmap(r->cons_map, s->page);
+		if (r->fd >= 0)
+			close(r->fd);
+	}
+	if (s->epoll_fd >= 0)
+		close(s->epoll_fd);
+	free(s->rings);
 	free(s->ev);
 	free(s->rep_records);
 	free(s->rep_bytes);
@@ -693,7 +767,7 @@ void bpf_source__close(struct bpf_source *src)
 
 int bpf_source__fd(const struct bpf_source *src)
 {
-	return src->impl ? src->impl->rb_fd : -1;
+	return src->impl ? src->impl->epoll_fd : -1;
 }
 
 unsigned int bpf_source__nr_sampling(const struct bpf_source *src)
@@ -707,15 +781,39 @@ unsigned int bpf_source__nr_sampling(const struct bpf_source *src)
 }
 
 /*
- * CPU hotplug: an event whose CPU went offline stays off when it comes
- * back until re-enabled, and a CPU that was offline at start has none.
- * Checked from the drain (the reader's tick), at most once a second.
+ * Whether @e's event still counts.  Taking a CPU offline removes its
+ * events from the CPU's context (perf_event_exit_cpu_context(), 6.1 and
+ * later): the event is OFF for good, PERF_EVENT_IOC_ENABLE makes it
+ * INACTIVE but nothing schedules it again, and its count stops.  A
+ * cpu-clock event counts nanoseconds whether or not the CPU idles, so a
+ * count unchanged for a second means the event died, even when the CPU
+ * was offline only between two checks.
+ */
+static bool event_counts(struct cpu_event *e)
+{
+	uint64_t v;
+
+	if (read(e->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return false;
+	if (v == e->count)
+		return false;
+	e->count = v;
+	return true;
+}
+
+/*
+ * CPU hotplug, checked from the drain (the reader's tick) at most once a
+ * second: a sampled CPU that is offline has its event closed; one that is
+ * online with no event (offline at start or since), or whose event
+ * stopped counting, gets a new event attached.  Its ring was there all
+ * along (there is one per possible CPU).
  */
 static void follow_cpus(struct bpf_source *src)
 {
 	struct bpf_source_impl *s = src->impl;
 	uint64_t online[CPU_WORDS], now = now_ns();
 	unsigned int cpu;
+	int ret;
 
 	if (!s->running || !(s->cfg.flags & FXTPROF_CFG_SAMPLE) ||
 	    now - s->last_hotplug_ns < HOTPLUG_CHECK_NS)
@@ -725,17 +823,25 @@ static void follow_cpus(struct bpf_source *src)
 		return;
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		struct cpu_event *e = &s->ev[cpu];
-		bool on = cpu_in(online, cpu);
 
-		if (!cpu_in(s->sample_mask, cpu) || on == e->online)
+		if (!cpu_in(s->sample_mask, cpu))
 			continue;
-		e->online = on;
-		if (!on)
+		if (!cpu_in(online, cpu)) {
+			if (e->fd >= 0)
+				close_event(s, cpu);
+			e->online = false;
 			continue;
-		if (e->link) {
-			ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0);
-		} else if (!open_event(src, cpu) && attach_event(src, cpu)) {
+		}
+		if (e->link && event_counts(e))
+			continue;
+		close_event(s, cpu);
+		/* Offline again meanwhile (1) is the next check's business. */
+		ret = open_event(src, cpu);
+		e->online = ret == 0;
+		e->count = 0;
+		if (!ret && attach_event(src, cpu)) {
 			close_event(s, cpu);
+			e->online = false;
 		}
 	}
 	src->msg[0] = 0;	/* a CPU gone again meanwhile is no error */
@@ -745,17 +851,30 @@ static void follow_cpus(struct bpf_source *src)
 /* Draining                                                            */
 /* ------------------------------------------------------------------ */
 
-static int drain_ring(struct bpf_source *src, fxtprof_rec_cb cb, void *ctx,
-		      unsigned int *bad_cpu)
+/*
+ * Every ring, in CPU order, as ring_source drains the module's: each CPU's
+ * records in their order, the CPUs one after the other.  A ring's first
+ * load of its producer position costs little when it is empty, so all are
+ * visited rather than asking epoll which are ready.
+ */
+static int drain_rings(struct bpf_source *src, fxtprof_rec_cb cb, void *ctx,
+		       unsigned int *bad_cpu)
 {
 	struct bpf_source_impl *s = src->impl;
+	unsigned int cpu;
 	int ret;
 
-	ret = bpf_ring__drain(&s->ring, cb, ctx, s->stopped ? BUSY_WAIT_NS : 0,
-			      bad_cpu);
-	if (ret && s->ring.why)
-		return fail(src, ret, "%s", s->ring.why);
-	return ret;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct bpf_ring *r = &s->rings[cpu].ring;
+
+		ret = bpf_ring__drain(r, cb, ctx,
+				      s->stopped ? BUSY_WAIT_NS : 0, bad_cpu);
+		if (ret && r->why)
+			return fail(src, ret, "%s", r->why);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /*
@@ -814,7 +933,7 @@ int bpf_source__drain(struct bpf_source *src, fxtprof_rec_cb cb, void *ctx,
 	if (!s || !s->skel || !s->mapped)
 		return fail(src, -EINVAL, "the bpf source is not configured");
 	follow_cpus(src);
-	ret = drain_ring(src, cb, ctx, bad_cpu);
+	ret = drain_rings(src, cb, ctx, bad_cpu);
 	if (ret)
 		return ret;
 	return report_lost(src, cb, ctx);

@@ -47,7 +47,8 @@ int bpf_source__configure(struct bpf_source *src,
 			  const struct fxtprof_config *cfg);
 void bpf_source__close(struct bpf_source *src);
 
-/* The ring buffer map: readable when records are pending, poll it. */
+/* An epoll fd over the per-CPU ring buffers: readable when one has
+ * records pending (past the watermark), poll it. */
 int bpf_source__fd(const struct bpf_source *src);
 /* Attach the task programs, write the snapshot, start sampling. */
 int bpf_source__start(struct bpf_source *src);

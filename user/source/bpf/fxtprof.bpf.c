@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fxtprof.bpf.c - the eBPF source's programs: they write the same uapi
- * records as fxtprof.ko (include/uapi/linux/fxtprof.h) into one BPF ring
- * buffer, which user/source/bpf_source.c drains.
+ * records as fxtprof.ko (include/uapi/linux/fxtprof.h) into a BPF ring
+ * buffer per CPU, which user/source/bpf_source.c drains.
  *
  *   fxtprof_sample    perf_event: a cpu-clock event per sampled CPU
  *   fxtprof_fork/exec/exit/rename
@@ -54,10 +54,20 @@ const volatile __u64 watermark = 0;		/* wake the reader above */
 /* The reader mmaps .bss: counters[cpu] is its view of each CPU. */
 struct fxtprof_bpf_counters counters[FXTPROF_BPF_MAX_CPUS];
 
+/*
+ * One ring buffer per possible CPU, as the module's rings: a program
+ * writes only to its own CPU's, so no two CPUs share a ring's spinlock or
+ * producer page (one shared ring made them bounce at every sample).  The
+ * loader creates the rings (all of one size, which the kernel requires of
+ * inner maps), sizes this array to the possible CPUs and fills it before
+ * attaching anything.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);		/* resized by the loader */
-} rb SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);			/* resized by the loader */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} fxtprof_rings SEC(".maps");
 
 struct scratch {
 	__u8 buf[FXTPROF_BPF_SCRATCH_SIZE];
@@ -72,22 +82,25 @@ struct {
 
 /*
  * Wakeups: never per record (an irq_work per record costs more than the
- * record, bpf-notes.md 6.1), only once the pending bytes pass the
- * watermark; below it the reader's periodic drain collects them.
+ * record, bpf-notes.md 6.1), only once this ring's pending bytes pass the
+ * watermark; below it the reader's periodic drain collects them.  The
+ * query reads the ring's own positions, which only this CPU and the
+ * reader write.
  */
-static __always_inline __u64 wakeup_flag(void)
+static __always_inline __u64 wakeup_flag(void *rb)
 {
-	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= watermark ?
+	return bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= watermark ?
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-/* Write @rec (its header filled here) or count it as lost. */
+/* Write @rec (its header filled here) to @cpu's ring or count it lost. */
 static __always_inline int emit(void *rec, __u32 size, __u16 type, __u32 cpu,
 				__u64 now)
 {
 	struct fxtprof_rec_hdr *hdr = rec;
 	struct fxtprof_bpf_counters *c;
-	long err;
+	long err = -1;
+	void *rb;
 
 	if (cpu >= FXTPROF_BPF_MAX_CPUS)
 		return 0;
@@ -95,7 +108,10 @@ static __always_inline int emit(void *rec, __u32 size, __u16 type, __u32 cpu,
 	hdr->type = type;
 	hdr->cpu = cpu;
 	hdr->time_ns = now;
-	err = bpf_ringbuf_output(&rb, rec, size, wakeup_flag());
+	/* Every possible CPU has a ring; a missing one counts as a drop. */
+	rb = bpf_map_lookup_elem(&fxtprof_rings, &cpu);
+	if (rb)
+		err = bpf_ringbuf_output(rb, rec, size, wakeup_flag(rb));
 	/*
 	 * The 6.1 verifier forgets the bound checked above once cpu has been
 	 * spilled to the stack ("R2 unbounded memory access"): mask it where
