@@ -153,7 +153,8 @@ struct fxtprof_stats {
 /*
  * FXTPROF_IOC_ATTACH (ABI 3): the reader attaches to the rings it has
  * mapped, stating the layout it expects.  After CONFIGURE and the mmaps,
- * before START (which needs an attached reader).  The module checks every
+ * before START (which needs an attached reader: -ENOTCONN without one;
+ * a CONFIGURE drops the attachment with the old rings).  The module checks every
  * field and every mapping (its VMA in the caller's mm: this session's
  * file, the CPU's offset, long enough) and keeps no reference to them.
  *   -EPROTO    version is not FXTPROF_ABI_VERSION
