@@ -353,14 +353,17 @@ TEST(detach_then_fresh_session_old_mappings_valid)
 	struct fxtprof_sync sy = { .size = sizeof(sy) };
 	struct fxtprof_stats st;
 	struct fxtprof_dev *dev, *dev2;
-	struct vm_raw_maps m = { 0 };
+	struct vm_raw_maps m = { 0 }, old = { 0 };
+	struct fxtprof_attach req;
 	__u64 seq = 0;
-	int fd, fd2, ev;
+	int fd, fd2, fd3, ev;
 	void *p;
 
 	ASSERT_EQ(0, fxtprof_dev__open(NULL, &dev));
 	fd = fxtprof_dev__fd(dev);
 	ASSERT_EQ(0, fxtprof_dev__configure(dev, &c));
+	/* a second set of this session's mappings, offered to the next one */
+	ASSERT_EQ(0, vm_raw_map(fd, &old));
 	ASSERT_EQ(0, fxtprof_dev__start(dev));
 	ASSERT_EQ(0, fxtprof_dev__flush(dev, &seq));
 	{
@@ -393,6 +396,20 @@ TEST(detach_then_fresh_session_old_mappings_valid)
 	/* what is left is readable, and the hangup shows */
 	ev = poll_events(fd, 0);
 	EXPECT_EQ(POLLIN | POLLHUP, ev & (POLLIN | POLLHUP));
+
+	/*
+	 * The next session refuses the old one's mappings: same geometry,
+	 * same offsets, but another file (not this session's).
+	 */
+	fd3 = open(FXTPROF_DEVICE, O_RDWR);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, xioctl(fd3, FXTPROF_IOC_CONFIGURE, &c));
+	req = vm_raw_attach_req(fd3, &old);
+	EXPECT_EQ(-ENXIO, attach_with(fd3, &req));
+	EXPECT_EQ(FXTPROF_STATE_CONFIGURED, get_info(fd3).state);
+	EXPECT_EQ(-ENOTCONN, xioctl(fd3, FXTPROF_IOC_START, NULL));
+	close(fd3);
+	vm_raw_unmap(&old);
 
 	/* a fresh session for the next open, while the old one is mapped */
 	ASSERT_EQ(0, fxtprof_dev__open(NULL, &dev2));
