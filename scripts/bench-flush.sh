@@ -88,9 +88,12 @@ END {
 	n = split(freqlist, fs, " ")
 	for (i = 1; i <= n; i++) {
 		f = fs[i]
-		printf "  %10s  %10.1f  %10.1f  %10.1f  %11.2fx  %11.2fx\n", f == 0 ? "baseline" : f " Hz",
-			median(f ":med") / 1e3, median(f ":p90") / 1e3, median(f ":max") / 1e3,
-			b > 0 ? median(f ":med") / b : 0, bp > 0 ? median(f ":p90") / bp : 0
+		# Outside printf: there, "b > 0" would be an output redirection.
+		label = (f == 0) ? "baseline" : (f " Hz")
+		rm = (b > 0) ? median(f ":med") / b : 0
+		rp = (bp > 0) ? median(f ":p90") / bp : 0
+		printf "  %10s  %10.1f  %10.1f  %10.1f  %11.2fx  %11.2fx\n", label,
+			median(f ":med") / 1e3, median(f ":p90") / 1e3, median(f ":max") / 1e3, rm, rp
 	}
 	print "  latency = FXTPROF_IOC_FLUSH call until the reader drained past its marker on every ring."
 	for (i = 1; i <= n; i++) if (median(fs[i] ":lost") > 0)
