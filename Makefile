@@ -12,7 +12,7 @@
 #   make check-fresh     the README's commands in a new Debian root
 #   make vm-suite        boot the VM suite for CFG only (default: ARCH)
 #   make demo | bench-kernel | bench-reader | bench-socket | bench-receive
-#        | bench-symbolize
+#        | bench-symbolize | bench-flush
 #                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
 #   make install         libfxtprof.a and its public headers (DESTDIR, PREFIX)
@@ -97,7 +97,7 @@ HOST_TESTS :=
 
 .PHONY: all module user deps check check-fresh vm-suite demo bench-kernel \
 	bench-reader bench-socket bench-receive bench-symbolize install clean \
-	demo-host bench-bpf
+	demo-host bench-bpf bench-flush
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -181,7 +181,7 @@ demo-host:
 bench-bpf:
 	scripts/bench-bpf.sh
 
-bench-kernel bench-reader bench-socket bench-receive bench-symbolize:
+bench-kernel bench-reader bench-socket bench-receive bench-symbolize bench-flush:
 	scripts/setup.sh
 	$(MAKE) all
 	@if [ -x scripts/$@.sh ]; then scripts/$@.sh $(CFG); \

@@ -54,6 +54,7 @@ struct fxtprof_ring {
 	__u64 size;				/* validated copy of data_size */
 	__u64 mask;
 	__u64 cons;	/* our consumer_pos; we are its only writer */
+	__u64 flush_seq;	/* of the last FLUSH record drained, 0: none */
 	__u32 cpu;	/* validated copy of ctrl->cpu */
 };
 
@@ -93,6 +94,16 @@ static inline __u32 fxtprof_ring__cpu(const struct fxtprof_ring *ring)
 static inline __u64 fxtprof_ring__size(const struct fxtprof_ring *ring)
 {
 	return ring->size;
+}
+
+/*
+ * The sequence number of the last FLUSH record fxtprof_ring__drain()
+ * handed out (0 before the first): the reader has consumed everything
+ * committed on this CPU before that flush.
+ */
+static inline __u64 fxtprof_ring__flush_seq(const struct fxtprof_ring *ring)
+{
+	return ring->flush_seq;
 }
 
 /*
@@ -142,16 +153,41 @@ const struct fxtprof_info *fxtprof_dev__info(const struct fxtprof_dev *dev);
 int fxtprof_dev__refresh(struct fxtprof_dev *dev);
 
 /*
- * Unmap the old rings, configure, and map the ring of every CPU that has
- * one.  A failed configure leaves the earlier configuration (and its
- * mappings) in place.  -EBUSY while running.
+ * Unmap the old rings, configure, map the ring of every CPU that has
+ * one and attach to them (FXTPROF_IOC_ATTACH, which START needs).  A
+ * failed configure leaves the earlier configuration (and its mappings and
+ * attachment) in place.  -EBUSY while running.
  */
 int fxtprof_dev__configure(struct fxtprof_dev *dev,
 			   const struct fxtprof_config *cfg);
 int fxtprof_dev__start(struct fxtprof_dev *dev);
 int fxtprof_dev__stop(struct fxtprof_dev *dev);
-/* FXTPROF_IOC_FLUSH; *seq (may be NULL) gets the marker's sequence. */
+/*
+ * FXTPROF_IOC_FLUSH; *seq (may be NULL) gets the marker's sequence.  The
+ * flush is complete once fxtprof_dev__flush_done() says so: drain the
+ * rings (fxtprof_ring__drain()) until then.
+ */
 int fxtprof_dev__flush(struct fxtprof_dev *dev, __u64 *seq);
+/*
+ * 1 when every ring has been drained past the FLUSH marker of @seq (or of
+ * a later flush), 0 while some ring has not.  A ring too full to take the
+ * marker (the module counts it lost) is complete once drained past where
+ * its producer was when the flush returned, for the last flush made
+ * through @dev.
+ */
+int fxtprof_dev__flush_done(const struct fxtprof_dev *dev, __u64 seq);
+/*
+ * FXTPROF_IOC_DETACH: stop, write a last FLUSH and give the device up for
+ * a new session.  The rings stay mapped and readable: drain them until
+ * empty, then fxtprof_dev__close().  Afterwards only info, stats and the
+ * rings work.
+ */
+int fxtprof_dev__detach(struct fxtprof_dev *dev);
+/*
+ * FXTPROF_IOC_SYNC: returns once the module has processed every earlier
+ * request of this session; *requests (may be NULL) gets their count.
+ */
+int fxtprof_dev__sync(struct fxtprof_dev *dev, __u64 *requests);
 int fxtprof_dev__stats(struct fxtprof_dev *dev, __u32 cpu,
 		       struct fxtprof_stats *stats);
 

@@ -53,7 +53,15 @@ struct fxtprof_session {
 	atomic_t mapped;		/* live VMAs of this session */
 	bool configured;
 	bool running;
+	/* A reader passed ATTACH for the current rings (kmod/attach.c). */
+	bool attached;
+	/*
+	 * DETACH gave the device up: the file answers GET_INFO and
+	 * GET_STATS only.  Set once under lock; poll() reads it locklessly.
+	 */
+	bool detached;
 	u64 flush_seq;
+	atomic64_t requests;		/* ioctls processed, for SYNC */
 };
 
 static inline u32 fxtprof_rec_size(size_t bytes)
@@ -71,9 +79,15 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 int fxtprof_session_start(struct fxtprof_session *sess);
 void fxtprof_session_stop(struct fxtprof_session *sess);
 u64 fxtprof_session_flush(struct fxtprof_session *sess);
+void fxtprof_session_detach(struct fxtprof_session *sess);
+u64 fxtprof_session_sync(struct fxtprof_session *sess);
 void fxtprof_session_info(struct fxtprof_session *sess,
 			  struct fxtprof_info *info);
 __poll_t fxtprof_session_poll(struct fxtprof_session *sess);
+
+/* attach.c */
+int fxtprof_attach(struct fxtprof_session *sess, struct file *file,
+		   const struct fxtprof_attach *a);
 
 /* sampler.c */
 int fxtprof_sampler_init(void);

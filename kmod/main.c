@@ -3,9 +3,12 @@
  * main.c - fxtprof.ko: the /dev/fxtprof misc device, its ioctls and mmap.
  *
  * One session at a time: a second open() gets -EBUSY and leaves the first
- * untouched.  The device is root-only (mode 0600).  While it is open, or
- * any of its rings is mapped, the module cannot be unloaded: the file holds
- * a module reference and every mapping holds the file.
+ * untouched, until the first one closes or detaches (FXTPROF_IOC_DETACH):
+ * a detached session gives up the device but lives on, answering
+ * GET_INFO and GET_STATS, until its file and last mapping are gone.  The
+ * device is root-only (mode 0600).  While it is open, or any of its rings
+ * is mapped, the module cannot be unloaded: the file holds a module
+ * reference and every mapping holds the file.
  */
 
 #include <linux/fs.h>
@@ -19,6 +22,7 @@
 #include "compat.h"
 #include "fxtprof_module.h"
 
+/* The one-opener slot: held by the session that has not detached. */
 static atomic_t fxtprof_busy = ATOMIC_INIT(0);
 
 static int fxtprof_open(struct inode *inode, struct file *file)
@@ -38,8 +42,13 @@ static int fxtprof_open(struct inode *inode, struct file *file)
 
 static int fxtprof_release(struct inode *inode, struct file *file)
 {
-	fxtprof_session_destroy(file->private_data);
-	atomic_set(&fxtprof_busy, 0);
+	struct fxtprof_session *sess = file->private_data;
+	/* A detached session gave the slot up; another may hold it now. */
+	bool holds_slot = !sess->detached;
+
+	fxtprof_session_destroy(sess);
+	if (holds_slot)
+		atomic_set(&fxtprof_busy, 0);
 	return 0;
 }
 
@@ -83,8 +92,8 @@ static int fxtprof_copy_out(void __user *uarg, void *src, size_t ksize,
  * would order the two locks both ways.  Copy in, lock, act, unlock, copy
  * out.
  */
-static long fxtprof_ioctl(struct file *file, unsigned int cmd,
-			  unsigned long arg)
+static long fxtprof_do_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
 {
 	struct fxtprof_session *sess = file->private_data;
 	void __user *uarg = (void __user *)arg;
@@ -93,6 +102,8 @@ static long fxtprof_ioctl(struct file *file, unsigned int cmd,
 		struct fxtprof_config config;
 		struct fxtprof_flush flush;
 		struct fxtprof_stats stats;
+		struct fxtprof_attach attach;
+		struct fxtprof_sync sync;
 	} u;
 	cpumask_var_t mask;
 	long ret;
@@ -120,7 +131,8 @@ static long fxtprof_ioctl(struct file *file, unsigned int cmd,
 		ret = fxtprof_config_check(&u.config, mask);
 		if (!ret) {
 			mutex_lock(&sess->lock);
-			ret = fxtprof_session_configure(sess, &u.config, mask);
+			ret = sess->detached ? -ESHUTDOWN :
+			      fxtprof_session_configure(sess, &u.config, mask);
 			mutex_unlock(&sess->lock);
 		}
 		free_cpumask_var(mask);
@@ -128,15 +140,52 @@ static long fxtprof_ioctl(struct file *file, unsigned int cmd,
 
 	case FXTPROF_IOC_START & ~IOCSIZE_MASK:
 		mutex_lock(&sess->lock);
-		ret = fxtprof_session_start(sess);
+		ret = sess->detached ? -ESHUTDOWN : fxtprof_session_start(sess);
 		mutex_unlock(&sess->lock);
 		return ret;
 
 	case FXTPROF_IOC_STOP & ~IOCSIZE_MASK:
 		mutex_lock(&sess->lock);
+		ret = sess->detached ? -ESHUTDOWN : 0;
 		fxtprof_session_stop(sess);
 		mutex_unlock(&sess->lock);
-		return 0;
+		return ret;
+
+	case FXTPROF_IOC_ATTACH & ~IOCSIZE_MASK:
+		ret = fxtprof_copy_in(&u.attach, sizeof(u.attach),
+				      FXTPROF_ATTACH_SIZE_VER0, uarg);
+		if (ret)
+			return ret;
+		return fxtprof_attach(sess, file, &u.attach);
+
+	case FXTPROF_IOC_DETACH & ~IOCSIZE_MASK:
+		mutex_lock(&sess->lock);
+		ret = sess->detached ? -ESHUTDOWN : 0;
+		if (!ret)
+			fxtprof_session_detach(sess);
+		mutex_unlock(&sess->lock);
+		/* The old session stays with this file; a new open may come. */
+		if (!ret)
+			atomic_set(&fxtprof_busy, 0);
+		return ret;
+
+	case FXTPROF_IOC_SYNC & ~IOCSIZE_MASK:
+		ret = fxtprof_copy_in(&u.sync, sizeof(u.sync),
+				      FXTPROF_SYNC_SIZE_VER0, uarg);
+		if (ret)
+			return ret;
+		if (u.sync.flags)
+			return -EINVAL;
+		mutex_lock(&sess->lock);
+		if (sess->detached)
+			ret = -ESHUTDOWN;
+		else
+			u.sync.requests = fxtprof_session_sync(sess);
+		mutex_unlock(&sess->lock);
+		if (ret)
+			return ret;
+		return fxtprof_copy_out(uarg, &u.sync, sizeof(u.sync),
+					FXTPROF_SYNC_SIZE_VER0);
 
 	case FXTPROF_IOC_FLUSH & ~IOCSIZE_MASK:
 		ret = fxtprof_copy_in(&u.flush, sizeof(u.flush),
@@ -146,7 +195,9 @@ static long fxtprof_ioctl(struct file *file, unsigned int cmd,
 		if (u.flush.flags)
 			return -EINVAL;
 		mutex_lock(&sess->lock);
-		if (sess->configured)
+		if (sess->detached)
+			ret = -ESHUTDOWN;
+		else if (sess->configured)
 			u.flush.seq = fxtprof_session_flush(sess);
 		else
 			ret = -EINVAL;
@@ -174,6 +225,18 @@ static long fxtprof_ioctl(struct file *file, unsigned int cmd,
 					FXTPROF_STATS_SIZE_VER0);
 	}
 	return -ENOTTY;
+}
+
+/* Counts every request it knows, whatever its result, for SYNC. */
+static long fxtprof_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct fxtprof_session *sess = file->private_data;
+	long ret = fxtprof_do_ioctl(file, cmd, arg);
+
+	if (ret != -ENOTTY)
+		atomic64_inc(&sess->requests);
+	return ret;
 }
 
 static __poll_t fxtprof_poll(struct file *file, poll_table *pt)
@@ -218,6 +281,10 @@ static int fxtprof_mmap(struct file *file, struct vm_area_struct *vma)
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	mutex_lock(&sess->lock);
+	if (sess->detached) {
+		ret = -ESHUTDOWN;
+		goto out_unlock;
+	}
 	if (!sess->configured)
 		goto out_unlock;
 	stride = sess->mmap_stride >> PAGE_SHIFT;

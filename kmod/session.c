@@ -3,9 +3,12 @@
  * session.c - configuration and state of one open of /dev/fxtprof:
  * validate a configuration, allocate its rings, start, stop and flush.
  *
- * States: new --configure--> configured --start--> running --stop-->
- * configured.  Every call below runs under sess->lock, but poll, which
- * takes no lock (see fxtprof_session_poll()).
+ * States: new --configure--> configured --attach--> attached --start-->
+ * running --stop--> attached; any --detach--> detached, for good.  A
+ * configure (which needs the rings unmapped) drops the attachment with the
+ * old rings.  Documentation/protocol.md has the whole table.  Every call
+ * below runs under sess->lock, but poll, which takes no lock (see
+ * fxtprof_session_poll()).
  */
 
 #include <linux/bitmap.h>
@@ -58,6 +61,7 @@ struct fxtprof_session *fxtprof_session_new(void)
 	mutex_init(&sess->lock);
 	init_waitqueue_head(&sess->wq);
 	atomic_set(&sess->mapped, 0);
+	atomic64_set(&sess->requests, 0);
 	return sess;
 
 out_free_cpus:
@@ -230,6 +234,8 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 	sess->mmap_stride = 2 * PAGE_SIZE + 2 * cfg->ring_size;
 	cpumask_copy(sess->sample_mask, mask);
 	sess->configured = true;
+	/* New rings, no reader yet: it attaches to these. */
+	sess->attached = false;
 	return 0;
 
 out_free_rings:
@@ -245,6 +251,9 @@ int fxtprof_session_start(struct fxtprof_session *sess)
 		return -EINVAL;
 	if (sess->running)
 		return -EBUSY;
+	/* Records for nobody would only fill the rings: a reader first. */
+	if (!sess->attached)
+		return -ENOTCONN;
 
 	if (sess->flags & FXTPROF_CFG_TASKS) {
 		ret = fxtprof_tasks_start(sess);
@@ -341,6 +350,38 @@ u64 fxtprof_session_flush(struct fxtprof_session *sess)
 	return arg.seq;
 }
 
+/*
+ * DETACH: stop, leave a last FLUSH marker after everything committed, and
+ * refuse all but GET_INFO and GET_STATS from now on.  The rings live on
+ * with the session, until the last mapping and the file are gone; the
+ * caller gives the device up for a new session.
+ */
+void fxtprof_session_detach(struct fxtprof_session *sess)
+{
+	fxtprof_session_stop(sess);
+	if (sess->configured)
+		fxtprof_session_flush(sess);
+	sess->attached = false;
+	WRITE_ONCE(sess->detached, true);
+	wake_up_interruptible_poll(&sess->wq, EPOLLHUP);
+}
+
+/*
+ * SYNC: every request before this one took and released sess->lock, which
+ * the caller holds now, and did its synchronous part (stop waits for the
+ * timers and the probes).  What can still be pending is a reader wakeup
+ * queued as irq_work by a commit: wait for those too.
+ */
+u64 fxtprof_session_sync(struct fxtprof_session *sess)
+{
+	int cpu;
+
+	if (sess->rings)
+		for_each_possible_cpu(cpu)
+			irq_work_sync(&sess->rings[cpu]->wakeup);
+	return atomic64_read(&sess->requests);
+}
+
 void fxtprof_session_info(struct fxtprof_session *sess,
 			  struct fxtprof_info *info)
 {
@@ -349,7 +390,9 @@ void fxtprof_session_info(struct fxtprof_session *sess,
 	info->nr_online = num_online_cpus();
 	info->page_size = PAGE_SIZE;
 	info->state = (sess->configured ? FXTPROF_STATE_CONFIGURED : 0) |
-		      (sess->running ? FXTPROF_STATE_RUNNING : 0);
+		      (sess->running ? FXTPROF_STATE_RUNNING : 0) |
+		      (sess->attached ? FXTPROF_STATE_ATTACHED : 0) |
+		      (sess->detached ? FXTPROF_STATE_DETACHED : 0);
 	info->min_freq = FXTPROF_MIN_FREQ;
 	info->max_freq = FXTPROF_MAX_FREQ;
 	info->default_freq = FXTPROF_DEFAULT_FREQ;
@@ -366,12 +409,14 @@ void fxtprof_session_info(struct fxtprof_session *sess,
  * not yet consumed what the last stop or flush committed: it then wants
  * every last byte.  A pure comparison of published positions
  * (fxtprof_kring_readable()): no lock but RCU, no state changed, so the
- * answer does not depend on who polled before.
+ * answer does not depend on who polled before.  A detached session adds
+ * EPOLLHUP, as a pipe without writers: its reader drains what is left
+ * (EPOLLIN until the last marker is consumed) and then closes.
  */
 __poll_t fxtprof_session_poll(struct fxtprof_session *sess)
 {
 	struct fxtprof_kring **rings;
-	__poll_t mask = 0;
+	__poll_t mask = READ_ONCE(sess->detached) ? EPOLLHUP : 0;
 	int cpu;
 
 	rcu_read_lock();
@@ -379,7 +424,7 @@ __poll_t fxtprof_session_poll(struct fxtprof_session *sess)
 	if (rings) {
 		for_each_possible_cpu(cpu) {
 			if (fxtprof_kring_readable(rings[cpu])) {
-				mask = EPOLLIN | EPOLLRDNORM;
+				mask |= EPOLLIN | EPOLLRDNORM;
 				break;
 			}
 		}

@@ -11,3 +11,12 @@ $(BENCH_WORKLOAD): $(B)/tests/bench/workload.o
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
 
 VM_TEST_PROGS += $(BENCH_WORKLOAD)
+
+# The flush-latency probe of `make bench-flush` (scripts/bench-flush.sh):
+# libfxtprof's own flush completion, measured in the VM.
+BENCH_FLUSH := $(B)/tests/bench/fxt-bench-flush
+
+$(BENCH_FLUSH): $(B)/tests/bench/flush.o $(FXTPROF_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
+
+VM_TEST_PROGS += $(BENCH_FLUSH)

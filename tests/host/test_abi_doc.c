@@ -26,6 +26,9 @@ static const struct abi_ioctl ioctls[] = {
 	IOCTL(FXTPROF_IOC_STOP, 0),
 	IOCTL(FXTPROF_IOC_FLUSH, sizeof(struct fxtprof_flush)),
 	IOCTL(FXTPROF_IOC_GET_STATS, sizeof(struct fxtprof_stats)),
+	IOCTL(FXTPROF_IOC_ATTACH, sizeof(struct fxtprof_attach)),
+	IOCTL(FXTPROF_IOC_DETACH, 0),
+	IOCTL(FXTPROF_IOC_SYNC, sizeof(struct fxtprof_sync)),
 };
 #define NR_IOCTLS (sizeof(ioctls) / sizeof(ioctls[0]))
 

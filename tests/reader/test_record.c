@@ -399,6 +399,8 @@ struct run {
 	struct capture *cap;	/* NULL: uri is a file */
 	const char *extra[8];	/* more record options */
 	bool stop_reader;	/* SIGSTOP the reader during the workload */
+	bool usr1;		/* SIGUSR1 (a flush) after the workload */
+	char *usr1_err;		/* the recorder's stderr once it completed */
 	/* results */
 	char *out;		/* the trace */
 	size_t out_len;
@@ -474,6 +476,28 @@ static void record(struct __test_metadata *_metadata, struct run *r)
 	r->wl_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 	if (r->stop_reader)
 		kill(rec, SIGCONT);
+	if (r->usr1) {
+		char *err = NULL;
+
+		/* The flush completes while the recording goes on. */
+		ASSERT_EQ(0, kill(rec, SIGUSR1));
+		t0 = now();
+		while (now() - t0 < 10) {
+			efd = open(errpath, O_RDONLY);
+			free(err);
+			err = NULL;
+			if (efd >= 0) {
+				read_all(efd, &err, &len);
+				close(efd);
+			}
+			if (err && strstr(err, " complete after "))
+				break;
+			usleep(20000);
+		}
+		r->usr1_err = err;
+		EXPECT_EQ(0, waitpid(rec, &status, WNOHANG))
+			TH_LOG("the flush stopped the recording");
+	}
 
 	t0 = now();
 	while (!waitpid(rec, &status, WNOHANG) && now() - t0 < 20)
@@ -594,6 +618,7 @@ static void free_run(struct run *r)
 	free(r->out);
 	free(r->err);
 	free(r->wl_out);
+	free(r->usr1_err);
 }
 
 static void need_device(struct __test_metadata *_metadata)
@@ -611,6 +636,37 @@ TEST(record_file)
 	snprintf(path, sizeof(path), "/tmp/rec-%d.fxt", getpid());
 	r.uri = path;
 	record(_metadata, &r);
+	check_trace(_metadata, &r, true);
+	free_run(&r);
+}
+
+/*
+ * SIGUSR1 flushes without stopping: the recorder says so when asked and
+ * when every ring's marker is drained, and the recording then runs to its
+ * end, complete.
+ */
+TEST(record_file_sigusr1_flush)
+{
+	char path[64];
+	struct run r = { .extra = { "-d", "8" }, .usr1 = true };
+	unsigned long long asked = 0, done = 0;
+	const char *p;
+
+	need_device(_metadata);
+	snprintf(path, sizeof(path), "/tmp/rec-%d.fxt", getpid());
+	r.uri = path;
+	record(_metadata, &r);
+	ASSERT_NE(NULL, r.usr1_err);
+	p = strstr(r.usr1_err, "fxtprof: flush ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", r.usr1_err);
+	EXPECT_EQ(1, sscanf(p, "fxtprof: flush %llu requested (SIGUSR1)", &asked));
+	p = strstr(r.usr1_err, " complete after ");
+	ASSERT_NE(NULL, p);
+	while (p > r.usr1_err && p[-1] != ' ')
+		p--;
+	EXPECT_EQ(1, sscanf(p, "%llu", &done));
+	EXPECT_LT(0, asked);
+	EXPECT_EQ(asked, done);
 	check_trace(_metadata, &r, true);
 	free_run(&r);
 }

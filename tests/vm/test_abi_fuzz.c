@@ -87,14 +87,17 @@ static void fuzz_ioctl(struct fuzz *f)
 	static const unsigned long nr[] = {
 		FXTPROF_IOC_GET_INFO, FXTPROF_IOC_CONFIGURE, FXTPROF_IOC_START,
 		FXTPROF_IOC_STOP, FXTPROF_IOC_FLUSH, FXTPROF_IOC_GET_STATS,
+		FXTPROF_IOC_ATTACH, FXTPROF_IOC_DETACH, FXTPROF_IOC_SYNC,
 	};
 	union {
 		struct fxtprof_info info;
 		struct fxtprof_config cfg;
 		struct fxtprof_flush flush;
 		struct fxtprof_stats stats;
+		struct fxtprof_attach attach;
 		unsigned char raw[512];
 	} arg;
+	static struct fxtprof_attach_ring rings[256];
 	uint64_t mask = fuzz_u64(f);
 	unsigned long req;
 	void *p = &arg;
@@ -125,6 +128,38 @@ static void fuzz_ioctl(struct fuzz *f)
 	}
 	if (req == FXTPROF_IOC_GET_STATS)
 		arg.stats.cpu = fuzz_below(f, 4) ? fuzz_below(f, 4) : fuzz_rand(f);
+	/* Detach ends the session for good: now and then only. */
+	if (req == FXTPROF_IOC_DETACH && fuzz_below(f, 16))
+		req = FXTPROF_IOC_STOP;
+	if (req == FXTPROF_IOC_ATTACH && fuzz_below(f, 2)) {
+		struct fxtprof_info info = { .size = sizeof(info) };
+
+		/* Mostly the session's own geometry and our own mappings. */
+		ioctl(f->fd, FXTPROF_IOC_GET_INFO, &info);
+		arg.attach.version = fuzz_below(f, 4) ? FXTPROF_ABI_VERSION
+						      : fuzz_rand(f);
+		arg.attach.ring_size = fuzz_below(f, 4) ? info.ring_size
+							: fuzz_u64(f);
+		arg.attach.mmap_stride = fuzz_below(f, 4) ? info.mmap_stride
+							  : fuzz_u64(f);
+		arg.attach.page_size = fuzz_below(f, 4) ? (uint32_t)f->page
+							: (uint32_t)fuzz_rand(f);
+		arg.attach.nr_rings = fuzz_below(f, 4) ? info.nr_cpus
+						       : fuzz_rand(f);
+		arg.attach.rings_ptr = fuzz_below(f, 8) ? (uintptr_t)rings
+							: fuzz_u64(f);
+		arg.attach.flags = fuzz_below(f, 8) ? 0 : fuzz_rand(f);
+		arg.attach.reserved = fuzz_below(f, 8) ? 0 : fuzz_rand(f);
+		for (i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
+			unsigned int a = fuzz_below(f, FUZZ_MAPS);
+			unsigned int b = fuzz_below(f, FUZZ_MAPS);
+
+			rings[i].consumer_addr = (uintptr_t)f->map[a];
+			rings[i].ctrl_addr = (uintptr_t)f->map[b];
+			rings[i].ctrl_len = fuzz_below(f, 2) ? f->maplen[b]
+							     : fuzz_u64(f);
+		}
+	}
 	/* Now and then a pointer the kernel must not follow. */
 	if (!fuzz_below(f, 16))
 		p = (void *)(uintptr_t)fuzz_u64(f);

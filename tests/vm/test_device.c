@@ -46,31 +46,43 @@ static struct fxtprof_info get_info(int fd)
 	return info;
 }
 
-/* configure + map one ring + start + stop: the device is usable. */
+/*
+ * configure + map every ring + attach + start + stop + unmap: the device
+ * is usable.  START needs the attach (ABI 3).
+ */
 static int device_works(int fd)
 {
 	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE, 1000, 0);
+	struct vm_raw_maps m;
 	struct fxtprof_info info;
-	void *p;
 	int err;
 
 	err = xioctl(fd, FXTPROF_IOC_CONFIGURE, &c);
 	if (err)
 		return err;
 	info = get_info(fd);
-	if (!(info.state & FXTPROF_STATE_CONFIGURED) ||
+	if (info.state != FXTPROF_STATE_CONFIGURED ||
 	    info.ring_size != FXTPROF_DEFAULT_RING_SIZE)
 		return -EPROTO;
-	p = mmap(NULL, info.page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	munmap(p, info.page_size);
-	err = xioctl(fd, FXTPROF_IOC_START, NULL);
+	err = vm_raw_map(fd, &m);
 	if (err)
 		return err;
-	if (!(get_info(fd).state & FXTPROF_STATE_RUNNING))
-		return -EPROTO;
-	return xioctl(fd, FXTPROF_IOC_STOP, NULL);
+	err = xioctl(fd, FXTPROF_IOC_START, NULL);
+	if (err != -ENOTCONN) {
+		vm_raw_unmap(&m);
+		return err ? err : -EPROTO;
+	}
+	err = vm_raw_attach(fd, &m);
+	if (!err)
+		err = xioctl(fd, FXTPROF_IOC_START, NULL);
+	if (!err && get_info(fd).state != (FXTPROF_STATE_CONFIGURED |
+					   FXTPROF_STATE_ATTACHED |
+					   FXTPROF_STATE_RUNNING))
+		err = -EPROTO;
+	if (!err)
+		err = xioctl(fd, FXTPROF_IOC_STOP, NULL);
+	vm_raw_unmap(&m);
+	return err;
 }
 
 FIXTURE(dev) {
@@ -180,7 +192,8 @@ TEST_F(dev, info)
 
 	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
 	i = fxtprof_dev__info(self->dev);
-	EXPECT_EQ(FXTPROF_STATE_CONFIGURED, i->state);
+	/* the library attaches to what it mapped */
+	EXPECT_EQ(FXTPROF_STATE_CONFIGURED | FXTPROF_STATE_ATTACHED, i->state);
 	EXPECT_EQ(1 << 16, i->ring_size);
 	EXPECT_LE(2ull * i->page_size + 2 * i->ring_size, i->mmap_stride);
 	EXPECT_EQ(0, i->mmap_stride % i->page_size);
@@ -204,7 +217,20 @@ TEST_F(dev, info)
 		big.info.size = sizeof(big);
 		ASSERT_EQ(0, xioctl(self->fd, FXTPROF_IOC_GET_INFO, &big));
 		EXPECT_EQ(sizeof(struct fxtprof_info), big.info.size);
+		EXPECT_EQ(88, big.info.size);
 		EXPECT_EQ(FXTPROF_ABI_VERSION, big.info.abi_version);
+	}
+	/* an ABI 1 caller's 80 bytes get exactly those, nothing beyond */
+	{
+		struct { struct fxtprof_info info; __u64 more; } old;
+
+		memset(&old, 0xff, sizeof(old));
+		old.info.size = FXTPROF_INFO_SIZE_VER0;
+		ASSERT_EQ(0, xioctl(self->fd, FXTPROF_IOC_GET_INFO, &old));
+		EXPECT_EQ(FXTPROF_INFO_SIZE_VER0, old.info.size);
+		EXPECT_EQ(i->mmap_stride, old.info.mmap_stride);
+		EXPECT_EQ(0xffffffffu, old.info.nr_sources);
+		EXPECT_EQ(~0ull, old.more);
 	}
 }
 
@@ -212,7 +238,7 @@ TEST_F(dev, unknown_ioctl_is_enotty)
 {
 	static const unsigned long cmds[] = {
 		_IO(FXTPROF_IOC_MAGIC, 0),
-		_IO(FXTPROF_IOC_MAGIC, 7),
+		_IO(FXTPROF_IOC_MAGIC, 12),
 		_IOWR(FXTPROF_IOC_MAGIC, 99, struct fxtprof_info),
 		_IO('x', 1),
 		_IOWR('T', 1, struct fxtprof_info),
@@ -253,7 +279,7 @@ static void check_bad_configs(struct __test_metadata *_metadata, int fd,
 		{ "size 40", { .size = 40 }, 0, -EINVAL },
 		{ "size huge", { .size = 1 << 20 }, 0, -EINVAL },
 		{ "nonzero tail", { .size = sizeof(struct fxtprof_config) + 8 }, 1, -EINVAL },
-		{ "flag 1<<6", { .flags = 1u << 6 }, 0, -EINVAL },
+		{ "flag 1<<7", { .flags = 1u << 7 }, 0, -EINVAL },
 		{ "flag 1<<31", { .flags = 1u << 31 }, 0, -EINVAL },
 		{ "freq max+1", { .freq_hz = FXTPROF_MAX_FREQ + 1 }, 0, -EINVAL },
 		{ "freq 2^32-1", { .freq_hz = 0xffffffffu }, 0, -EINVAL },
@@ -357,6 +383,19 @@ TEST(nothing_works_before_configure)
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-EINVAL, xioctl(fd, FXTPROF_IOC_START, NULL));
 	EXPECT_EQ(-EINVAL, xioctl(fd, FXTPROF_IOC_FLUSH, &f));
+	{
+		/* nothing mapped yet, and no geometry to match: EINVAL */
+		__u32 n = get_info(fd).nr_cpus;
+		struct fxtprof_attach_ring *zero = calloc(n, sizeof(*zero));
+		struct fxtprof_attach a = {
+			.size = sizeof(a), .version = FXTPROF_ABI_VERSION,
+			.nr_rings = n, .rings_ptr = (uintptr_t)zero,
+		};
+
+		ASSERT_NE(NULL, zero);
+		EXPECT_EQ(-EINVAL, xioctl(fd, FXTPROF_IOC_ATTACH, &a));
+		free(zero);
+	}
 	EXPECT_EQ(-EINVAL, xioctl(fd, FXTPROF_IOC_GET_STATS, &st));
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, page_size(), PROT_READ, MAP_SHARED, fd, 0));
 	EXPECT_EQ(EINVAL, errno);
@@ -375,8 +414,8 @@ TEST_F(dev, busy_while_running_or_mapped)
 	/* the library holds the rings mapped */
 	EXPECT_EQ(-EBUSY, xioctl(self->fd, FXTPROF_IOC_CONFIGURE, &c2));
 	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
-	EXPECT_EQ(FXTPROF_STATE_CONFIGURED | FXTPROF_STATE_RUNNING,
-		  fxtprof_dev__info(self->dev)->state);
+	EXPECT_EQ(FXTPROF_STATE_CONFIGURED | FXTPROF_STATE_ATTACHED |
+		  FXTPROF_STATE_RUNNING, fxtprof_dev__info(self->dev)->state);
 	EXPECT_EQ(-EBUSY, xioctl(self->fd, FXTPROF_IOC_CONFIGURE, &c2));
 	/* the library refuses before unmapping anything */
 	EXPECT_EQ(-EBUSY, fxtprof_dev__configure(self->dev, &c2));
@@ -523,12 +562,13 @@ TEST_F(dev, start_stop)
 	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
 	t0 = vm_boottime_ns();
 	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
-	EXPECT_EQ(FXTPROF_STATE_CONFIGURED | FXTPROF_STATE_RUNNING,
-		  fxtprof_dev__info(self->dev)->state);
+	EXPECT_EQ(FXTPROF_STATE_CONFIGURED | FXTPROF_STATE_ATTACHED |
+		  FXTPROF_STATE_RUNNING, fxtprof_dev__info(self->dev)->state);
 	vm_sleep_ms(200);
 	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
 	t1 = vm_boottime_ns();
-	EXPECT_EQ(FXTPROF_STATE_CONFIGURED, fxtprof_dev__info(self->dev)->state);
+	EXPECT_EQ(FXTPROF_STATE_CONFIGURED | FXTPROF_STATE_ATTACHED,
+		  fxtprof_dev__info(self->dev)->state);
 	ASSERT_LT(0, vm_recs_drain_all(self->dev, &r));
 	first = r.nr_by_type[FXTPROF_REC_SAMPLE];
 	EXPECT_LT(0, first);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -280,4 +281,86 @@ int vm_write_file(const char *path, const char *val)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+static int vm_get_info(int fd, struct fxtprof_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return ioctl(fd, FXTPROF_IOC_GET_INFO, info) ? -errno : 0;
+}
+
+void vm_raw_unmap(struct vm_raw_maps *m)
+{
+	for (unsigned int cpu = 0; m->rings && cpu < m->nr; cpu++) {
+		struct fxtprof_attach_ring *r = &m->rings[cpu];
+
+		if (r->consumer_addr)
+			munmap((void *)(uintptr_t)r->consumer_addr, m->page);
+		if (r->ctrl_addr)
+			munmap((void *)(uintptr_t)r->ctrl_addr, m->ro_len);
+	}
+	free(m->rings);
+	memset(m, 0, sizeof(*m));
+}
+
+int vm_raw_map(int fd, struct vm_raw_maps *m)
+{
+	struct fxtprof_info info;
+	int err = vm_get_info(fd, &info);
+
+	memset(m, 0, sizeof(*m));
+	if (err)
+		return err;
+	m->nr = info.nr_cpus;
+	m->page = info.page_size;
+	m->ro_len = info.page_size + 2 * info.ring_size;
+	m->rings = calloc(m->nr, sizeof(*m->rings));
+	if (!m->rings)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < m->nr; cpu++) {
+		off_t base = (off_t)fxtprof_mmap_offset(cpu, info.mmap_stride);
+		void *p;
+
+		p = mmap(NULL, m->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 base);
+		if (p == MAP_FAILED)
+			goto out_unmap;
+		m->rings[cpu].consumer_addr = (uintptr_t)p;
+		p = mmap(NULL, m->ro_len, PROT_READ, MAP_SHARED, fd,
+			 base + m->page);
+		if (p == MAP_FAILED)
+			goto out_unmap;
+		m->rings[cpu].ctrl_addr = (uintptr_t)p;
+		m->rings[cpu].ctrl_len = m->ro_len;
+	}
+	return 0;
+
+out_unmap:
+	err = -errno;
+	vm_raw_unmap(m);
+	return err;
+}
+
+struct fxtprof_attach vm_raw_attach_req(int fd, const struct vm_raw_maps *m)
+{
+	struct fxtprof_info info;
+	struct fxtprof_attach a = { .size = sizeof(a) };
+
+	if (vm_get_info(fd, &info))
+		return a;
+	a.version = FXTPROF_ABI_VERSION;
+	a.ring_size = info.ring_size;
+	a.mmap_stride = info.mmap_stride;
+	a.page_size = info.page_size;
+	a.nr_rings = m->nr;
+	a.rings_ptr = (uintptr_t)m->rings;
+	return a;
+}
+
+int vm_raw_attach(int fd, const struct vm_raw_maps *m)
+{
+	struct fxtprof_attach a = vm_raw_attach_req(fd, m);
+
+	return ioctl(fd, FXTPROF_IOC_ATTACH, &a) ? -errno : 0;
 }

@@ -59,4 +59,24 @@ int vm_kernel_complaints(int print);
 /* Write @val to the file @path; 0 or -errno. */
 int vm_write_file(const char *path, const char *val);
 
+/*
+ * A reader's mappings made by hand, without libfxtprof, for the tests that
+ * speak the raw ABI: per CPU, the RW consumer page and the RO control page
+ * with the data twice, as the uapi header lays them out.
+ */
+struct vm_raw_maps {
+	unsigned int nr;		/* info.nr_cpus */
+	long page;
+	size_t ro_len;
+	struct fxtprof_attach_ring *rings;	/* [nr], addresses as attach wants */
+};
+
+/* Map every CPU's ring of the configured session on @fd: 0 or -errno. */
+int vm_raw_map(int fd, struct vm_raw_maps *m);
+void vm_raw_unmap(struct vm_raw_maps *m);
+/* An ATTACH request for @m, as GET_INFO describes the session on @fd. */
+struct fxtprof_attach vm_raw_attach_req(int fd, const struct vm_raw_maps *m);
+/* FXTPROF_IOC_ATTACH with vm_raw_attach_req(): 0 or -errno. */
+int vm_raw_attach(int fd, const struct vm_raw_maps *m);
+
 #endif /* FXTPROF_VM_UTIL_H */

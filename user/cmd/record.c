@@ -11,7 +11,12 @@
  *    completion arrives without IORING_CQE_F_MORE);
  *  - a periodic timeout, which bounds latency below the watermark and
  *    drives the status line and --duration;
- *  - SIGINT/SIGTERM, read from a signalfd.
+ *  - SIGINT/SIGTERM (stop) and SIGUSR1 (flush, going on), read from a
+ *    signalfd.
+ *
+ * A flush (SIGUSR1, and the one stop makes) is complete when the drains
+ * have passed its FLUSH marker on every ring: then everything committed
+ * before it is in the output.  See Documentation/protocol.md.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -93,6 +98,9 @@ struct recorder {
 	int sigfd;
 
 	bool stop;
+	bool flush_pending;		/* a SIGUSR1 flush not yet complete */
+	__u64 flush_seq;
+	uint64_t flush_ns;		/* when it was asked for */
 	bool status_line;
 	int error;
 	uint64_t start_ns;
@@ -144,6 +152,10 @@ static void record_usage(FILE *f)
 "      --device PATH      the fxtprof device (default %s)\n"
 "  -o, --output URI       the output, instead of the URI operand\n"
 "  -q, --quiet            no status line, no summary\n"
+"\n"
+"Signals: SIGINT or SIGTERM stop (with a flush: nothing committed is lost);\n"
+"SIGUSR1 flushes and goes on: everything recorded until then reaches the\n"
+"output, and a line on stderr says when (unless -q).\n"
 "\n"
 "Exit status: 0 when every record was delivered and confirmed (a socket\n"
 "peer's acknowledgement, a synced file); 1 when the recording could not\n"
@@ -498,10 +510,17 @@ static int source_stop(struct recorder *r)
 					 ring_source__stop(&r->src);
 }
 
-static int source_flush(struct recorder *r)
+/* *seq: the module's flush number; 0 for bpf, complete once drained. */
+static int source_flush(struct recorder *r, __u64 *seq)
 {
+	*seq = 0;
 	return r->source == SOURCE_BPF ? bpf_source__flush(&r->bsrc) :
-					 ring_source__flush(&r->src);
+					 ring_source__flush(&r->src, seq);
+}
+
+static bool source_flush_done(struct recorder *r, __u64 seq)
+{
+	return r->source == SOURCE_BPF || ring_source__flush_done(&r->src, seq);
 }
 
 static void source_stats(struct recorder *r, struct fxtprof_stats *total,
@@ -558,7 +577,39 @@ static int drain_rings(struct recorder *r)
 			return reader_err(ret, "ring of CPU %u is corrupt", cpu);
 	}
 	sink__flush(r->out);
+	if (r->flush_pending && source_flush_done(r, r->flush_seq)) {
+		r->flush_pending = false;
+		if (!r->opts->quiet)
+			fprintf(stderr, "fxtprof: flush %llu complete after %.3f ms\n",
+				(unsigned long long)r->flush_seq,
+				(double)(now_boottime() - r->flush_ns) / 1e6);
+	}
 	return 0;
+}
+
+/*
+ * SIGUSR1: everything committed until now goes to the output, and the
+ * recording goes on.  A flush asked for while one is pending supersedes
+ * it: its marker comes later on every ring.
+ */
+static void request_flush(struct recorder *r)
+{
+	uint64_t now = now_boottime();
+	__u64 seq;
+	int ret = source_flush(r, &seq);
+
+	if (ret) {
+		reader_err(ret, "flush failed; recording goes on");
+		return;
+	}
+	if (!r->opts->quiet)
+		fprintf(stderr, "fxtprof: flush %llu requested (SIGUSR1)\n",
+			(unsigned long long)seq);
+	r->flush_pending = true;
+	r->flush_seq = seq;
+	r->flush_ns = now;
+	if (drain_rings(r))
+		r->stop = true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -645,7 +696,12 @@ static void on_signal(struct ev_handler *h, const struct io_uring_cqe *cqe)
 	struct recorder *r = (void *)((char *)h - offsetof(struct recorder,
 							    sig_h));
 
-	(void)cqe;
+	if (cqe->res == (int)sizeof(r->si) && r->si.ssi_signo == SIGUSR1) {
+		request_flush(r);
+		if (!r->stop)
+			arm_signal(r);
+		return;
+	}
 	r->stop = true;
 }
 
@@ -655,8 +711,51 @@ static void on_signal(struct ev_handler *h, const struct io_uring_cqe *cqe)
 
 static int setup_signals(struct recorder *r, sigset_t *old)
 {
+	sigset_t set;
+
 	r->sigfd = reader_signalfd(old);
-	return r->sigfd < 0 ? r->sigfd : 0;
+	if (r->sigfd < 0)
+		return r->sigfd;
+	/* The stop signals, and SIGUSR1 for a flush. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) ||
+	    signalfd(r->sigfd, &set, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Stop, then flush: the marker is the last record of every ring, and
+ * once the drains pass it on every ring nothing committed is left.  The
+ * flush also writes any pending LOST record, so the counts end exact.
+ */
+static int stop_and_flush(struct recorder *r)
+{
+	uint64_t deadline;
+	__u64 seq;
+	int ret;
+
+	ret = source_stop(r);
+	if (ret)
+		return reader_err(ret, "cannot stop the session");
+	ret = source_flush(r, &seq);
+	if (ret)
+		return reader_err(ret, "cannot flush the session");
+	deadline = now_boottime() + 5 * 1000000000ull;
+	for (;;) {
+		ret = drain_rings(r);
+		if (ret)
+			return ret;
+		if (source_flush_done(r, seq))
+			return 0;
+		if (now_boottime() >= deadline)
+			return reader_err(-ETIMEDOUT, "flush %llu at stop did not complete: the end of the recording is missing",
+					  (unsigned long long)seq);
+		evloop__run_once(&r->loop, TICK_MS);
+	}
 }
 
 /* Stop sampling and drain to the very end: nothing committed is lost. */
@@ -665,15 +764,7 @@ static int finish(struct recorder *r, struct fxtprof_stats *total)
 	uint64_t deadline;
 	int ret;
 
-	ret = source_stop(r);
-	if (ret)
-		return reader_err(ret, "cannot stop the session");
-	ret = drain_rings(r);
-	/* The flush writes any pending LOST record: the counts end exact. */
-	if (!ret)
-		ret = source_flush(r);
-	if (!ret)
-		ret = drain_rings(r);
+	ret = stop_and_flush(r);
 	if (ret)
 		return ret;
 

@@ -7,7 +7,9 @@
  *   +page   control page + data x 2  mapped RO in one mapping
  * The split follows the permissions: the module refuses a writable
  * mapping of anything but the consumer page, and a single RO mapping of
- * control + doubled data keeps every pending span contiguous.
+ * control + doubled data keeps every pending span contiguous.  Once all
+ * are mapped the library offers them to the module (FXTPROF_IOC_ATTACH),
+ * which checks them against this process's VMAs; START needs that.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -22,11 +24,13 @@ struct fxtprof_map {
 	void *consumer;		/* page_size bytes, RW */
 	void *ro;		/* ro_len bytes, RO */
 	size_t ro_len;
+	__u64 flush_pos;	/* producer_pos when the last flush returned */
 };
 
 struct fxtprof_dev {
 	int fd;
 	struct fxtprof_info info;
+	__u64 flush_seq;		/* of the last flush made through us */
 	unsigned int nr_rings;		/* 0 when nothing is mapped */
 	struct fxtprof_ring *rings;	/* [nr_rings]; ->ctrl NULL: no ring */
 	struct fxtprof_map *maps;	/* [nr_rings] */
@@ -112,6 +116,40 @@ static int map_ring(struct fxtprof_dev *dev, __u32 cpu)
 	return 0;
 }
 
+/* Offer every mapping to the module (FXTPROF_IOC_ATTACH). */
+static int attach_rings(struct fxtprof_dev *dev)
+{
+	struct fxtprof_attach_ring *rings;
+	struct fxtprof_attach a = {
+		.size = sizeof(a),
+		.version = FXTPROF_ABI_VERSION,
+		.ring_size = dev->info.ring_size,
+		.mmap_stride = dev->info.mmap_stride,
+		.page_size = dev->info.page_size,
+		.nr_rings = dev->nr_rings,
+	};
+	int err;
+
+	rings = calloc(dev->nr_rings, sizeof(*rings));
+	if (!rings)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < dev->nr_rings; cpu++) {
+		const struct fxtprof_map *m = &dev->maps[cpu];
+
+		if (!m->consumer || !m->ro)
+			continue;
+		rings[cpu].consumer_addr = (uintptr_t)m->consumer;
+		rings[cpu].ctrl_addr = (uintptr_t)m->ro;
+		rings[cpu].ctrl_len = m->ro_len;
+	}
+	a.rings_ptr = (uintptr_t)rings;
+	err = xioctl(dev->fd, FXTPROF_IOC_ATTACH, &a);
+	free(rings);
+	if (!err)
+		err = fxtprof_dev__refresh(dev);
+	return err;
+}
+
 static int map_rings(struct fxtprof_dev *dev)
 {
 	const struct fxtprof_info *info = &dev->info;
@@ -152,7 +190,13 @@ static int map_rings(struct fxtprof_dev *dev)
 		unmap_rings(dev);
 		return first_err;
 	}
-	return 0;
+	/* Rings kept across a failed configure are still ours. */
+	if (info->state & FXTPROF_STATE_ATTACHED)
+		return 0;
+	err = attach_rings(dev);
+	if (err)
+		unmap_rings(dev);
+	return err;
 }
 
 int fxtprof_dev__open(const char *path, struct fxtprof_dev **devp)
@@ -254,8 +298,52 @@ int fxtprof_dev__flush(struct fxtprof_dev *dev, __u64 *seq)
 	struct fxtprof_flush f = { .size = sizeof(f) };
 	int err = xioctl(dev->fd, FXTPROF_IOC_FLUSH, &f);
 
-	if (!err && seq)
+	if (err)
+		return err;
+	/*
+	 * Every marker is committed by now: whatever the producer position
+	 * is, it is at or past the marker.  (B) as in fxtprof_ring__peek().
+	 */
+	for (unsigned int cpu = 0; cpu < dev->nr_rings; cpu++)
+		if (dev->rings[cpu].ctrl)
+			dev->maps[cpu].flush_pos = smp_load_acquire(
+				&dev->rings[cpu].ctrl->producer_pos);
+	dev->flush_seq = f.seq;
+	if (seq)
 		*seq = f.seq;
+	return 0;
+}
+
+int fxtprof_dev__flush_done(const struct fxtprof_dev *dev, __u64 seq)
+{
+	for (unsigned int cpu = 0; cpu < dev->nr_rings; cpu++) {
+		const struct fxtprof_ring *r = &dev->rings[cpu];
+
+		if (!r->ctrl || r->flush_seq >= seq)
+			continue;
+		if (seq == dev->flush_seq &&
+		    (__s64)(r->cons - dev->maps[cpu].flush_pos) >= 0)
+			continue;
+		return 0;
+	}
+	return 1;
+}
+
+int fxtprof_dev__detach(struct fxtprof_dev *dev)
+{
+	int err = xioctl(dev->fd, FXTPROF_IOC_DETACH, NULL);
+
+	fxtprof_dev__refresh(dev);
+	return err;
+}
+
+int fxtprof_dev__sync(struct fxtprof_dev *dev, __u64 *requests)
+{
+	struct fxtprof_sync s = { .size = sizeof(s) };
+	int err = xioctl(dev->fd, FXTPROF_IOC_SYNC, &s);
+
+	if (!err && requests)
+		*requests = s.requests;
 	return err;
 }
 

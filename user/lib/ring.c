@@ -200,6 +200,10 @@ int fxtprof_ring__drain(struct fxtprof_ring *ring, fxtprof_rec_cb cb,
 		}
 		off += size;
 		n++;
+		/* Ours before the callback sees it: it may ask flush_done(). */
+		if (rec->type == FXTPROF_REC_FLUSH)
+			ring->flush_seq =
+				((const struct fxtprof_flush_rec *)rec)->seq;
 		err = cb(ctx, rec);
 		if (err) {
 			ret = err < 0 ? err : 0;

@@ -39,9 +39,14 @@ int ring_source__stop(struct ring_source *src)
 	return fxtprof_dev__stop(src->dev);
 }
 
-int ring_source__flush(struct ring_source *src)
+int ring_source__flush(struct ring_source *src, __u64 *seq)
 {
-	return fxtprof_dev__flush(src->dev, NULL);
+	return fxtprof_dev__flush(src->dev, seq);
+}
+
+int ring_source__flush_done(const struct ring_source *src, __u64 seq)
+{
+	return fxtprof_dev__flush_done(src->dev, seq);
 }
 
 int ring_source__drain(struct ring_source *src, fxtprof_rec_cb cb, void *ctx,

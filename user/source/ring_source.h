@@ -28,8 +28,13 @@ void ring_source__close(struct ring_source *src);
 int ring_source__fd(const struct ring_source *src);
 int ring_source__start(struct ring_source *src);
 int ring_source__stop(struct ring_source *src);
-/* Have every CPU write out what it holds (a pending LOST record). */
-int ring_source__flush(struct ring_source *src);
+/*
+ * Have every CPU write out what it holds (a pending LOST record) and a
+ * FLUSH marker; *seq (may be NULL) gets the flush's sequence number.
+ */
+int ring_source__flush(struct ring_source *src, __u64 *seq);
+/* 1 once the drains passed flush @seq's marker on every ring, else 0. */
+int ring_source__flush_done(const struct ring_source *src, __u64 seq);
 
 /*
  * Hand every pending record of every ring to @cb, in ring order.  0, or

@@ -27,8 +27,10 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define FXTPROF_ABI_VERSION	2
+#define FXTPROF_ABI_VERSION	3
 #define FXTPROF_DEVICE		"/dev/fxtprof"
+/* Since ABI 3: where applications fire triggers (and, later, annotate). */
+#define FXTPROF_ANNOTATE_DEVICE	"/dev/fxtprof-annotate"
 
 /* ------------------------------------------------------------------ */
 /* Limits and defaults                                                 */
@@ -70,10 +72,15 @@ struct fxtprof_info {
 	__u64 default_ring_size;
 	__u64 ring_size;	/* configured data bytes per CPU, 0 if none */
 	__u64 mmap_stride;	/* mmap offset distance between two CPUs */
+	/* since ABI 3 */
+	__u32 nr_sources;	/* data sources: FXTPROF_IOC_GET_SOURCE 0 .. n-1 */
+	__u32 reserved;
 };
 
 #define FXTPROF_STATE_CONFIGURED	(1u << 0)
 #define FXTPROF_STATE_RUNNING		(1u << 1)
+#define FXTPROF_STATE_ATTACHED		(1u << 2)	/* since ABI 3 */
+#define FXTPROF_STATE_DETACHED		(1u << 3)	/* for good: close it */
 
 /* Feature flags for struct fxtprof_config.flags. */
 #define FXTPROF_CFG_SAMPLE	(1u << 0)	/* per-CPU timer sampling */
@@ -82,7 +89,8 @@ struct fxtprof_info {
 #define FXTPROF_CFG_SKIP_IDLE	(1u << 3)	/* no samples of the idle task */
 #define FXTPROF_CFG_TASKS	(1u << 4)	/* fork/exec/exit/rename records */
 #define FXTPROF_CFG_SNAPSHOT	(1u << 5)	/* one record per thread at start */
-#define FXTPROF_CFG_ALL		((1u << 6) - 1)
+#define FXTPROF_CFG_SCHED	(1u << 6)	/* context switches and wakeups (ABI 3) */
+#define FXTPROF_CFG_ALL		((1u << 7) - 1)
 #define FXTPROF_CFG_DEFAULT	(FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK | \
 				 FXTPROF_CFG_USTACK | FXTPROF_CFG_TASKS | \
 				 FXTPROF_CFG_SNAPSHOT)
@@ -142,11 +150,105 @@ struct fxtprof_stats {
 	__u64 lost_unreported_bytes;	/* bytes of lost_unreported */
 };
 
+/*
+ * FXTPROF_IOC_ATTACH (ABI 3): the reader attaches to the rings it has
+ * mapped, stating the layout it expects.  After CONFIGURE and the mmaps,
+ * before START (which needs an attached reader: -ENOTCONN without one;
+ * a CONFIGURE drops the attachment with the old rings).  The module checks every
+ * field and every mapping (its VMA in the caller's mm: this session's
+ * file, the CPU's offset, long enough) and keeps no reference to them.
+ *   -EPROTO    version is not FXTPROF_ABI_VERSION
+ *   -EINVAL    geometry (ring_size, mmap_stride, page_size, nr_rings) is
+ *              not the configured one, flags or reserved are not zero, or
+ *              the session is not configured
+ *   -ENXIO     a ring's mapping is missing, is not this session's, is at
+ *              the wrong offset or is smaller than the ring
+ *   -EBUSY     a reader is already attached
+ *   -ESTALE    the rings are not new: a reader consumed from them before
+ * A rejected attach changes nothing; the caller may retry.
+ */
+struct fxtprof_attach_ring {
+	__u64 consumer_addr;	/* the consumer page, page_size bytes, RW */
+	__u64 ctrl_addr;	/* the control page, then the data twice, RO */
+	__u64 ctrl_len;		/* bytes mapped at ctrl_addr */
+};
+
+struct fxtprof_attach {
+	__u32 size;
+	__u32 version;		/* FXTPROF_ABI_VERSION the reader speaks */
+	__u64 ring_size;	/* as GET_INFO reported */
+	__u64 mmap_stride;
+	__u32 page_size;
+	__u32 nr_rings;		/* entries at rings_ptr: nr_cpus */
+	__u64 rings_ptr;	/* struct fxtprof_attach_ring[nr_rings]; CPUs
+				 * that are not possible have all-zero entries */
+	__u32 flags;		/* must be zero */
+	__u32 reserved;		/* must be zero */
+};
+
+/*
+ * FXTPROF_IOC_DETACH (ABI 3, the seed's Disconnect): stop as STOP does,
+ * write a last FLUSH marker, and give the device up: a new open() gets a
+ * fresh session while this one's mappings stay valid until unmapped.  The
+ * detached file only answers GET_INFO (FXTPROF_STATE_DETACHED) and
+ * GET_STATS; everything else is -ESHUTDOWN.
+ *
+ * FXTPROF_IOC_SYNC (ABI 3): a barrier.  When it returns, the module has
+ * processed every request this session made before it, including their
+ * deferred work (probes unregistered, timers cancelled, wakeups sent).
+ */
+struct fxtprof_sync {
+	__u32 size;
+	__u32 flags;		/* must be zero */
+	__u64 requests;		/* out: ioctls this session has processed */
+};
+
+/*
+ * FXTPROF_IOC_GET_SOURCE (ABI 3): data source number index (0 ..
+ * info.nr_sources - 1; -ENOENT past it).  A source owns some
+ * FXTPROF_CFG_* bits; a source that is off costs nothing: its probes are
+ * not registered and its timers are not armed.
+ */
+#define FXTPROF_SOURCE_NAME_LEN		32
+#define FXTPROF_SOURCE_DESC_LEN		64
+
+#define FXTPROF_SOURCE_AVAILABLE	(1u << 0)	/* can be enabled */
+#define FXTPROF_SOURCE_DEFAULT		(1u << 1)	/* on unless chosen */
+#define FXTPROF_SOURCE_ENABLED		(1u << 2)	/* in the configuration */
+
+struct fxtprof_source {
+	__u32 size;
+	__u32 index;		/* in */
+	__u32 flags;		/* FXTPROF_SOURCE_* */
+	__u32 cfg_flags;	/* the FXTPROF_CFG_* bits it owns */
+	char name[FXTPROF_SOURCE_NAME_LEN];	/* "cpu.sampling", NUL ended */
+	char description[FXTPROF_SOURCE_DESC_LEN];	/* one line */
+};
+
+/*
+ * FXTPROF_IOC_TRIGGER (ABI 3), on FXTPROF_ANNOTATE_DEVICE only: write a
+ * TRIGGER record into the calling CPU's ring of the running session.
+ * name is 1 .. FXTPROF_TRIGGER_NAME_MAX bytes of [A-Za-z0-9._-] then NUL
+ * padding (-EINVAL otherwise); -ESRCH when no session is running; a ring
+ * too full counts it as lost, as any record.
+ */
+#define FXTPROF_TRIGGER_NAME_MAX	63
+
+struct fxtprof_trigger {
+	__u32 size;
+	__u32 flags;		/* must be zero */
+	char name[FXTPROF_TRIGGER_NAME_MAX + 1];
+};
+
 /* The first published size of each structure: smaller ones are refused. */
 #define FXTPROF_INFO_SIZE_VER0		80
 #define FXTPROF_CONFIG_SIZE_VER0	48
 #define FXTPROF_FLUSH_SIZE_VER0		16
 #define FXTPROF_STATS_SIZE_VER0		96
+#define FXTPROF_ATTACH_SIZE_VER0	48
+#define FXTPROF_SYNC_SIZE_VER0		16
+#define FXTPROF_SOURCE_SIZE_VER0	112
+#define FXTPROF_TRIGGER_SIZE_VER0	72
 
 #define FXTPROF_IOC_MAGIC	0xB7
 #define FXTPROF_IOC_GET_INFO	_IOWR(FXTPROF_IOC_MAGIC, 1, struct fxtprof_info)
@@ -155,6 +257,11 @@ struct fxtprof_stats {
 #define FXTPROF_IOC_STOP	_IO(FXTPROF_IOC_MAGIC, 4)
 #define FXTPROF_IOC_FLUSH	_IOWR(FXTPROF_IOC_MAGIC, 5, struct fxtprof_flush)
 #define FXTPROF_IOC_GET_STATS	_IOWR(FXTPROF_IOC_MAGIC, 6, struct fxtprof_stats)
+#define FXTPROF_IOC_ATTACH	_IOW(FXTPROF_IOC_MAGIC, 7, struct fxtprof_attach)
+#define FXTPROF_IOC_DETACH	_IO(FXTPROF_IOC_MAGIC, 8)
+#define FXTPROF_IOC_SYNC	_IOWR(FXTPROF_IOC_MAGIC, 9, struct fxtprof_sync)
+#define FXTPROF_IOC_GET_SOURCE	_IOWR(FXTPROF_IOC_MAGIC, 10, struct fxtprof_source)
+#define FXTPROF_IOC_TRIGGER	_IOW(FXTPROF_IOC_MAGIC, 11, struct fxtprof_trigger)
 
 /* ------------------------------------------------------------------ */
 /* mmap layout                                                         */
@@ -220,6 +327,10 @@ enum fxtprof_rec_type {
 	FXTPROF_REC_MMAP	= 9,
 	FXTPROF_REC_KMOD	= 10,
 	FXTPROF_REC_KSYM	= 11,
+	/* since ABI 3 */
+	FXTPROF_REC_SWITCH	= 12,
+	FXTPROF_REC_WAKEUP	= 13,
+	FXTPROF_REC_TRIGGER	= 14,
 	FXTPROF_REC_MAX,
 };
 
@@ -416,6 +527,55 @@ struct fxtprof_ksym {
 	char name[];		/* name_len bytes, zero padded to 8 */
 };
 
+/*
+ * Records of ABI 3.  The sched.switch source (FXTPROF_CFG_SCHED): one
+ * SWITCH per context switch, from sched_switch on the switching CPU, and
+ * one WAKEUP per sched_wakeup or sched_wakeup_new.  Thread states use
+ * FXT's numbering, so they pass through unchanged.
+ */
+enum fxtprof_thread_state {
+	FXTPROF_THREAD_RUNNING		= 1,	/* preempted, still runnable */
+	FXTPROF_THREAD_SUSPENDED	= 2,	/* stopped or traced */
+	FXTPROF_THREAD_BLOCKED		= 3,	/* sleeping, in any sleep state */
+	FXTPROF_THREAD_DYING		= 4,	/* exiting: zombie */
+	FXTPROF_THREAD_DEAD		= 5,
+};
+
+struct fxtprof_switch {
+	struct fxtprof_rec_hdr hdr;
+	__u32 prev_pid;		/* the idle task is pid 0, tid 0 */
+	__u32 prev_tid;
+	__u32 next_pid;
+	__u32 next_tid;
+	__s32 prev_prio;	/* the kernel's prio, 0 .. 139 */
+	__s32 next_prio;
+	__u32 prev_state;	/* enum fxtprof_thread_state */
+	__u32 reserved;
+};
+
+#define FXTPROF_WAKEUP_NEW	(1u << 0)	/* sched_wakeup_new: first run */
+
+struct fxtprof_wakeup {
+	struct fxtprof_rec_hdr hdr;	/* cpu: where the waker ran */
+	__u32 pid;		/* the woken thread */
+	__u32 tid;
+	__u32 target_cpu;	/* where it will run */
+	__s32 prio;
+	__u32 waker_tid;	/* current at the wakeup, 0 from idle or irq */
+	__u32 flags;		/* FXTPROF_WAKEUP_* */
+};
+
+/* A trigger fired through FXTPROF_IOC_TRIGGER, by thread tid of pid. */
+struct fxtprof_trigger_rec {
+	struct fxtprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u16 name_len;
+	__u16 reserved;
+	__u32 reserved2;
+	char name[];		/* name_len bytes, zero padded to 8 */
+};
+
 /* ------------------------------------------------------------------ */
 /* Layout checks                                                       */
 /* ------------------------------------------------------------------ */
@@ -430,7 +590,12 @@ struct fxtprof_ksym {
 	FXTPROF_ASSERT(sizeof(struct t) == (sz) && sizeof(struct t) % 8 == 0, \
 		       #t " size")
 
-FXTPROF_ASSERT(sizeof(struct fxtprof_info) == 80, "fxtprof_info size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_info) == 88, "fxtprof_info size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_attach_ring) == 24, "attach_ring size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_attach) == 48, "fxtprof_attach size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_sync) == 16, "fxtprof_sync size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_source) == 112, "fxtprof_source size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_trigger) == 72, "fxtprof_trigger size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_config) == 48, "fxtprof_config size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_flush) == 16, "fxtprof_flush size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_stats) == 96, "fxtprof_stats size");
@@ -455,6 +620,10 @@ FXTPROF_ASSERT_REC(fxtprof_kmod, 64);
 FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_kmod, name) == 64, "name");
 FXTPROF_ASSERT_REC(fxtprof_ksym, 32);
 FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_ksym, name) == 32, "name");
+FXTPROF_ASSERT_REC(fxtprof_switch, 48);
+FXTPROF_ASSERT_REC(fxtprof_wakeup, 40);
+FXTPROF_ASSERT_REC(fxtprof_trigger_rec, 32);
+FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_trigger_rec, name) == 32, "name");
 
 #undef FXTPROF_ASSERT_REC
 #undef FXTPROF_ASSERT
