@@ -406,9 +406,15 @@ TEST(frame_pointer_user_stacks)
 /* Tasks                                                               */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The earliest record of @type for @pid.  Records come ring by ring, one
+ * ring per CPU, so a task that moved between CPUs has its records out of
+ * time order across rings: order by time, as the state does.
+ */
 static const struct fxtprof_rec_hdr *find(const struct recs *r, uint16_t type,
 					  uint32_t pid)
 {
+	const struct fxtprof_rec_hdr *best = NULL;
 	size_t i;
 
 	for (i = 0; i < r->n; i++) {
@@ -419,10 +425,12 @@ static const struct fxtprof_rec_hdr *find(const struct recs *r, uint16_t type,
 
 		if (h->type != type)
 			continue;
-		if (type == FXTPROF_REC_FORK ? f[2] == pid : f[0] == pid)
-			return h;
+		if (type == FXTPROF_REC_FORK ? f[2] != pid : f[0] != pid)
+			continue;
+		if (!best || h->time_ns < best->time_ns)
+			best = h;
 	}
-	return NULL;
+	return best;
 }
 
 TEST(fork_exec_rename_exit_snapshot)
