@@ -825,6 +825,10 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 		secs, ts->records[FXTPROF_REC_SAMPLE],
 		ts->records[FXTPROF_REC_FORK], ts->records[FXTPROF_REC_EXEC],
 		ts->records[FXTPROF_REC_EXIT], ts->records[FXTPROF_REC_SNAPSHOT]);
+	if (ts->records[FXTPROF_REC_SWITCH] || ts->records[FXTPROF_REC_WAKEUP])
+		fprintf(stderr, "fxtprof: %" PRIu64 " context switches, %"
+			PRIu64 " wakeups\n", ts->records[FXTPROF_REC_SWITCH],
+			ts->records[FXTPROF_REC_WAKEUP]);
 	/* The bpf source's one ring buffer is a kernel ring too. */
 	if (total->lost_records)
 		fprintf(stderr, "fxtprof: kernel rings lost %llu records"
