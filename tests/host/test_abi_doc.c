@@ -26,6 +26,7 @@ static const struct abi_ioctl ioctls[] = {
 	IOCTL(FXTPROF_IOC_STOP, 0),
 	IOCTL(FXTPROF_IOC_FLUSH, sizeof(struct fxtprof_flush)),
 	IOCTL(FXTPROF_IOC_GET_STATS, sizeof(struct fxtprof_stats)),
+	IOCTL(FXTPROF_IOC_GET_SOURCE, sizeof(struct fxtprof_source)),
 };
 #define NR_IOCTLS (sizeof(ioctls) / sizeof(ioctls[0]))
 
