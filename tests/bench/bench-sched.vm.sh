@@ -85,7 +85,7 @@ run_perf() {
 	stats=$("$PERF" report -i $f --stats 2>/dev/null)
 	lost=$(echo "$stats" | awk '$1 == "LOST" { print $3; exit }')
 	sw=$("$PERF" script -i $f -F event 2>/dev/null | grep -c 'sched:sched_switch')
-	wk=$("$PERF" script -i $f -F event 2>/dev/null | grep -c 'sched:sched_wakeup')
+	wk=$("$PERF" script -i $f -F event 2>/dev/null | grep -c -e 'sched:sched_wakeup' -e 'sched:sched_waking')
 	echo "BENCH rep=$1 cfg=perf wall_ns=$WALL switches=$sw wakeups=$wk" \
 		"bytes=$(wc -c < $f) reader_cpu=$rcpu lost=${lost:-0}"
 	rm -f $f
