@@ -417,9 +417,15 @@ TEST(record_sources_and_check)
 	/* vm_test_path() returns one static buffer: copy each. */
 	snprintf(fxtprof, sizeof(fxtprof), "%s", vm_test_path("fxtprof"));
 	snprintf(pp, sizeof(pp), "%s", vm_test_path("fxt_pingpong"));
-	rc = sh("%s record -q -d 3 --sources sched.switch,task.lifecycle "
-		"/tmp/sched.fxt & sleep 1; %s 1 5000 >/dev/null; wait $!",
-		fxtprof, pp);
+	/*
+	 * Stopped by SIGINT once the ping-pong is done, not after a fixed
+	 * time: the debug kernel under TCG may need longer than any guess.
+	 */
+	unlink("/tmp/sched.fxt");
+	rc = sh("%s record -q --sources sched.switch,task.lifecycle "
+		"/tmp/sched.fxt & pid=$!; i=0; while [ ! -s /tmp/sched.fxt ] "
+		"&& [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; sleep 0.5; "
+		"%s 1 5000 >/dev/null; kill -INT $pid; wait $pid", fxtprof, pp);
 	ASSERT_EQ(0, rc);
 	/* Every scheduling rule of check, on a real recording. */
 	ASSERT_EQ(0, sh("%s check /tmp/sched.fxt >/tmp/sched.check 2>&1 "
