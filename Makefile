@@ -181,6 +181,11 @@ demo-host:
 bench-bpf:
 	scripts/bench-bpf.sh
 
+# sched.switch against perf sched record (also run by bench-flush).
+.PHONY: bench-sched
+bench-sched:
+	scripts/bench-sched.sh $(CFG)
+
 bench-kernel bench-reader bench-socket bench-receive bench-symbolize bench-flush:
 	scripts/setup.sh
 	$(MAKE) all

@@ -190,6 +190,12 @@ int fxtprof_dev__detach(struct fxtprof_dev *dev);
 int fxtprof_dev__sync(struct fxtprof_dev *dev, __u64 *requests);
 int fxtprof_dev__stats(struct fxtprof_dev *dev, __u32 cpu,
 		       struct fxtprof_stats *stats);
+/*
+ * Data source @index (0 .. info.nr_sources - 1): FXTPROF_IOC_GET_SOURCE,
+ * name and description NUL terminated.  -ENOENT past the last one.
+ */
+int fxtprof_dev__source(struct fxtprof_dev *dev, __u32 index,
+			struct fxtprof_source *src);
 
 /* Ring ids are 0 .. nr_rings - 1 (0 before configure). */
 unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev);

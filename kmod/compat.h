@@ -50,6 +50,24 @@ static inline void fxtprof_vm_flags_clear(struct vm_area_struct *vma,
 #endif
 
 /*
+ * sched_switch: 5.18 added the prev_state argument, the __state value
+ * __schedule() decided on (prev->__state may change under a concurrent
+ * wakeup once the runqueue lock moves on).  6.1 and 6.12 both pass
+ * (bool preempt, prev, next, unsigned int prev_state); before 5.18 the
+ * probe reads prev->__state itself (5.14 renamed it from state).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 18, 0)
+#define FXTPROF_SWITCH_PROTO	void *data, bool preempt, \
+				struct task_struct *prev, struct task_struct *next
+#define FXTPROF_SWITCH_PREV_STATE	READ_ONCE(prev->__state)
+#else
+#define FXTPROF_SWITCH_PROTO	void *data, bool preempt, \
+				struct task_struct *prev, struct task_struct *next, \
+				unsigned int prev_state
+#define FXTPROF_SWITCH_PREV_STATE	(prev_state)
+#endif
+
+/*
  * ptrauth_strip_insn_pac() told kernel from user addresses by bit 55; 6.4
  * split it into one helper for each, since the caller always knows.
  */

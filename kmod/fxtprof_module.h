@@ -107,4 +107,15 @@ int fxtprof_tasks_start(struct fxtprof_session *sess);
 void fxtprof_tasks_stop(struct fxtprof_session *sess);
 void fxtprof_tasks_snapshot(struct fxtprof_session *sess);
 
+/* sched.c: the sched.switch source (FXTPROF_CFG_SCHED). */
+void fxtprof_sched_init(void);
+bool fxtprof_sched_available(void);
+int fxtprof_sched_start(struct fxtprof_session *sess);
+void fxtprof_sched_stop(struct fxtprof_session *sess);
+
+/* sources.c: the data source table behind FXTPROF_IOC_GET_SOURCE. */
+u32 fxtprof_nr_sources(void);
+int fxtprof_source_get(struct fxtprof_source *src, bool configured, u32 flags);
+u32 fxtprof_sources_unavailable(void);
+
 #endif /* _FXTPROF_MODULE_H */

@@ -104,6 +104,7 @@ static long fxtprof_do_ioctl(struct file *file, unsigned int cmd,
 		struct fxtprof_stats stats;
 		struct fxtprof_attach attach;
 		struct fxtprof_sync sync;
+		struct fxtprof_source source;
 	} u;
 	cpumask_var_t mask;
 	long ret;
@@ -223,6 +224,21 @@ static long fxtprof_do_ioctl(struct file *file, unsigned int cmd,
 			return ret;
 		return fxtprof_copy_out(uarg, &u.stats, sizeof(u.stats),
 					FXTPROF_STATS_SIZE_VER0);
+
+	case FXTPROF_IOC_GET_SOURCE & ~IOCSIZE_MASK:
+		ret = fxtprof_copy_in(&u.source, sizeof(u.source),
+				      FXTPROF_SOURCE_SIZE_VER0, uarg);
+		if (ret)
+			return ret;
+		/* Only size and index are read; the rest is overwritten. */
+		mutex_lock(&sess->lock);
+		ret = fxtprof_source_get(&u.source, sess->configured,
+					 sess->flags);
+		mutex_unlock(&sess->lock);
+		if (ret)
+			return ret;
+		return fxtprof_copy_out(uarg, &u.source, sizeof(u.source),
+					FXTPROF_SOURCE_SIZE_VER0);
 	}
 	return -ENOTTY;
 }
@@ -338,6 +354,7 @@ static int __init fxtprof_init(void)
 	ret = fxtprof_tasks_init();
 	if (ret)
 		return ret;
+	fxtprof_sched_init();
 	ret = fxtprof_sampler_init();
 	if (ret)
 		return ret;

@@ -144,6 +144,9 @@ int fxtprof_config_check(struct fxtprof_config *c, struct cpumask *mask)
 {
 	if (c->flags & ~FXTPROF_CFG_ALL || c->reserved)
 		return -EINVAL;
+	/* A source this kernel cannot provide (sources.c). */
+	if (c->flags & fxtprof_sources_unavailable())
+		return -EOPNOTSUPP;
 
 	if (!c->freq_hz)
 		c->freq_hz = FXTPROF_DEFAULT_FREQ;
@@ -263,14 +266,22 @@ int fxtprof_session_start(struct fxtprof_session *sess)
 	/* After the probes, so no thread falls between snapshot and fork. */
 	if (sess->flags & FXTPROF_CFG_SNAPSHOT)
 		fxtprof_tasks_snapshot(sess);
+	if (sess->flags & FXTPROF_CFG_SCHED) {
+		ret = fxtprof_sched_start(sess);
+		if (ret)
+			goto out_stop_tasks;
+	}
 	if (sess->flags & FXTPROF_CFG_SAMPLE) {
 		ret = fxtprof_sampler_start(sess);
 		if (ret)
-			goto out_stop_tasks;
+			goto out_stop_sched;
 	}
 	sess->running = true;
 	return 0;
 
+out_stop_sched:
+	if (sess->flags & FXTPROF_CFG_SCHED)
+		fxtprof_sched_stop(sess);
 out_stop_tasks:
 	if (sess->flags & FXTPROF_CFG_TASKS)
 		fxtprof_tasks_stop(sess);
@@ -290,6 +301,8 @@ void fxtprof_session_stop(struct fxtprof_session *sess)
 		return;
 	if (sess->flags & FXTPROF_CFG_SAMPLE)
 		fxtprof_sampler_stop(sess);
+	if (sess->flags & FXTPROF_CFG_SCHED)
+		fxtprof_sched_stop(sess);
 	if (sess->flags & FXTPROF_CFG_TASKS)
 		fxtprof_tasks_stop(sess);
 	sess->running = false;
@@ -402,6 +415,7 @@ void fxtprof_session_info(struct fxtprof_session *sess,
 	info->default_ring_size = FXTPROF_DEFAULT_RING_SIZE;
 	info->ring_size = sess->configured ? sess->ring_size : 0;
 	info->mmap_stride = sess->configured ? sess->mmap_stride : 0;
+	info->nr_sources = fxtprof_nr_sources();
 }
 
 /*

@@ -38,7 +38,7 @@ HOST_TESTS += $(B)/tests/host/test_ring
 
 # ---- FXT ------------------------------------------------------------
 
-FXT_TESTS := test_fxt_encode test_fxt_roundtrip test_fxt_reader
+FXT_TESTS := test_fxt_encode test_fxt_roundtrip test_fxt_reader test_fxt_sched
 FXT_TEST_HDRS := tests/host/fxt_test_util.h $(FXT_HDRS)
 # -isystem and -Wno-unused-parameter: the harness's TEST() expansions
 # trip -Wextra (gcc silences system-header macros, clang does not).

@@ -29,6 +29,7 @@ static const struct abi_ioctl ioctls[] = {
 	IOCTL(FXTPROF_IOC_ATTACH, sizeof(struct fxtprof_attach)),
 	IOCTL(FXTPROF_IOC_DETACH, 0),
 	IOCTL(FXTPROF_IOC_SYNC, sizeof(struct fxtprof_sync)),
+	IOCTL(FXTPROF_IOC_GET_SOURCE, sizeof(struct fxtprof_source)),
 };
 #define NR_IOCTLS (sizeof(ioctls) / sizeof(ioctls[0]))
 

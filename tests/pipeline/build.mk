@@ -27,3 +27,13 @@ $(B)/tests/pipeline/test_symbols: $(B)/tests/pipeline/test_symbols.o \
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/pipeline/test_symbols
 endif
+
+# test_sched: SWITCH/WAKEUP validation (libfxtprof), their FXT scheduling
+# records through state and encoder, word for word, and check.
+$(B)/tests/pipeline/test_sched: $(B)/tests/pipeline/test_sched.o \
+		$(FXTPROF_LIB) $(PIPE_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(B)/tests/pipeline/test_sched
+endif

@@ -7,7 +7,7 @@
 VM_TESTS := $(filter-out $(B)/tests/vm/test_mmap,\
 	    $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(wildcard tests/vm/test_*.c)))
 VM_HELPERS := $(B)/tests/vm/fxt_child $(B)/tests/vm/fxt_fpchain \
-	      $(B)/tests/vm/fxt_mapper
+	      $(B)/tests/vm/fxt_mapper $(B)/tests/vm/fxt_pingpong
 VM_UTIL_OBJ := $(B)/tests/vm/vm_util.o
 
 $(VM_TESTS): $(B)/tests/vm/%: $(B)/tests/vm/%.o $(VM_UTIL_OBJ) $(FXTPROF_LIB)
@@ -18,6 +18,9 @@ $(B)/tests/vm/fxt_child: $(B)/tests/vm/fxt_child.o
 
 $(B)/tests/vm/fxt_mapper: $(B)/tests/vm/fxt_mapper.o
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+
+$(B)/tests/vm/fxt_pingpong: $(B)/tests/vm/fxt_pingpong.o
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
 
 # test_mmap reads the recording back with the FXT reader and computes
 # build ids with the capture's own ELF note reader (user/source).

@@ -10,6 +10,7 @@
 #include <sys/signalfd.h>
 
 #include "cmd.h"
+#include "sources.h"
 #include "fxt/fxt_reader.h"
 #ifdef FXTPROF_HAVE_SYMBOLS
 #include "export.h"
@@ -85,6 +86,8 @@ static const struct {
 	{ "record", cmd_record, "record a system-wide profile to a URI" },
 	{ "send", cmd_send, "replay a recorded FXT file to a URI" },
 	{ "receive", cmd_receive, "accept FXT streams and write each to a file" },
+	{ "sources", cmd_sources, "list the data sources of the module and of "
+				  "the bpf source" },
 	{ "dump", fxt_dump_main, "print any FXT stream, one record per line" },
 	{ "check", fxt_check_main, "validate an FXT stream against the spec "
 				   "and Perfetto's import rules" },

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "sources.h"
 #ifdef FXTPROF_HAVE_SYMBOLS
 #include "export.h"
 #endif
@@ -61,6 +62,7 @@ enum record_source {
 struct record_opts {
 	struct fxtprof_config cfg;
 	enum record_source source;
+	const char *sources;	/* --sources LIST, resolved at open */
 	const char *device;
 	const char *uri;
 	double duration;	/* seconds, 0 = until a signal */
@@ -149,6 +151,11 @@ static void record_usage(FILE *f)
 "                         kernel addresses)\n"
 "      --source WHICH     module, bpf or auto (default): auto takes the\n"
 "                         module when its device exists, else bpf\n"
+"      --sources LIST     the data sources to enable, comma separated (see\n"
+"                         fxtprof sources; default: the DEFAULT ones,\n"
+"                         cpu.sampling,task.lifecycle); -g and --skip-idle\n"
+"                         are options of cpu.sampling, --no-tasks removes\n"
+"                         task.lifecycle\n"
 "      --device PATH      the fxtprof device (default %s)\n"
 "  -o, --output URI       the output, instead of the URI operand\n"
 "  -q, --quiet            no status line, no summary\n"
@@ -267,7 +274,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	enum { OPT_MAX_STACK = 256, OPT_SKIP_IDLE, OPT_NO_TASKS,
 	       OPT_MAX_BUFFERED, OPT_LINGER, OPT_DEVICE, OPT_RECONNECT,
-	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS, OPT_SOURCE, OPT_SYMBOLIZE };
+	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS, OPT_SOURCE, OPT_SYMBOLIZE,
+	       OPT_SOURCES };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -286,6 +294,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "reconnect", no_argument, NULL, OPT_RECONNECT },
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "sources", required_argument, NULL, OPT_SOURCES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -388,6 +397,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				return reader_err(-EINVAL, "bad --source '%s' "
 						  "(module, bpf or auto)", optarg);
 			break;
+		case OPT_SOURCES:
+			o->sources = optarg;
+			break;
 		case OPT_MODE:
 			if (reader_parse_mode(optarg, &o->file_mode))
 				return reader_err(-EINVAL, "bad --mode '%s'",
@@ -449,6 +461,7 @@ static int source_open(struct recorder *r)
 {
 	const struct record_opts *o = r->opts;
 	const char *dev = o->device ? o->device : FXTPROF_DEVICE;
+	struct fxtprof_config cfg;
 	int ret;
 
 	r->source = o->source;
@@ -460,10 +473,14 @@ static int source_open(struct recorder *r)
 				r->source == SOURCE_BPF ? "does not exist" :
 							  "exists");
 	}
+	cfg = o->cfg;
 	if (r->source == SOURCE_BPF) {
+		if (o->sources && (ret = sources_resolve(NULL, o->sources,
+							 &cfg.flags)))
+			return ret;
 		ret = bpf_source__open(&r->bsrc, NULL);
 		if (!ret)
-			ret = bpf_source__configure(&r->bsrc, &o->cfg);
+			ret = bpf_source__configure(&r->bsrc, &cfg);
 		if (ret)
 			return reader_err(ret, "%s", bpf_source__error(&r->bsrc));
 		return 0;
@@ -472,7 +489,12 @@ static int source_open(struct recorder *r)
 	if (ret)
 		return reader_err(ret, "cannot open %s (is fxtprof.ko loaded? "
 				  "--source bpf needs no module)", dev);
-	ret = ring_source__configure(&r->src, &o->cfg);
+	if (o->sources) {
+		ret = sources_resolve(r->src.dev, o->sources, &cfg.flags);
+		if (ret)
+			return ret;
+	}
+	ret = ring_source__configure(&r->src, &cfg);
 	if (ret)
 		return reader_err(ret, "cannot configure the session");
 	return 0;
@@ -894,6 +916,10 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 		secs, ts->records[FXTPROF_REC_SAMPLE],
 		ts->records[FXTPROF_REC_FORK], ts->records[FXTPROF_REC_EXEC],
 		ts->records[FXTPROF_REC_EXIT], ts->records[FXTPROF_REC_SNAPSHOT]);
+	if (ts->records[FXTPROF_REC_SWITCH] || ts->records[FXTPROF_REC_WAKEUP])
+		fprintf(stderr, "fxtprof: %" PRIu64 " context switches, %"
+			PRIu64 " wakeups\n", ts->records[FXTPROF_REC_SWITCH],
+			ts->records[FXTPROF_REC_WAKEUP]);
 	/* The bpf source's one ring buffer is a kernel ring too. */
 	if (total->lost_records)
 		fprintf(stderr, "fxtprof: kernel rings lost %llu records"

@@ -57,6 +57,13 @@ struct fxt_encoder {
 	uint64_t self_pid;		/* counters live on the reader */
 	uint64_t self_tid;
 	uint64_t mapping_koid;		/* the last mapping's serial */
+	/*
+	 * The scheduling records' argument names, pinned at the first such
+	 * record of a segment, so that a recording without sched.switch
+	 * stays byte for byte what it was.
+	 */
+	bool sched_pinned;
+	uint64_t arg_in_weight, arg_out_weight, arg_weight, arg_waker;
 };
 
 /* The sink's interface in the writer's callback types. */
@@ -385,6 +392,92 @@ static int on_ksym(struct fxt_encoder *e, const struct fxtprof_ksym *k)
 				fxt_sref_inline(name, len), &arg, 1);
 }
 
+/* ------------------------------------------------------------------ */
+/* Scheduling records (FXT record type 8)                              */
+/* ------------------------------------------------------------------ */
+
+static int sched_pin(struct fxt_encoder *e)
+{
+	static const char *const names[] = {
+		"incoming_weight", "outgoing_weight", "weight", "waker",
+	};
+	struct fxt_sref ref[4];
+	int ret;
+
+	for (unsigned int i = 0; i < 4; i++) {
+		ret = fxt_writer__string_pin(e->w, names[i], strlen(names[i]),
+					     &ref[i]);
+		if (ret)
+			return ret;
+	}
+	e->arg_in_weight = fxt_arg_hdr32(FXT_ARG_INT32, ref[0].ref, 0);
+	e->arg_out_weight = fxt_arg_hdr32(FXT_ARG_INT32, ref[1].ref, 0);
+	e->arg_weight = fxt_arg_hdr32(FXT_ARG_INT32, ref[2].ref, 0);
+	e->arg_waker = fxt_arg_hdr_koid(ref[3].ref);
+	e->sched_pinned = true;
+	return 0;
+}
+
+/*
+ * Perfetto's FXT import skips a thread whose weight is INT32_MIN, Zircon's
+ * idle weight: the idle task (tid 0) gets it.  Every other thread carries
+ * the kernel's prio (0 .. 139, lower runs first), which is what Perfetto's
+ * Linux sched table calls priority; it is not a Zircon fair-share weight.
+ */
+static uint32_t sched_weight(uint32_t tid, int32_t prio)
+{
+	return tid ? (uint32_t)prio : (uint32_t)INT32_MIN;
+}
+
+/* Context switch: header, ts, outgoing koid, incoming koid, two weights. */
+#define SWITCH_WORDS	6
+
+static int on_switch(struct fxt_encoder *e, const struct fxtprof_switch *sw)
+{
+	uint64_t *p;
+	int ret;
+
+	if (!e->sched_pinned && (ret = sched_pin(e)))
+		return ret;
+	p = fxt_writer__begin(e->w, SWITCH_WORDS, FXT_REC_SCHED, &ret);
+	if (!p)
+		return ret;
+	p[0] = fxt_sched_switch_hdr(SWITCH_WORDS, 2, sw->hdr.cpu,
+				    sw->prev_state);
+	p[1] = sw->hdr.time_ns;
+	p[2] = sw->prev_tid;
+	p[3] = sw->next_tid;
+	p[4] = e->arg_in_weight |
+	       (uint64_t)sched_weight(sw->next_tid, sw->next_prio) << 32;
+	p[5] = e->arg_out_weight |
+	       (uint64_t)sched_weight(sw->prev_tid, sw->prev_prio) << 32;
+	return fxt_writer__end(e->w, SWITCH_WORDS);
+}
+
+/* Wakeup: header, ts, woken koid, weight, then the waker koid if known. */
+static int on_wakeup(struct fxt_encoder *e, const struct fxtprof_wakeup *wk)
+{
+	size_t words = wk->waker_tid ? 6 : 4;
+	uint64_t *p;
+	int ret;
+
+	if (!e->sched_pinned && (ret = sched_pin(e)))
+		return ret;
+	p = fxt_writer__begin(e->w, words, FXT_REC_SCHED, &ret);
+	if (!p)
+		return ret;
+	p[0] = fxt_sched_wakeup_hdr(words, wk->waker_tid ? 2 : 1,
+				    wk->target_cpu);
+	p[1] = wk->hdr.time_ns;
+	p[2] = wk->tid;
+	p[3] = e->arg_weight | (uint64_t)sched_weight(wk->tid, wk->prio) << 32;
+	if (wk->waker_tid) {
+		p[4] = e->arg_waker;
+		p[5] = wk->waker_tid;
+	}
+	return fxt_writer__end(e->w, words);
+}
+
 static int counter(struct fxt_encoder *e, uint64_t ts, struct fxt_sref name,
 		   const struct fxt_arg *args, unsigned int nargs)
 {
@@ -405,6 +498,7 @@ static int fxt_enc_begin_segment(void *ctx)
 
 	fxt_writer__reset_state(e->w);
 	e->pinned = false;
+	e->sched_pinned = false;
 	ret = fxt_writer__prologue(e->w, FXT_ENCODER_PROVIDER_ID,
 				   FXT_ENCODER_PROVIDER_NAME, FXT_NS_PER_SEC);
 	return ret ? ret : fxt_enc_pin(e);
@@ -433,6 +527,10 @@ fxt_enc_record_slow(struct fxt_encoder *e, const struct fxtprof_rec_hdr *rec)
 		return on_kmod(e, (const void *)rec);
 	case FXTPROF_REC_KSYM:
 		return on_ksym(e, (const void *)rec);
+	case FXTPROF_REC_SWITCH:
+		return on_switch(e, (const void *)rec);
+	case FXTPROF_REC_WAKEUP:
+		return on_wakeup(e, (const void *)rec);
 	default:
 		/* rename, snapshot: only names; flush: nothing. */
 		return 0;

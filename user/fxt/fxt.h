@@ -275,6 +275,35 @@ static inline uint64_t fxt_arg_hdr32(unsigned int arg_type, uint16_t name_ref,
 	       (uint64_t)name_ref << 16 | (uint64_t)value << 32;
 }
 
+/* A two-word argument's header (koid, 64-bit numbers): the value follows. */
+static inline uint64_t fxt_arg_hdr_koid(uint16_t name_ref)
+{
+	return (uint64_t)FXT_ARG_KOID | (uint64_t)2 << 4 |
+	       (uint64_t)name_ref << 16;
+}
+
+/*
+ * Scheduling record headers (type 8): context switch (1) with the
+ * outgoing thread's state, and thread wakeup (2).  The thread koids, the
+ * timestamp and the arguments follow.
+ */
+static inline uint64_t fxt_sched_switch_hdr(size_t words, unsigned int nargs,
+					    uint16_t cpu,
+					    unsigned int out_state)
+{
+	return fxt_hdr(FXT_REC_SCHED, words) |
+	       (uint64_t)(nargs & 0xf) << 16 | (uint64_t)cpu << 20 |
+	       (uint64_t)(out_state & 0xf) << 36 | (uint64_t)1 << 60;
+}
+
+static inline uint64_t fxt_sched_wakeup_hdr(size_t words, unsigned int nargs,
+					    uint16_t cpu)
+{
+	return fxt_hdr(FXT_REC_SCHED, words) |
+	       (uint64_t)(nargs & 0xf) << 16 | (uint64_t)cpu << 20 |
+	       (uint64_t)2 << 60;
+}
+
 /*
  * A large blob record with metadata: header and format header for
  * indexed (or empty) category and name, @nargs arguments, thread ref.

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fxt_internal.h"
 #include "fxt_profile.h"
@@ -37,6 +38,17 @@ struct fxt_checker {
 		uint64_t tid, pid;
 	} *tids;
 	size_t ntids, tids_cap;		/* cap: power of two or 0 */
+	/*
+	 * Per CPU, the thread the last context switch put on it, for the
+	 * chain rule; forgotten at a buffer-overflow notice (records were
+	 * lost) and at a new segment's magic.
+	 */
+	struct sched_cpu {
+		uint64_t in_tid;
+		int64_t ns;
+		bool valid;
+	} *cpus;
+	size_t ncpus;
 };
 
 static size_t tid_slot(const struct fxt_checker *c, uint64_t tid)
@@ -116,6 +128,7 @@ void fxt_checker__free(struct fxt_checker *c)
 		return;
 	fxt_reader__free(c->reader);
 	free(c->tids);
+	free(c->cpus);
 	free(c);
 }
 
@@ -380,6 +393,116 @@ static int check_kobj(struct fxt_checker *c, const struct fxt_record *rec)
 	return 0;
 }
 
+static void sched_forget(struct fxt_checker *c)
+{
+	for (size_t i = 0; i < c->ncpus; i++)
+		c->cpus[i].valid = false;
+}
+
+static struct sched_cpu *sched_cpu(struct fxt_checker *c, uint16_t cpu)
+{
+	if (cpu >= c->ncpus) {
+		size_t n = (size_t)cpu + 1 > 2 * c->ncpus ? (size_t)cpu + 1 :
+							    2 * c->ncpus;
+		struct sched_cpu *nc = realloc(c->cpus, n * sizeof(*nc));
+
+		/* Memory failure only loses the chain rule on this CPU. */
+		if (!nc)
+			return NULL;
+		memset(nc + c->ncpus, 0, (n - c->ncpus) * sizeof(*nc));
+		c->cpus = nc;
+		c->ncpus = n;
+	}
+	return &c->cpus[cpu];
+}
+
+/* A scheduling argument Perfetto reads: absent, or of exactly this type. */
+static int sched_arg(struct fxt_checker *c, const struct fxt_record *rec,
+		     const char *name, uint8_t type)
+{
+	const struct fxt_argv *a = find_arg(rec, name);
+
+	if (a && a->type != type)
+		return violation(c, rec->offset, "sched-arg-type",
+				 "scheduling record argument \"%s\" has type %u, not %u: Perfetto ignores it",
+				 name, a->type, type);
+	return 0;
+}
+
+static void sched_idle_weight(struct fxt_checker *c,
+			      const struct fxt_record *rec, uint64_t tid,
+			      const char *name)
+{
+	const struct fxt_argv *a = find_arg(rec, name);
+
+	if (a && a->type == FXT_ARG_INT32 && !tid && a->v.i32 != INT32_MIN)
+		warning(c, rec->offset, "sched-idle-weight",
+			"thread koid 0 (idle) has %s %d, not INT32_MIN: Perfetto shows it as a thread",
+			name, a->v.i32);
+}
+
+/*
+ * Scheduling records (fxt-format.md 1.11): a known outgoing state, the
+ * argument types Perfetto reads, no switch from a thread to itself, and
+ * per CPU a chain: each switch's outgoing thread is the previous switch's
+ * incoming one, at a time no earlier.
+ */
+static int check_sched(struct fxt_checker *c, const struct fxt_record *rec,
+		       int64_t ns)
+{
+	struct sched_cpu *cpu;
+	int err;
+
+	if (rec->subtype == 2) {
+		err = sched_arg(c, rec, "weight", FXT_ARG_INT32);
+		return err ? err : sched_arg(c, rec, "waker", FXT_ARG_KOID);
+	}
+	if (rec->subtype > 2) {
+		warning(c, rec->offset, "sched-type-unknown",
+			"scheduling record type %u", rec->subtype);
+		return 0;
+	}
+	if (rec->sched.out_state > 5)
+		return violation(c, rec->offset, "sched-state",
+				 "context switch on CPU %u has outgoing state %u: FXT defines 0 to 5",
+				 rec->sched.cpu, rec->sched.out_state);
+	if (rec->subtype == 1) {
+		err = sched_arg(c, rec, "incoming_weight", FXT_ARG_INT32);
+		if (!err)
+			err = sched_arg(c, rec, "outgoing_weight",
+					FXT_ARG_INT32);
+		if (err)
+			return err;
+		sched_idle_weight(c, rec, rec->sched.in_tid,
+				  "incoming_weight");
+		sched_idle_weight(c, rec, rec->sched.out_tid,
+				  "outgoing_weight");
+	}
+	if (rec->sched.out_tid && rec->sched.out_tid == rec->sched.in_tid)
+		return violation(c, rec->offset, "sched-self-switch",
+				 "context switch on CPU %u from thread %" PRIu64
+				 " to itself", rec->sched.cpu,
+				 rec->sched.out_tid);
+	cpu = sched_cpu(c, rec->sched.cpu);
+	if (!cpu)
+		return 0;
+	if (cpu->valid && cpu->in_tid != rec->sched.out_tid)
+		return violation(c, rec->offset, "sched-cpu-chain",
+				 "context switch on CPU %u switches out thread %"
+				 PRIu64 ", but the previous one switched in %"
+				 PRIu64, rec->sched.cpu, rec->sched.out_tid,
+				 cpu->in_tid);
+	if (cpu->valid && ns < cpu->ns)
+		return violation(c, rec->offset, "sched-cpu-time",
+				 "context switch on CPU %u at %" PRId64
+				 " ns is before the previous one there (%" PRId64
+				 " ns)", rec->sched.cpu, ns, cpu->ns);
+	cpu->in_tid = rec->sched.in_tid;
+	cpu->ns = ns;
+	cpu->valid = true;
+	return 0;
+}
+
 static int check_record(struct fxt_checker *c, const struct fxt_record *rec)
 {
 	int64_t ns = 0, end_ns;
@@ -415,6 +538,9 @@ static int check_record(struct fxt_checker *c, const struct fxt_record *rec)
 
 	switch (rec->type) {
 	case FXT_REC_METADATA:
+		/* Lost records or a new segment break every CPU's chain. */
+		if (rec->subtype == FXT_META_PROVIDER_EVENT || is_magic(rec))
+			sched_forget(c);
 		if (rec->subtype == FXT_META_PROVIDER_INFO) {
 			uint32_t id = rec->meta.provider_id;
 
@@ -474,10 +600,7 @@ static int check_record(struct fxt_checker *c, const struct fxt_record *rec)
 	case FXT_REC_KERNEL_OBJ:
 		return check_kobj(c, rec);
 	case FXT_REC_SCHED:
-		if (rec->subtype > 2)
-			warning(c, rec->offset, "sched-type-unknown",
-				"scheduling record type %u", rec->subtype);
-		break;
+		return check_sched(c, rec, ns);
 	case FXT_REC_LOG:
 		warning(c, rec->offset, "record-log",
 			"log records are ignored by Perfetto");

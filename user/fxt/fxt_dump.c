@@ -191,6 +191,16 @@ static void put_u64_payload(struct out *o, const void *data, uint64_t len)
 	put(o, "]");
 }
 
+/* FXT's thread states (fxt-format.md 1.11). */
+static const char *thread_state_name(unsigned int state)
+{
+	static const char *const names[] = {
+		"new", "running", "suspended", "blocked", "dying", "dead",
+	};
+
+	return state < 6 ? names[state] : "unknown";
+}
+
 static void put_large(struct out *o, const struct fxt_record *rec)
 {
 	if (rec->subtype != FXT_LARGE_BLOB ||
@@ -288,9 +298,10 @@ size_t fxt_record__format(const struct fxt_record *rec, char *buf, size_t cap)
 			    PRIu64, rec->ts, rec->sched.cpu, rec->sched.tid);
 		else if (rec->subtype <= 1)
 			put(&o, "ContextSwitch%s(ts: %" PRIu64 ", cpu: %u, "
-			    "out_state: %u, out: %" PRIu64 ", in: %" PRIu64,
-			    rec->subtype ? "" : "Legacy", rec->ts,
+			    "out_state: %u (%s), out: %" PRIu64 ", in: %"
+			    PRIu64, rec->subtype ? "" : "Legacy", rec->ts,
 			    rec->sched.cpu, rec->sched.out_state,
+			    thread_state_name(rec->sched.out_state),
 			    rec->sched.out_tid, rec->sched.in_tid);
 		else
 			put(&o, "Scheduling(type: %u", rec->subtype);

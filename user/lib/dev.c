@@ -356,6 +356,23 @@ int fxtprof_dev__stats(struct fxtprof_dev *dev, __u32 cpu,
 	return xioctl(dev->fd, FXTPROF_IOC_GET_STATS, stats);
 }
 
+int fxtprof_dev__source(struct fxtprof_dev *dev, __u32 index,
+			struct fxtprof_source *src)
+{
+	int ret;
+
+	memset(src, 0, sizeof(*src));
+	src->size = sizeof(*src);
+	src->index = index;
+	ret = xioctl(dev->fd, FXTPROF_IOC_GET_SOURCE, src);
+	if (ret)
+		return ret;
+	/* Never trust the module to have terminated what it filled. */
+	src->name[sizeof(src->name) - 1] = '\0';
+	src->description[sizeof(src->description) - 1] = '\0';
+	return 0;
+}
+
 unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev)
 {
 	return dev->nr_rings;

@@ -42,6 +42,8 @@ static inline __u32 fxt_rec_min_size(__u16 type)
 	case FXTPROF_REC_SNAPSHOT:	return sizeof(struct fxtprof_snapshot);
 	case FXTPROF_REC_LOST:		return sizeof(struct fxtprof_lost);
 	case FXTPROF_REC_FLUSH:		return sizeof(struct fxtprof_flush_rec);
+	case FXTPROF_REC_SWITCH:	return sizeof(struct fxtprof_switch);
+	case FXTPROF_REC_WAKEUP:	return sizeof(struct fxtprof_wakeup);
 	}
 	return 0;
 }

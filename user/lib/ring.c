@@ -169,6 +169,23 @@ static __u32 rec_check(const struct fxtprof_rec_hdr *rec, size_t avail)
 			return 0;
 		break;
 	}
+	case FXTPROF_REC_SWITCH: {
+		const struct fxtprof_switch *sw = (const void *)rec;
+
+		/* The state goes into a 4-bit FXT field as it is. */
+		if (sw->prev_state < FXTPROF_THREAD_RUNNING ||
+		    sw->prev_state > FXTPROF_THREAD_DEAD)
+			return 0;
+		break;
+	}
+	case FXTPROF_REC_WAKEUP: {
+		const struct fxtprof_wakeup *wk = (const void *)rec;
+
+		/* FXT carries the CPU in 16 bits. */
+		if (wk->target_cpu > 0xffff || wk->flags & ~FXTPROF_WAKEUP_NEW)
+			return 0;
+		break;
+	}
 	}
 	return size;
 }

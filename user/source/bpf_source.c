@@ -303,6 +303,9 @@ static int check_config(struct bpf_source *src, struct fxtprof_config *c)
 	if (c->size < FXTPROF_CONFIG_SIZE_VER0 || c->reserved ||
 	    (c->flags & ~FXTPROF_CFG_ALL))
 		return fail(src, -EINVAL, "bad configuration");
+	if (c->flags & FXTPROF_CFG_SCHED)
+		return fail(src, -EOPNOTSUPP, "sched.switch is a module-only "
+			    "data source");
 	if (!c->freq_hz)
 		c->freq_hz = FXTPROF_DEFAULT_FREQ;
 	if (!c->kstack_depth)

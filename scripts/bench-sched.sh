@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The cost of the sched.switch source at a high context-switch rate, next
+# to `perf sched record`, in one x86_64 QEMU TCG VM boot: a two-thread
+# ping-pong on CPU 1 (tests/vm/fxt_pingpong.c, two switches and two
+# wakeups per round) bare, under `fxtprof record --sources sched.switch`
+# and under `perf sched record`, BENCH_REPS times (default 3) in rotated
+# order.  Prints the medians: slowdown = wall time under the recorder /
+# bare, fxt/perf = the ratio of the two, and the cost per context switch
+# = (recorded - bare) / switches of the ping-pong (each switch's wakeup
+# included).  See Documentation/performance.md.
+#
+# Environment: BENCH_REPS, BENCH_ROUNDS (ping-pong rounds, default 20000),
+# BENCH_KERNEL_ARGS (guest command line, as scripts/bench-kernel.sh:
+# default "clocksource=tsc tsc=reliable"), PERF (the perf ELF), VM_TIMEOUT
+# (900), BENCH_NOBUILD=1 (use what is built).  CFG must be x86_64 (perf
+# comes from the host).  Raw output: build/results/bench-sched.out.
+# make bench-flush (scripts/bench-flush.sh) runs this script too.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+
+cfg=${1:-x86_64}
+[ $# -gt 0 ] && shift
+if [ "$cfg" != x86_64 ]; then
+	echo "bench-sched: only CFG=x86_64 is supported (perf comes from the host), not '$cfg'" >&2
+	exit 2
+fi
+reps=${BENCH_REPS:-3}
+rounds=${BENCH_ROUNDS:-20000}
+kargs=${BENCH_KERNEL_ARGS-clocksource=tsc tsc=reliable}
+B=$FXT_BUILD/$cfg
+pingpong=$B/tests/vm/fxt_pingpong
+fxtprof=$B/bin/fxtprof
+
+if [ "${BENCH_NOBUILD:-0}" != 1 ]; then
+	make -C "$FXT_ROOT" --no-print-directory ARCH=$cfg CFG=$cfg module
+	make -C "$FXT_ROOT" --no-print-directory ARCH=$cfg \
+		"${fxtprof#$FXT_ROOT/}" "${pingpong#$FXT_ROOT/}"
+fi
+for f in "$pingpong" "$fxtprof" "$B/kmod/fxtprof.ko"; do
+	[ -f "$f" ] || { echo "bench-sched: $f is missing (make ARCH=$cfg)" >&2; exit 1; }
+done
+
+is_elf() { [ -f "$1" ] && [ "$(head -c4 "$1" | tail -c3)" = ELF ]; }
+perf=${PERF:-}
+if [ -z "$perf" ]; then
+	for c in /usr/bin/perf /usr/bin/perf_* /usr/lib/linux-tools*/perf \
+		/usr/lib/linux-tools-*/*/perf; do
+		if is_elf "$c"; then perf=$c; break; fi
+	done
+fi
+is_elf "${perf:-}" || { echo "bench-sched: no perf binary found (install linux-perf or set PERF=)" >&2; exit 1; }
+
+files=("$perf:/bench/perf" "$fxtprof:/bench/fxtprof")
+while read -r lib; do
+	files+=("$(readlink -f "$lib"):$lib")
+done < <(ldd "$perf" "$fxtprof" | awk '
+	$2 == "=>" && $3 ~ /^\// { print $3 }
+	$1 ~ /^\// { print $1 }' | sort -u)
+
+mkdir -p "$B/bench-sched"
+echo "$pingpong" > "$B/bench-sched/vm-tests.list"
+conf=$B/bench-sched/bench.conf
+printf 'ROUNDS=%s\nREPS=%s\n' "$rounds" "$reps" > "$conf"
+
+mkdir -p "$FXT_RESULTS"
+out=$FXT_RESULTS/bench-sched.out
+echo "bench-sched: perf $perf; $reps reps of bare, fxtprof, perf sched;" \
+	"$rounds ping-pong rounds; guest args '$kargs'; raw output in $out" >&2
+rc=0
+VM_TESTS_LIST=$B/bench-sched/vm-tests.list VM_TIMEOUT=${VM_TIMEOUT:-900} \
+	"$FXT_ROOT/scripts/vm-cmd.sh" "$cfg" "$FXT_ROOT/tests/bench/bench-sched.vm.sh" \
+	"${files[@]}" "$conf:/bench/bench.conf" "$@" -- $kargs > "$out" || rc=$?
+grep -v '^BENCH ' "$out" || true
+if [ $rc -ne 0 ] || ! grep -q '^BENCH ' "$out"; then
+	echo "bench-sched: the VM script failed (rc=$rc); see $out and the VM log in $FXT_RESULTS" >&2
+	exit 1
+fi
+
+echo
+echo "Runs (wall time of $rounds ping-pong rounds):"
+awk '$1 == "BENCH" {
+	delete v
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	printf "  rep %s  %-8s %8.3f s  switches %8s  wakeups %8s  MB %6s  reader CPU %s s  lost %s\n",
+		v["rep"], v["cfg"], v["wall_ns"] / 1e9, v["switches"], v["wakeups"],
+		v["bytes"] == "-" ? "-" : sprintf("%.2f", v["bytes"] / 1e6), v["reader_cpu"], v["lost"]
+}' "$out"
+
+echo
+awk -v rounds="$rounds" '
+function median(key,   n, i, j, t, a) {
+	n = cnt[key]
+	for (i = 1; i <= n; i++) a[i] = val[key, i]
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function add(key, x) { if (x != "-" && x != "") val[key, ++cnt[key]] = x }
+$1 == "BENCH" {
+	delete v
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	add(v["cfg"], v["wall_ns"])
+	add(v["cfg"] ":mb", v["bytes"] == "-" ? "-" : v["bytes"] / 1e6)
+	add(v["cfg"] ":rcpu", v["reader_cpu"])
+	add(v["cfg"] ":lost", v["lost"])
+}
+END {
+	bare = median("bare"); fx = median("fxtprof"); pf = median("perf")
+	sw = 2 * rounds
+	printf "sched.switch cost at a high switch rate, medians of %d runs (bare %.3f s, %.2f us per switch):\n",
+		cnt["bare"], bare / 1e9, bare / sw / 1000
+	printf "  %-10s %9s %14s %10s %14s\n", "recorder", "slowdown", "cost/switch", "output MB", "recorder CPU s"
+	printf "  %-10s %8.3fx %11.2f us %10.2f %14.2f\n", "fxtprof", fx / bare, (fx - bare) / sw / 1000,
+		median("fxtprof:mb"), median("fxtprof:rcpu")
+	printf "  %-10s %8.3fx %11.2f us %10.2f %14.2f\n", "perf sched", pf / bare, (pf - bare) / sw / 1000,
+		median("perf:mb"), median("perf:rcpu")
+	printf "  fxt/perf   %8.3f  (slowdown ratio; <= 1: fxtprof costs no more than perf sched record)\n",
+		(fx / bare) / (pf / bare)
+	printf "  cost/switch = (recorded - bare wall time) / %d switches of the ping-pong, its wakeup included.\n", sw
+	for (k in cnt) if (k ~ /:lost$/ && median(k) > 0)
+		printf "  note: %s median %s\n", k, median(k)
+}' "$out"

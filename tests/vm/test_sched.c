@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_sched.c - data sources and the sched.switch source, in the VM:
+ *  - GET_SOURCE: the four sources, their flags, -ENOENT past the last,
+ *    ENABLED following the configuration, sched.switch off by default;
+ *  - each source alone and all together: only the records of the
+ *    enabled sources appear;
+ *  - a two-thread ping-pong on CPU 1: its context switches are on CPU 1,
+ *    chained (each switch's outgoing thread is the previous incoming
+ *    one), alternate between the two threads, and every BLOCKED thread
+ *    is woken (a WAKEUP onto CPU 1) before it runs again;
+ *  - `fxtprof record --sources sched.switch,task.lifecycle` of the same
+ *    program passes `fxtprof check` (its scheduling rules included), and
+ *    an unknown or unavailable --sources name is refused with a sentence.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include <libfxtprof.h>
+#include "vm_util.h"
+#include "vm_fixture.h"
+
+#define PP_CPU		1
+#define PP_ROUNDS	2000
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+TEST_F(dev, sources_listed)
+{
+	static const struct {
+		const char *name;
+		__u32 flags, cfg;
+	} want[] = {
+		{ "cpu.sampling", FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT,
+		  FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK | FXTPROF_CFG_USTACK |
+		  FXTPROF_CFG_SKIP_IDLE },
+		{ "task.lifecycle", FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT,
+		  FXTPROF_CFG_TASKS | FXTPROF_CFG_SNAPSHOT },
+		{ "sched.switch", FXTPROF_SOURCE_AVAILABLE, FXTPROF_CFG_SCHED },
+		{ "app.annotations", 0, 0 },
+	};
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_SCHED, 0, 1 << 16);
+	struct fxtprof_source src;
+
+	ASSERT_EQ(4, self->info->nr_sources);
+	for (unsigned int i = 0; i < 4; i++) {
+		ASSERT_EQ(0, fxtprof_dev__source(self->dev, i, &src));
+		EXPECT_EQ(i, src.index);
+		EXPECT_STREQ(want[i].name, src.name);
+		EXPECT_EQ(want[i].flags, src.flags);
+		EXPECT_EQ(want[i].cfg, src.cfg_flags);
+		EXPECT_NE(0, strlen(src.description));
+	}
+	ASSERT_EQ(-ENOENT, fxtprof_dev__source(self->dev, 4, &src));
+	/* Smaller than the first version: refused. */
+	memset(&src, 0, sizeof(src));
+	src.size = FXTPROF_SOURCE_SIZE_VER0 - 8;
+	ASSERT_EQ(-1, ioctl(fxtprof_dev__fd(self->dev), FXTPROF_IOC_GET_SOURCE,
+			    &src));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
+	ASSERT_EQ(0, fxtprof_dev__source(self->dev, 2, &src));
+	EXPECT_EQ(FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_ENABLED, src.flags);
+	ASSERT_EQ(0, fxtprof_dev__source(self->dev, 0, &src));
+	EXPECT_EQ(FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT, src.flags);
+	/* sched.switch is not a default: the default flags leave it off. */
+	EXPECT_EQ(0, FXTPROF_CFG_DEFAULT & FXTPROF_CFG_SCHED);
+}
+
+/* Some of everything: a child that forks and exits, a ping-pong, spin. */
+static void workload(void)
+{
+	char cmd[256];
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	snprintf(cmd, sizeof(cmd), "%s 1 200 >/dev/null",
+		 vm_test_path("fxt_pingpong"));
+	if (system(cmd))
+		fprintf(stderr, "fxt_pingpong failed\n");
+	for (unsigned long long t = vm_boottime_ns() + 100000000ull;
+	     vm_boottime_ns() < t;)
+		;
+}
+
+/* The dev fixture again, with one variant per combination of sources. */
+FIXTURE(alone) {
+	struct fxtprof_dev *dev;
+	struct vm_recs r;
+	int complaints;
+};
+
+FIXTURE_SETUP(alone)
+{
+	memset(&self->r, 0, sizeof(self->r));
+	self->complaints = vm_kernel_complaints(0);
+	ASSERT_EQ(0, fxtprof_dev__open(NULL, &self->dev));
+}
+
+FIXTURE_TEARDOWN(alone)
+{
+	fxtprof_dev__close(self->dev);
+	vm_recs_free(&self->r);
+	EXPECT_EQ(self->complaints, vm_kernel_complaints(1));
+}
+
+FIXTURE_VARIANT(alone) {
+	__u32 flags;
+	__u32 allowed;	/* record types the enabled sources write */
+	__u32 required;	/* and of those, the ones the workload must give */
+};
+
+FIXTURE_VARIANT_ADD(alone, sampling) {
+	.flags = FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK,
+	.allowed = 1u << FXTPROF_REC_SAMPLE,
+	.required = 1u << FXTPROF_REC_SAMPLE,
+};
+
+FIXTURE_VARIANT_ADD(alone, tasks) {
+	.flags = FXTPROF_CFG_TASKS | FXTPROF_CFG_SNAPSHOT,
+	.allowed = 1u << FXTPROF_REC_FORK | 1u << FXTPROF_REC_EXEC |
+		   1u << FXTPROF_REC_EXIT | 1u << FXTPROF_REC_RENAME |
+		   1u << FXTPROF_REC_SNAPSHOT,
+	.required = 1u << FXTPROF_REC_FORK | 1u << FXTPROF_REC_EXIT |
+		    1u << FXTPROF_REC_SNAPSHOT,
+};
+
+FIXTURE_VARIANT_ADD(alone, sched) {
+	.flags = FXTPROF_CFG_SCHED,
+	.allowed = 1u << FXTPROF_REC_SWITCH | 1u << FXTPROF_REC_WAKEUP,
+	.required = 1u << FXTPROF_REC_SWITCH | 1u << FXTPROF_REC_WAKEUP,
+};
+
+FIXTURE_VARIANT_ADD(alone, all) {
+	.flags = FXTPROF_CFG_DEFAULT | FXTPROF_CFG_SCHED,
+	.allowed = ~0u,
+	.required = 1u << FXTPROF_REC_SAMPLE | 1u << FXTPROF_REC_FORK |
+		    1u << FXTPROF_REC_EXIT | 1u << FXTPROF_REC_SNAPSHOT |
+		    1u << FXTPROF_REC_SWITCH | 1u << FXTPROF_REC_WAKEUP,
+};
+
+/* Only the records of the enabled sources; each of them present. */
+TEST_F(alone, only_enabled_sources)
+{
+	struct fxtprof_config c = vm_config(variant->flags, 1000, 1 << 20);
+	__u32 seen = 0;
+
+	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
+	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
+	workload();
+	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
+	ASSERT_LT(0, vm_recs_drain_all(self->dev, &self->r));
+	ASSERT_EQ(0, self->r.err);
+	EXPECT_EQ(0, self->r.lost_records);
+	for (int t = 1; t < FXTPROF_REC_MAX; t++)
+		if (self->r.nr_by_type[t])
+			seen |= 1u << t;
+	/* LOST and FLUSH belong to every session. */
+	seen &= ~(1u << FXTPROF_REC_LOST | 1u << FXTPROF_REC_FLUSH);
+	EXPECT_EQ(0, seen & ~variant->allowed) {
+		TH_LOG("records of disabled sources: types 0x%x", seen & ~variant->allowed);
+	}
+	EXPECT_EQ(variant->required, seen & variant->required) {
+		TH_LOG("types seen 0x%x, required 0x%x", seen, variant->required);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The ping-pong                                                       */
+/* ------------------------------------------------------------------ */
+
+struct pp {
+	int ab[2], ba[2];
+	pid_t tid[2];
+};
+
+static void pp_xfer(struct pp *p, int me)
+{
+	char c = 0;
+
+	for (int i = 0; i < PP_ROUNDS; i++) {
+		if (me == 1 && read(p->ab[0], &c, 1) != 1)
+			return;
+		if (write(me ? p->ba[1] : p->ab[1], &c, 1) != 1)
+			return;
+		if (me == 0 && read(p->ba[0], &c, 1) != 1)
+			return;
+	}
+}
+
+static void *pp_thread(void *arg)
+{
+	struct pp *p = arg;
+	int me = p->tid[0] ? 1 : 0;
+
+	p->tid[me] = (pid_t)syscall(SYS_gettid);
+	pin_to(PP_CPU);
+	if (me == 0) {
+		pthread_t b;
+
+		pthread_create(&b, NULL, pp_thread, p);
+		/* B must exist (and have its tid stored) before A starts. */
+		while (!__atomic_load_n(&p->tid[1], __ATOMIC_ACQUIRE))
+			sched_yield();
+		pp_xfer(p, 0);
+		pthread_join(b, NULL);
+	} else {
+		pp_xfer(p, 1);
+	}
+	return NULL;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct fxtprof_rec_hdr *x = *(const void *const *)a;
+	const struct fxtprof_rec_hdr *y = *(const void *const *)b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	/* Same time: keep ring order (the buffer's order). */
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The records of every ring merged by time: a wakeup sits in the waker's
+ * CPU's ring, the switch it enables in another.
+ */
+static const struct fxtprof_rec_hdr **sorted_by_time(const struct vm_recs *r,
+						     size_t *n)
+{
+	const struct fxtprof_rec_hdr **v = calloc(r->nr + 1, sizeof(*v));
+	size_t i = 0;
+
+	if (!v)
+		return NULL;
+	vm_recs_for_each(r, rec)
+		if (i < r->nr)
+			v[i++] = rec;
+	qsort(v, i, sizeof(*v), by_time);
+	*n = i;
+	return v;
+}
+
+static int pp_who(const struct pp *p, __u32 tid)
+{
+	return tid == (__u32)p->tid[0] ? 0 : tid == (__u32)p->tid[1] ? 1 : -1;
+}
+
+TEST_F(dev, ping_pong)
+{
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_SCHED, 0, 4 << 20);
+	struct pp p = { .tid = { 0, 0 } };
+	unsigned int direct = 0, switches = 0, runs[2] = { 0, 0 };
+	unsigned int blocked_out = 0, wakeups = 0;
+	bool need_wakeup[2] = { false, false }, have_prev = false;
+	bool dead[2] = { false, false }, pinned[2] = { false, false };
+	unsigned int alternations = 0, elsewhere = 0;
+	const struct fxtprof_rec_hdr **recs;
+	__u32 prev_in = 0;
+	int last_in_pp = -1;
+	pthread_t a;
+	size_t n;
+
+	if (self->info->nr_online < 2)
+		SKIP(return, "needs 2 CPUs");
+	pin_to(0);
+	ASSERT_EQ(0, pipe(p.ab));
+	ASSERT_EQ(0, pipe(p.ba));
+	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
+	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
+	ASSERT_EQ(0, pthread_create(&a, NULL, pp_thread, &p));
+	ASSERT_EQ(0, pthread_join(a, NULL));
+	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
+	ASSERT_LT(0, vm_recs_drain_all(self->dev, &self->r));
+	ASSERT_EQ(0, self->r.err);
+	ASSERT_EQ(0, self->r.lost_records);
+
+	recs = sorted_by_time(&self->r, &n);
+	ASSERT_NE(NULL, recs);
+	for (size_t i = 0; i < n; i++) {
+		const struct fxtprof_rec_hdr *rec = recs[i];
+		const struct fxtprof_switch *sw = (const void *)rec;
+		const struct fxtprof_wakeup *wk = (const void *)rec;
+		int out, in;
+
+		if (rec->type == FXTPROF_REC_WAKEUP) {
+			int w = pp_who(&p, wk->tid);
+
+			if (w < 0)
+				continue;
+			/*
+			 * Pinned, it can only run there; but thread A's first
+			 * wakeup (NEW) is on its creator's CPU, before A pins
+			 * itself.
+			 */
+			if (!(wk->flags & FXTPROF_WAKEUP_NEW))
+				EXPECT_EQ(PP_CPU, wk->target_cpu);
+			EXPECT_EQ((__u32)getpid(), wk->pid);
+			need_wakeup[w] = false;
+			wakeups++;
+			continue;
+		}
+		if (rec->type != FXTPROF_REC_SWITCH)
+			continue;
+		out = pp_who(&p, sw->prev_tid);
+		in = pp_who(&p, sw->next_tid);
+		if (rec->cpu != PP_CPU) {
+			/* Before pinning itself a thread may run anywhere. */
+			if ((out >= 0 && pinned[out]) || (in >= 0 && pinned[in]))
+				elsewhere++;
+			continue;
+		}
+		if (in >= 0)
+			pinned[in] = true;
+		switches++;
+		/* Per CPU, one switch leads to the next. */
+		if (have_prev)
+			EXPECT_EQ(prev_in, sw->prev_tid);
+		have_prev = true;
+		prev_in = sw->next_tid;
+		EXPECT_NE(sw->prev_tid, sw->next_tid);
+		EXPECT_GE(sw->prev_state, FXTPROF_THREAD_RUNNING);
+		EXPECT_LE(sw->prev_state, FXTPROF_THREAD_DEAD);
+		if (out >= 0 && sw->prev_state == FXTPROF_THREAD_DEAD) {
+			/* A thread's last switch: it exited (autoreaped, so
+			 * EXIT_DEAD: not the leader).  Nothing after it. */
+			EXPECT_FALSE(dead[out]);
+			dead[out] = true;
+		} else if (out >= 0) {
+			/* They only ever block in read() or get preempted. */
+			EXPECT_FALSE(dead[out]);
+			EXPECT_TRUE(sw->prev_state == FXTPROF_THREAD_BLOCKED ||
+				    sw->prev_state == FXTPROF_THREAD_RUNNING) {
+				TH_LOG("thread %d switched out in state %u",
+				       out, sw->prev_state);
+			}
+			EXPECT_EQ((__u32)getpid(), sw->prev_pid);
+			if (sw->prev_state == FXTPROF_THREAD_BLOCKED) {
+				need_wakeup[out] = true;
+				blocked_out++;
+			}
+		}
+		if (in >= 0) {
+			/* A blocked thread runs only once woken. */
+			EXPECT_FALSE(need_wakeup[in]) {
+				TH_LOG("thread %d ran again without a wakeup", in);
+			}
+			EXPECT_EQ((__u32)getpid(), sw->next_pid);
+			runs[in]++;
+			if (last_in_pp != -1 && last_in_pp != in)
+				alternations++;
+			last_in_pp = in;
+		}
+		if (out >= 0 && in >= 0 && out != in)
+			direct++;
+	}
+	free(recs);
+	TH_LOG("CPU %d: %u switches, %u direct A<->B, %u alternations, runs %u/%u, %u blocked, %u wakeups, %u elsewhere",
+	       PP_CPU, switches, direct, alternations, runs[0], runs[1],
+	       blocked_out, wakeups, elsewhere);
+	/* Pinned: once on CPU 1, never elsewhere. */
+	EXPECT_EQ(0, elsewhere);
+	/* The two take turns: A, B, A, B... (at least once a round each). */
+	EXPECT_LE(2 * PP_ROUNDS - 1, alternations);
+	/* Each round runs each thread once at least. */
+	EXPECT_LE(PP_ROUNDS, runs[0]);
+	EXPECT_LE(PP_ROUNDS, runs[1]);
+	/* Nearly every handoff is a direct switch: a byte wakes the other. */
+	EXPECT_LE(PP_ROUNDS, direct);
+	EXPECT_LE(PP_ROUNDS, blocked_out);
+	EXPECT_LE(PP_ROUNDS, wakeups);
+	/* Both threads ended, and the scheduler said so: state dead. */
+	EXPECT_TRUE(dead[0]);
+	EXPECT_TRUE(dead[1]);
+}
+
+/* ------------------------------------------------------------------ */
+/* fxtprof record --sources                                            */
+/* ------------------------------------------------------------------ */
+
+static int sh(const char *fmt, const char *a, const char *b)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+TEST(record_sources_and_check)
+{
+	char fxtprof[512], pp[512];
+	int rc;
+
+	if (access("/dev/fxtprof", F_OK))
+		SKIP(return, "no /dev/fxtprof (module not loaded)");
+	/* vm_test_path() returns one static buffer: copy each. */
+	snprintf(fxtprof, sizeof(fxtprof), "%s", vm_test_path("fxtprof"));
+	snprintf(pp, sizeof(pp), "%s", vm_test_path("fxt_pingpong"));
+	/*
+	 * Stopped by SIGINT once the ping-pong is done, not after a fixed
+	 * time: the debug kernel under TCG may need longer than any guess.
+	 */
+	unlink("/tmp/sched.fxt");
+	rc = sh("%s record -q --sources sched.switch,task.lifecycle "
+		"/tmp/sched.fxt & pid=$!; i=0; while [ ! -s /tmp/sched.fxt ] "
+		"&& [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; sleep 0.5; "
+		"%s 1 5000 >/dev/null; kill -INT $pid; wait $pid", fxtprof, pp);
+	ASSERT_EQ(0, rc);
+	/* Every scheduling rule of check, on a real recording. */
+	ASSERT_EQ(0, sh("%s check /tmp/sched.fxt >/tmp/sched.check 2>&1 "
+			"|| { cat /tmp/sched.check; exit 1; }%s", fxtprof, ""));
+	/* Both kinds of scheduling record, and no sample (not enabled). */
+	EXPECT_EQ(0, sh("test $(%s dump /tmp/sched.fxt | grep -c "
+			"'^ContextSwitch(') -ge 10000%s", fxtprof, ""));
+	EXPECT_EQ(0, sh("%s dump /tmp/sched.fxt | grep -q "
+			"'^ThreadWakeup('%s", fxtprof, ""));
+	EXPECT_EQ(0, sh("! %s dump /tmp/sched.fxt | grep -q "
+			"'cpu.*name: \"sample\"'%s", fxtprof, ""));
+	unlink("/tmp/sched.fxt");
+
+	/* Unknown and unavailable names: refused, with a sentence. */
+	EXPECT_EQ(0, sh("! %s record -q -d 1 --sources cpu.sampling,nosuch "
+			"/tmp/x.fxt 2>/tmp/err && grep -q \"unknown data "
+			"source 'nosuch'\" /tmp/err%s", fxtprof, ""));
+	EXPECT_EQ(0, sh("! %s record -q -d 1 --sources app.annotations "
+			"/tmp/x.fxt 2>/tmp/err && grep -q \"data source "
+			"'app.annotations' is not available\" /tmp/err%s",
+			fxtprof, ""));
+	EXPECT_EQ(0, sh("%s sources | grep -q '^  sched.switch  *yes  *no'%s",
+			fxtprof, ""));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sources.c - `fxtprof sources` and the --sources list of record.
+ *
+ * The module describes its sources itself (FXTPROF_IOC_GET_SOURCE); the
+ * bpf source has no device to ask, so its table is here, and must follow
+ * what user/source/bpf_source.c implements.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "sources.h"
+
+/* The bpf source's table, in the module's terms. */
+static const struct fxtprof_source bpf_sources[] = {
+	{
+		.flags = FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT,
+		.cfg_flags = FXTPROF_CFG_SAMPLE | SOURCES_OPTION_FLAGS,
+		.name = "cpu.sampling",
+		.description = "perf timer samples with kernel and user stacks",
+	},
+	{
+		.flags = FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT,
+		.cfg_flags = FXTPROF_CFG_TASKS | FXTPROF_CFG_SNAPSHOT,
+		.name = "task.lifecycle",
+		.description = "fork, exec, exit and rename, and every thread at start",
+	},
+	{
+		.cfg_flags = FXTPROF_CFG_SCHED,
+		.name = "sched.switch",
+		.description = "module only",
+	},
+	{
+		.name = "app.annotations",
+		.description = "not implemented yet",
+	},
+};
+
+#define NR_BPF_SOURCES	(sizeof(bpf_sources) / sizeof(bpf_sources[0]))
+#define MAX_SOURCES	64
+
+/* The table of @dev, or the bpf one: the number of entries, or -errno. */
+static int load_table(struct fxtprof_dev *dev, struct fxtprof_source *tab)
+{
+	unsigned int n, i;
+	int ret;
+
+	if (!dev) {
+		memcpy(tab, bpf_sources, sizeof(bpf_sources));
+		return (int)NR_BPF_SOURCES;
+	}
+	n = fxtprof_dev__info(dev)->nr_sources;
+	if (n > MAX_SOURCES)
+		n = MAX_SOURCES;
+	for (i = 0; i < n; i++) {
+		ret = fxtprof_dev__source(dev, i, &tab[i]);
+		if (ret)
+			return ret;
+	}
+	return (int)n;
+}
+
+int sources_resolve(struct fxtprof_dev *dev, const char *list,
+		    uint32_t *flags)
+{
+	const char *who = dev ? "the module" : "the bpf source";
+	struct fxtprof_source tab[MAX_SOURCES];
+	uint32_t owned = 0, chosen = 0;
+	const char *p = list;
+	int n, i;
+
+	n = load_table(dev, tab);
+	if (n < 0)
+		return reader_err(n, "cannot read the module's data sources");
+	for (i = 0; i < n; i++)
+		owned |= tab[i].cfg_flags;
+	if (!*list)
+		return reader_err(-EINVAL, "--sources needs at least one name "
+				  "(fxtprof sources lists them)");
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (!len)
+			return reader_err(-EINVAL, "empty name in --sources "
+					  "'%s'", list);
+		for (i = 0; i < n; i++)
+			if (strlen(tab[i].name) == len &&
+			    !memcmp(tab[i].name, p, len))
+				break;
+		if (i == n)
+			return reader_err(-ENOENT, "unknown data source "
+					  "'%.*s' in %s (fxtprof sources lists "
+					  "them)", (int)len, p, who);
+		if (!(tab[i].flags & FXTPROF_SOURCE_AVAILABLE) ||
+		    !tab[i].cfg_flags)
+			return reader_err(-EOPNOTSUPP, "data source '%s' is "
+					  "not available in %s", tab[i].name,
+					  who);
+		chosen |= tab[i].cfg_flags;
+		p += len;
+		if (*p == ',')
+			p++;
+		if (!*p && p[-1] == ',')
+			return reader_err(-EINVAL, "empty name in --sources "
+					  "'%s'", list);
+	}
+	*flags = (*flags & ~owned) | (*flags & chosen) |
+		 (chosen & ~SOURCES_OPTION_FLAGS);
+	return 0;
+}
+
+static void print_table(const struct fxtprof_source *tab, int n)
+{
+	printf("  %-16s %-9s %-7s %-7s %s\n", "NAME", "AVAILABLE", "DEFAULT",
+	       "ENABLED", "DESCRIPTION");
+	for (int i = 0; i < n; i++)
+		printf("  %-16s %-9s %-7s %-7s %s\n", tab[i].name,
+		       tab[i].flags & FXTPROF_SOURCE_AVAILABLE ? "yes" : "no",
+		       tab[i].flags & FXTPROF_SOURCE_DEFAULT ? "yes" : "no",
+		       tab[i].flags & FXTPROF_SOURCE_ENABLED ? "yes" : "-",
+		       tab[i].description);
+}
+
+static void sources_usage(FILE *f)
+{
+	fprintf(f,
+"usage: fxtprof sources [--device PATH]\n"
+"  The data sources the loaded module offers, and those of the bpf source,\n"
+"  by the names fxtprof record --sources takes.  ENABLED: in the module's\n"
+"  current configuration (always '-' from a fresh open).\n"
+"      --device PATH      the fxtprof device (default %s)\n"
+"Exit status: 0 when the module was listed or is not loaded; 1 when it is\n"
+"loaded but could not be asked (busy: another process holds the device).\n",
+		FXTPROF_DEVICE);
+}
+
+int cmd_sources(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "device", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *device = FXTPROF_DEVICE;
+	struct fxtprof_source tab[MAX_SOURCES];
+	struct fxtprof_dev *dev;
+	int c, n, ret, status = CMD_EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'D':
+			device = optarg;
+			break;
+		case 'h':
+			sources_usage(stdout);
+			return CMD_EXIT_OK;
+		default:
+			sources_usage(stderr);
+			return CMD_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		sources_usage(stderr);
+		return CMD_EXIT_USAGE;
+	}
+
+	ret = fxtprof_dev__open(device, &dev);
+	if (ret == -ENOENT) {
+		printf("module (%s): not loaded\n", device);
+	} else if (ret) {
+		fflush(stdout);
+		reader_err(ret, "module (%s): cannot open it%s", device,
+			   ret == -EBUSY ? " (a recording holds it)" : "");
+		status = CMD_EXIT_FAILED;
+	} else {
+		n = load_table(dev, tab);
+		if (n < 0) {
+			reader_err(n, "module (%s): cannot read its data "
+				   "sources", device);
+			status = CMD_EXIT_FAILED;
+		} else {
+			printf("module (%s, ABI %u):\n", device,
+			       fxtprof_dev__info(dev)->abi_version);
+			print_table(tab, n);
+		}
+		fxtprof_dev__close(dev);
+	}
+	printf("bpf (fxtprof record --source bpf):\n");
+	print_table(bpf_sources, (int)NR_BPF_SOURCES);
+	return status;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sources.h - data source names (Documentation/commands.md, "fxtprof
+ * sources"): what `fxtprof sources` lists and `fxtprof record --sources`
+ * turns into configuration flags.
+ */
+#ifndef FXTPROF_CMD_SOURCES_H
+#define FXTPROF_CMD_SOURCES_H
+
+#include <stdint.h>
+
+#include <libfxtprof.h>
+
+/*
+ * The options of cpu.sampling: chosen by -g and --skip-idle, kept only
+ * when cpu.sampling itself is chosen.
+ */
+#define SOURCES_OPTION_FLAGS	(FXTPROF_CFG_KSTACK | FXTPROF_CFG_USTACK | \
+				 FXTPROF_CFG_SKIP_IDLE)
+
+/*
+ * Resolve @list ("cpu.sampling,sched.switch") against the module's table
+ * (@dev) or, with @dev NULL, the bpf source's: *flags keeps the options
+ * of the chosen sources, gains their other bits and loses every bit of
+ * the rest.  0, or -errno after printing one sentence: -ENOENT for an
+ * unknown name, -EOPNOTSUPP for one this source cannot provide, -EINVAL
+ * for an empty list or name.
+ */
+int sources_resolve(struct fxtprof_dev *dev, const char *list,
+		    uint32_t *flags);
+
+int cmd_sources(int argc, char **argv);
+
+#endif /* FXTPROF_CMD_SOURCES_H */
