@@ -93,4 +93,10 @@ int fxtprof_tasks_start(struct fxtprof_session *sess);
 void fxtprof_tasks_stop(struct fxtprof_session *sess);
 void fxtprof_tasks_snapshot(struct fxtprof_session *sess);
 
+/* annotate.c: /dev/fxtprof-annotate and the running session it fires into. */
+int fxtprof_annotate_init(void);
+void fxtprof_annotate_exit(void);
+void fxtprof_annotate_publish(struct fxtprof_session *sess);
+void fxtprof_annotate_unpublish(void);
+
 #endif /* _FXTPROF_MODULE_H */
