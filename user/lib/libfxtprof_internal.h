@@ -42,6 +42,7 @@ static inline __u32 fxt_rec_min_size(__u16 type)
 	case FXTPROF_REC_SNAPSHOT:	return sizeof(struct fxtprof_snapshot);
 	case FXTPROF_REC_LOST:		return sizeof(struct fxtprof_lost);
 	case FXTPROF_REC_FLUSH:		return sizeof(struct fxtprof_flush_rec);
+	case FXTPROF_REC_TRIGGER:	return sizeof(struct fxtprof_trigger_rec);
 	}
 	return 0;
 }
