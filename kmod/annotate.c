@@ -180,7 +180,8 @@ int fxtprof_annotate_init(void)
 	struct device *dev;
 	int ret;
 
-	if (group >= 0 && !gid_valid(make_kgid(&init_user_ns, group)))
+	if (group < -1 || (group >= 0 &&
+			    !gid_valid(make_kgid(&init_user_ns, group))))
 		return -EINVAL;
 	ret = alloc_chrdev_region(&fxtprof_annotate_devt, 0, 1,
 				  "fxtprof-annotate");
