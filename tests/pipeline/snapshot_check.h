@@ -26,7 +26,14 @@ struct snap_info {
 	uint64_t cpu_first[SNAP_MAX_CPUS], cpu_last[SNAP_MAX_CPUS];
 	uint64_t cpus;			/* bit n: samples on CPU n */
 	uint64_t unnamed;		/* events on a thread named nowhere before */
-	uint64_t first_unnamed_tid;
+	uint64_t first_unnamed_tid, first_unnamed_pid;
+	/*
+	 * Set before snap_analyze(): threads of this process are not held to
+	 * being named.  The recorder's own io_uring workers are made by
+	 * create_io_thread(), which fires no sched_process_fork: no stream
+	 * names them, a snapshot no more than a recording.
+	 */
+	uint64_t ignore_pid;
 	uint64_t triggers;		/* fxtprof:trigger events */
 	char trigger[64];		/* the last one's name */
 	uint64_t trigger_ts;
@@ -48,12 +55,14 @@ static inline bool snap_named(const struct snap_info *si, uint64_t tid)
 	return false;
 }
 
-static inline void snap_thread(struct snap_info *si, uint64_t tid)
+static inline void snap_thread(struct snap_info *si, const struct fxt_thr *t)
 {
-	if (snap_named(si, tid))
+	if (snap_named(si, t->tid) || (si->ignore_pid && t->pid == si->ignore_pid))
 		return;
-	if (!si->unnamed)
-		si->first_unnamed_tid = tid;
+	if (!si->unnamed) {
+		si->first_unnamed_tid = t->tid;
+		si->first_unnamed_pid = t->pid;
+	}
 	si->unnamed++;
 }
 
@@ -65,7 +74,10 @@ static inline void snap_analyze(const void *buf, size_t len,
 	struct fxt_error e;
 	int ret;
 
+	uint64_t ignore = si->ignore_pid;
+
 	memset(si, 0, sizeof(*si));
+	si->ignore_pid = ignore;
 	if (fxt_check_buffer(buf, len, &e)) {
 		si->err = -EPROTO;
 		snprintf(si->errmsg, sizeof(si->errmsg), "check: offset %llu: %s: %s",
@@ -92,7 +104,7 @@ static inline void snap_analyze(const void *buf, size_t len,
 			continue;
 		}
 		if (rec->type == FXT_REC_LARGE) {
-			snap_thread(si, rec->thread.tid);
+			snap_thread(si, &rec->thread);
 			continue;
 		}
 		if (rec->type != FXT_REC_EVENT)
@@ -102,7 +114,7 @@ static inline void snap_analyze(const void *buf, size_t len,
 		if (snap_str_is(&rec->event.category, "fxtprof") &&
 		    !snap_str_is(&rec->event.name, "trigger"))
 			continue;
-		snap_thread(si, rec->thread.tid);
+		snap_thread(si, &rec->thread);
 		if (snap_str_is(&rec->event.category, "cpu") &&
 		    snap_str_is(&rec->event.name, "sample")) {
 			uint64_t cpu = SNAP_MAX_CPUS;

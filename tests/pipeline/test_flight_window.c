@@ -222,7 +222,7 @@ TEST(window_keeps_its_seconds_and_names_every_thread)
 {
 	struct flight_window_stats ws;
 	struct flight_snapshot_stats fs;
-	struct snap_info *si = malloc(sizeof(*si));
+	struct snap_info *si = calloc(1, sizeof(*si));
 	struct pipe p;
 	uint64_t from;
 
@@ -266,7 +266,7 @@ TEST(byte_bound_holds_and_snapshot_stays_whole)
 {
 	struct flight_window_stats ws;
 	struct flight_snapshot_stats fs;
-	struct snap_info *si = malloc(sizeof(*si));
+	struct snap_info *si = calloc(1, sizeof(*si));
 	struct pipe p;
 
 	ASSERT_NE(NULL, si);
@@ -298,7 +298,7 @@ TEST(byte_bound_holds_and_snapshot_stays_whole)
 TEST(snapshots_leave_the_window_as_it_was)
 {
 	struct flight_snapshot_stats a, b;
-	struct snap_info *si = malloc(sizeof(*si));
+	struct snap_info *si = calloc(1, sizeof(*si));
 	struct pipe p;
 
 	ASSERT_NE(NULL, si);

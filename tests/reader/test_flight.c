@@ -131,6 +131,8 @@ static int count_files(const char *dir, const char *prefix, char *last,
 	if (!d)
 		return -1;
 	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
 		if (strncmp(e->d_name, prefix, strlen(prefix)))
 			continue;
 		n++;
@@ -142,7 +144,7 @@ static int count_files(const char *dir, const char *prefix, char *last,
 }
 
 static void analyze_file(struct __test_metadata *_metadata, const char *path,
-			 struct snap_info *si)
+			 pid_t recorder, struct snap_info *si)
 {
 	size_t len = 0;
 	char *buf = slurp(path, &len);
@@ -151,11 +153,13 @@ static void analyze_file(struct __test_metadata *_metadata, const char *path,
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ(0, stat(path, &st));
 	EXPECT_EQ(0600, st.st_mode & 0777);
+	si->ignore_pid = (uint64_t)recorder;
 	snap_analyze(buf, len, si);
 	free(buf);
 	ASSERT_EQ(0, si->err) TH_LOG("%s: %s", path, si->errmsg);
-	EXPECT_EQ(0, si->unnamed) TH_LOG("%s: tid %llu has no name", path,
-					 (unsigned long long)si->first_unnamed_tid);
+	EXPECT_EQ(0, si->unnamed) TH_LOG("%s: tid %llu of pid %llu has no name",
+					 path, (unsigned long long)si->first_unnamed_tid,
+					 (unsigned long long)si->first_unnamed_pid);
 }
 
 static void make_dir(char *dir, size_t len, const char *what)
@@ -169,7 +173,7 @@ TEST(snapshot_covers_the_window_on_every_cpu)
 	const char *args[] = { "-F", "100", "--flight-recorder", "2",
 			       "--trigger", "boom", "-d", "60", NULL };
 	const uint64_t period = 10000000ull, window = 2000000000ull;
-	struct snap_info *si = malloc(sizeof(*si));
+	struct snap_info *si = calloc(1, sizeof(*si));
 	char dir[128], path[512], errpath[160];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	pid_t rec;
@@ -187,7 +191,7 @@ TEST(snapshot_covers_the_window_on_every_cpu)
 	ASSERT_EQ(1, count_files(dir, "", path, sizeof(path)));
 	ASSERT_EQ(1, count_files(dir, "boom-", NULL, 0));
 	ASSERT_EQ(0, strcmp(path + strlen(path) - 4, ".fxt"));
-	analyze_file(_metadata, path, si);
+	analyze_file(_metadata, path, rec, si);
 	EXPECT_LE(1, si->triggers);
 	EXPECT_STREQ("boom", si->trigger);
 	for (long cpu = 0; cpu < ncpu && cpu < SNAP_MAX_CPUS; cpu++) {
@@ -234,7 +238,7 @@ TEST(several_triggers_give_several_files)
 {
 	const char *args[] = { "-F", "200", "--flight-recorder", "1",
 			       "--trigger", "alpha,beta", "-d", "60", NULL };
-	struct snap_info *si = malloc(sizeof(*si));
+	struct snap_info *si = calloc(1, sizeof(*si));
 	char dir[128], path[512], errpath[160];
 	const char *prefix[] = { "alpha-", "beta-", "sigusr2-" };
 	pid_t rec;
@@ -261,7 +265,7 @@ TEST(several_triggers_give_several_files)
 	for (int i = 0; i < 3; i++) {
 		if (count_files(dir, prefix[i], path, sizeof(path)) < 1)
 			continue;
-		analyze_file(_metadata, path, si);
+		analyze_file(_metadata, path, rec, si);
 		EXPECT_LT(0, si->samples);
 	}
 	free(si);
@@ -299,7 +303,7 @@ TEST_F_TIMEOUT(minute, window_bound_holds_at_10khz_for_a_minute, 110)
 	const char *args[] = { "-F", "10000", "--flight-recorder", "60",
 			       "--max-window-bytes", "8M", "-d", "120", NULL };
 	const long bound_kb = 8 << 10;
-	struct snap_info *si = malloc(sizeof(*si));
+	struct snap_info *si = calloc(1, sizeof(*si));
 	char dir[128], path[512], errpath[160], *err, *p;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), base = -1, peak = 0, kb;
 	pid_t rec, spin[64];
@@ -345,7 +349,7 @@ TEST_F_TIMEOUT(minute, window_bound_holds_at_10khz_for_a_minute, 110)
 	EXPECT_LE(peak, base + bound_kb + 4096)
 		TH_LOG("RSS %ld kB at 1 s, %ld kB at most", base, peak);
 	ASSERT_EQ(1, count_files(dir, "sigusr2-", path, sizeof(path)));
-	analyze_file(_metadata, path, si);
+	analyze_file(_metadata, path, rec, si);
 	EXPECT_LT(10000, si->samples);
 	free(err);
 	free(si);

@@ -901,11 +901,20 @@ static void print_status(struct recorder *r, uint64_t now)
 	uint64_t samples = r->state.st.records[FXTPROF_REC_SAMPLE];
 	double dt = (double)(now - r->last_status_ns) / 1e9;
 
+	double out_mb = (double)os->sent_bytes / 1e6;
+
+	/* A flight recorder sends nothing: what its window holds instead. */
+	if (r->win) {
+		struct flight_window_stats ws;
+
+		flight_window__stats(r->win, &ws);
+		out_mb = (double)ws.held_bytes / 1e6;
+	}
 	fprintf(stderr, "\r\033[Kfxtprof: %.0f samples/s, kernel lost %" PRIu64
-		" records, out %.1f MB, dropped %" PRIu64,
+		" records, %s %.1f MB, dropped %" PRIu64,
 		dt > 0 ? (double)(samples - r->last_samples) / dt : 0.0,
-		r->state.st.kernel_lost_records, (double)os->sent_bytes / 1e6,
-		os->dropped_records);
+		r->state.st.kernel_lost_records, r->win ? "window" : "out",
+		out_mb, os->dropped_records);
 	r->last_samples = samples;
 	r->last_status_ns = now;
 }
