@@ -35,7 +35,7 @@ struct snap_info {
 	 */
 	uint64_t ignore_pid;
 	uint64_t triggers;		/* fxtprof:trigger events */
-	char trigger[64];		/* the last one's name */
+	char trigger[64];		/* the first one's name */
 	uint64_t trigger_ts;
 	uint64_t mappings, ksyms, kmods;
 	uint64_t ntids;
@@ -132,7 +132,9 @@ static inline void snap_analyze(const void *buf, size_t len,
 			si->cpus |= 1ull << cpu;
 		} else if (snap_str_is(&rec->event.category, "fxtprof") &&
 			   snap_str_is(&rec->event.name, "trigger")) {
-			si->triggers++;
+			/* The first one: later ones may follow it in. */
+			if (si->triggers++)
+				continue;
 			si->trigger_ts = rec->ts;
 			for (unsigned int i = 0; i < rec->nargs; i++) {
 				const struct fxt_argv *a = &rec->args[i];
