@@ -27,9 +27,9 @@ if grep -q SNAP-CHECK-FAILED "$out"; then
 	echo "bench-snapshot: a snapshot failed fxtprof check" >&2
 	exit 1
 fi
-awk '/^SNAP ms=/ {
+awk '{ gsub(/\r/, "") } /^SNAP ms=/ {
 	for (i = 2; i <= 4; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	n++; printf "snapshot %d: %.1f ms, %.1f MB; copy %.1f ms; ratio %.2f\n",
 		n, v["ms"], v["mb"], v["copy_ms"],
-		v["copy_ms"] > 0 ? v["ms"] / v["copy_ms"] : 0 }
+		(v["copy_ms"] > 0 ? v["ms"] / v["copy_ms"] : 0) }
      END { if (!n) { print "bench-snapshot: no snapshot measured"; exit 1 } }' "$out"
