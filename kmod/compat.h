@@ -82,4 +82,11 @@ static inline void fxtprof_vm_flags_clear(struct vm_area_struct *vma,
 #endif
 #endif
 
+/* device_type.devnode() takes a const struct device since 6.2. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define FXTPROF_DEVNODE_CONST
+#else
+#define FXTPROF_DEVNODE_CONST const
+#endif
+
 #endif /* _FXTPROF_COMPAT_H */

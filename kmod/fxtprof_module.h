@@ -118,4 +118,10 @@ u32 fxtprof_nr_sources(void);
 int fxtprof_source_get(struct fxtprof_source *src, bool configured, u32 flags);
 u32 fxtprof_sources_unavailable(void);
 
+/* annotate.c: /dev/fxtprof-annotate and the running session it fires into. */
+int fxtprof_annotate_init(void);
+void fxtprof_annotate_exit(void);
+void fxtprof_annotate_publish(struct fxtprof_session *sess);
+void fxtprof_annotate_unpublish(void);
+
 #endif /* _FXTPROF_MODULE_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * main.c - fxtprof.ko: the /dev/fxtprof misc device, its ioctls and mmap.
+ * main.c - fxtprof.ko: the /dev/fxtprof misc device, its ioctls and mmap
+ * (/dev/fxtprof-annotate, for triggers, is kmod/annotate.c).
  *
  * One session at a time: a second open() gets -EBUSY and leaves the first
  * untouched, until the first one closes or detaches (FXTPROF_IOC_DETACH):
@@ -358,11 +359,16 @@ static int __init fxtprof_init(void)
 	ret = fxtprof_sampler_init();
 	if (ret)
 		return ret;
-	ret = misc_register(&fxtprof_misc);
+	ret = fxtprof_annotate_init();
 	if (ret)
 		goto out_sampler_exit;
+	ret = misc_register(&fxtprof_misc);
+	if (ret)
+		goto out_annotate_exit;
 	return 0;
 
+out_annotate_exit:
+	fxtprof_annotate_exit();
 out_sampler_exit:
 	fxtprof_sampler_exit();
 	return ret;
@@ -376,6 +382,7 @@ out_sampler_exit:
 static void __exit fxtprof_exit(void)
 {
 	misc_deregister(&fxtprof_misc);
+	fxtprof_annotate_exit();
 	fxtprof_sampler_exit();
 }
 

@@ -277,6 +277,7 @@ int fxtprof_session_start(struct fxtprof_session *sess)
 			goto out_stop_sched;
 	}
 	sess->running = true;
+	fxtprof_annotate_publish(sess);
 	return 0;
 
 out_stop_sched:
@@ -299,6 +300,8 @@ void fxtprof_session_stop(struct fxtprof_session *sess)
 
 	if (!sess->running)
 		return;
+	/* First: a trigger may be writing, and must see no session after. */
+	fxtprof_annotate_unpublish();
 	if (sess->flags & FXTPROF_CFG_SAMPLE)
 		fxtprof_sampler_stop(sess);
 	if (sess->flags & FXTPROF_CFG_SCHED)

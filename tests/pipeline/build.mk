@@ -34,6 +34,24 @@ $(B)/tests/pipeline/test_sched: $(B)/tests/pipeline/test_sched.o \
 		$(FXTPROF_LIB) $(PIPE_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
 
+
+# test_flight_window: the flight recorder's window behind the state and
+# the encoder, plain and, from the sources, under ASan+UBSan.
+$(B)/tests/pipeline/test_flight_window: $(B)/tests/pipeline/test_flight_window.o \
+		$(PIPE_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
+
+FW_TEST_SRCS := tests/pipeline/test_flight_window.c $(STATE_SRCS) \
+	$(ENCODE_SRCS) $(SINK_SRCS) $(TRANSPORT_SRCS)
+$(B)/asan/tests/pipeline/test_flight_window: $(FW_TEST_SRCS) $(FXT_LIB_ASAN) \
+		tests/pipeline/snapshot_check.h user/sink/flight_window.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -isystem $(KSFT_INC) $(CFLAGS) \
+		-Wno-unused-parameter $(FXT_SAN_FLAGS) $(FW_TEST_SRCS) \
+		$(FXT_LIB_ASAN) -o $@ -luring
+
 ifeq ($(ARCH),x86_64)
-HOST_TESTS += $(B)/tests/pipeline/test_sched
+HOST_TESTS += $(B)/tests/pipeline/test_sched \
+	$(B)/tests/pipeline/test_flight_window \
+	$(B)/asan/tests/pipeline/test_flight_window
 endif

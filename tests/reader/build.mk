@@ -23,6 +23,11 @@ $(B)/tests/reader/bench_reader.o: CPPFLAGS += -Iuser -Iuser/fxt -Itests/host
 $(B)/tests/reader/test_record: $(B)/tests/reader/test_record.o $(B)/lib/libfxt.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
 
+# test_flight: the flight recorder and fxtprof trigger, with the module.
+$(B)/tests/reader/test_flight.o: CPPFLAGS += -Iuser/fxt -Itests/pipeline
+$(B)/tests/reader/test_flight: $(B)/tests/reader/test_flight.o $(B)/lib/libfxt.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+
 $(B)/tests/reader/rec_workload: $(B)/tests/reader/rec_workload.o
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
 
@@ -37,5 +42,6 @@ $(B)/bin/bench_reader: $(B)/tests/reader/bench_reader.o $(RING_SIM_LIB) $(RDR_LI
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
 
-VM_TEST_PROGS += $(B)/tests/reader/test_record $(B)/tests/reader/rec_workload
+VM_TEST_PROGS += $(B)/tests/reader/test_record $(B)/tests/reader/rec_workload \
+	$(B)/tests/reader/test_flight
 USER_PROGS += $(B)/bin/bench_reader $(B)/bin/fxt_sink

@@ -18,7 +18,7 @@ SYMBOLS := $(if $(filter x86_64,$(ARCH)),1,)
 
 CMD_SRCS := user/cmd/main.c user/cmd/record.c user/cmd/send.c \
 	    user/cmd/receive.c user/cmd/framer.c user/cmd/delivery.c \
-	    user/cmd/sources.c
+	    user/cmd/sources.c user/cmd/trigger.c
 CMD_LIBS_SYMBOLS :=
 CMD_LDLIBS := -luring
 ifneq ($(SYMBOLS),)

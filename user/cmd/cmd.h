@@ -42,6 +42,9 @@ int reader_parse_mode(const char *s, unsigned int *mode);
 bool cmd_delivery_summary(const struct sink *s, const char *uri, bool quiet);
 
 int cmd_record(int argc, char **argv);
+int cmd_trigger(int argc, char **argv);
+/* 1 if @name is a valid trigger name (the module's rule), else 0. */
+int cmd_trigger_name_ok(const char *name);
 int cmd_report(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_receive(int argc, char **argv);

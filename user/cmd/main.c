@@ -84,6 +84,8 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "record", cmd_record, "record a system-wide profile to a URI" },
+	{ "trigger", cmd_trigger, "fire a named trigger into the running "
+				  "recording" },
 	{ "send", cmd_send, "replay a recorded FXT file to a URI" },
 	{ "receive", cmd_receive, "accept FXT streams and write each to a file" },
 	{ "sources", cmd_sources, "list the data sources of the module and of "

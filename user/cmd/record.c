@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -32,6 +33,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +54,9 @@
 #include "transport/evloop.h"
 
 #define TICK_MS		100
+#define MAX_TRIGGERS	32	/* names in --trigger */
+#define MAX_PENDING	64	/* snapshots waiting for their drain turn */
+#define DEFAULT_WINDOW_BYTES	(256ull << 20)
 
 enum record_source {
 	SOURCE_AUTO,	/* the module if its device exists, else bpf */
@@ -75,6 +80,19 @@ struct record_opts {
 	bool no_mmap;		/* no mapping records */
 	bool no_ksyms;		/* no kernel symbol records */
 	bool symbolize;		/* append the Perfetto profile at the end */
+	/* --flight-recorder: a window of this many seconds, 0 = off. */
+	double flight_secs;
+	uint64_t max_window_bytes;
+	const char *triggers[MAX_TRIGGERS];
+	unsigned int ntriggers;
+	char trigger_buf[4096];	/* the names, split out of their lists */
+};
+
+/* A snapshot to write once every ring has been drained past it. */
+struct flight_req {
+	char name[FXTPROF_TRIGGER_NAME_MAX + 1];
+	uint64_t ts;		/* the trigger's time, CLOCK_BOOTTIME */
+	uint64_t turn;		/* drain turn it was seen in */
 };
 
 struct recorder {
@@ -108,6 +126,14 @@ struct recorder {
 	uint64_t start_ns;
 	uint64_t last_status_ns;
 	uint64_t last_samples;
+
+	/* --flight-recorder */
+	struct flight_window *win;	/* the window sink's; NULL: off */
+	struct flight_req pending[MAX_PENDING];
+	unsigned int npending;
+	uint64_t turn;
+	uint64_t snapshots, snapshots_failed, snapshots_missed;
+	uint64_t triggers_ignored;	/* TRIGGER records not in the list */
 };
 
 static uint64_t now_boottime(void)
@@ -160,9 +186,20 @@ static void record_usage(FILE *f)
 "  -o, --output URI       the output, instead of the URI operand\n"
 "  -q, --quiet            no status line, no summary\n"
 "\n"
+"Flight recorder (Documentation/flight-recorder.md):\n"
+"      --flight-recorder SECS  keep the newest SECS seconds in memory and\n"
+"                         write nothing until a trigger: then a snapshot of\n"
+"                         the window to URI, a directory (NAME-TIME.fxt in\n"
+"                         it) or a pattern with %%n (trigger) and %%t (time)\n"
+"      --max-window-bytes SIZE  memory bound of the window (default %lluM,\n"
+"                         at least %uM); the oldest records go first\n"
+"      --trigger NAME[,NAME]  snapshot when fxtprof trigger NAME fires\n"
+"                         (repeatable); SIGUSR2 always snapshots (\"sigusr2\")\n"
+"\n"
 "Signals: SIGINT or SIGTERM stop (with a flush: nothing committed is lost);\n"
 "SIGUSR1 flushes and goes on: everything recorded until then reaches the\n"
-"output, and a line on stderr says when (unless -q).\n"
+"output, and a line on stderr says when (unless -q); with the flight\n"
+"recorder, SIGUSR2 writes a snapshot of the window.\n"
 "\n"
 "Exit status: 0 when every record was delivered and confirmed (a socket\n"
 "peer's acknowledgement, a synced file); 1 when the recording could not\n"
@@ -173,7 +210,8 @@ static void record_usage(FILE *f)
 		FXTPROF_MIN_FREQ, FXTPROF_MAX_FREQ, FXTPROF_DEFAULT_FREQ,
 		FXTPROF_MAX_STACK_DEPTH, FXTPROF_DEFAULT_STACK_DEPTH,
 		FXTPROF_DEFAULT_RING_SIZE >> 10, SINK_DEFAULT_MAX_BUFFERED >> 20,
-		FXTPROF_DEVICE);
+		FXTPROF_DEVICE, DEFAULT_WINDOW_BYTES >> 20,
+		FLIGHT_MIN_BYTES >> 20);
 }
 
 static int parse_cpu_list(const char *s, uint64_t *mask, size_t words)
@@ -275,7 +313,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	enum { OPT_MAX_STACK = 256, OPT_SKIP_IDLE, OPT_NO_TASKS,
 	       OPT_MAX_BUFFERED, OPT_LINGER, OPT_DEVICE, OPT_RECONNECT,
 	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS, OPT_SOURCE, OPT_SYMBOLIZE,
-	       OPT_SOURCES };
+	       OPT_SOURCES, OPT_FLIGHT, OPT_MAX_WINDOW, OPT_TRIGGER };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -288,6 +326,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 		{ "no-ksyms", no_argument, NULL, OPT_NO_KSYMS },
 		{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
+		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
+		{ "max-window-bytes", required_argument, NULL, OPT_MAX_WINDOW },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
 		{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
 		{ "linger", required_argument, NULL, OPT_LINGER },
 		{ "mode", required_argument, NULL, OPT_MODE },
@@ -301,11 +342,13 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
+	size_t tb = 0;
 	uint64_t size;
 	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->max_window_bytes = DEFAULT_WINDOW_BYTES;
 	o->cfg.size = sizeof(o->cfg);
 	o->cfg.flags = FXTPROF_CFG_DEFAULT;
 	o->linger = 5;
@@ -411,6 +454,39 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_SYMBOLIZE:
 			o->symbolize = true;
 			break;
+		case OPT_FLIGHT:
+			o->flight_secs = strtod(optarg, &end);
+			if (*end || !(o->flight_secs >= 0.01) ||
+			    o->flight_secs > 86400)
+				return reader_err(-EINVAL, "bad --flight-recorder '%s' (seconds, 0.01 to 86400)",
+						  optarg);
+			break;
+		case OPT_MAX_WINDOW:
+			if (reader_parse_size(optarg, &o->max_window_bytes) ||
+			    o->max_window_bytes < FLIGHT_MIN_BYTES)
+				return reader_err(-EINVAL, "bad --max-window-bytes '%s' (at least %uM)",
+						  optarg, FLIGHT_MIN_BYTES >> 20);
+			break;
+		case OPT_TRIGGER: {
+			size_t n = strlen(optarg) + 1;
+			char *p, *save = NULL;
+
+			if (tb + n > sizeof(o->trigger_buf))
+				return reader_err(-E2BIG, "--trigger: too many names");
+			p = memcpy(o->trigger_buf + tb, optarg, n);
+			tb += n;
+			for (p = strtok_r(p, ",", &save); p;
+			     p = strtok_r(NULL, ",", &save)) {
+				if (!cmd_trigger_name_ok(p))
+					return reader_err(-EINVAL, "bad --trigger name '%s' (1..%d characters of A-Z a-z 0-9 . _ -)",
+							  p, FXTPROF_TRIGGER_NAME_MAX);
+				if (o->ntriggers == MAX_TRIGGERS)
+					return reader_err(-E2BIG, "--trigger: at most %d names",
+							  MAX_TRIGGERS);
+				o->triggers[o->ntriggers++] = p;
+			}
+			break;
+		}
 		case 'o':
 			o->uri = optarg;
 			break;
@@ -432,6 +508,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	}
 	if (!o->uri)
 		o->uri = argv[optind];
+	if (o->ntriggers && !o->flight_secs)
+		return reader_err(-EINVAL, "--trigger needs --flight-recorder");
+	if (o->flight_secs) {
+		if (!symbolize_path(o->uri))
+			return reader_err(-EINVAL, "--flight-recorder writes snapshot files: %s is not a directory or a file pattern",
+					  o->uri);
+		if (o->symbolize || o->reconnect)
+			return reader_err(-EINVAL, "--flight-recorder takes neither --symbolize nor --reconnect");
+	}
 	if (o->symbolize) {
 #ifndef FXTPROF_HAVE_SYMBOLS
 		return reader_err(-EOPNOTSUPP, "--symbolize is not in this "
@@ -558,6 +643,208 @@ static void source_stats(struct recorder *r, struct fxtprof_stats *total,
 /* Draining                                                            */
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* The flight recorder's snapshots                                     */
+/* ------------------------------------------------------------------ */
+
+/* "20261201T224455.123Z": UTC, to the millisecond. */
+static void utc_stamp(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, len, "%Y%m%dT%H%M%S", &tm);
+	snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+/*
+ * The snapshot's file: in the directory @base, NAME-TIME.fxt; or @base as
+ * a pattern, %n the trigger, %t the time, %% a percent sign.  @attempt > 1
+ * adds "-ATTEMPT" (before ".fxt" in a directory) when the name is taken.
+ */
+static int snapshot_path(const char *base, const char *name,
+			 const char *stamp, unsigned int attempt, char *out,
+			 size_t len)
+{
+	char suffix[16] = "";
+	size_t n = 0;
+	int w;
+
+	if (attempt > 1)
+		snprintf(suffix, sizeof(suffix), "-%u", attempt);
+	if (!strchr(base, '%')) {
+		w = snprintf(out, len, "%s/%s-%s%s.fxt", base, name, stamp,
+			     suffix);
+		return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
+	}
+	for (const char *p = base; *p; p++) {
+		const char *add = NULL;
+		char one[2] = { *p, 0 };
+
+		if (*p == '%' && p[1]) {
+			p++;
+			add = *p == 'n' ? name : *p == 't' ? stamp :
+			      *p == '%' ? "%" : NULL;
+			if (!add)
+				return -EINVAL;
+		} else {
+			add = one;
+		}
+		w = snprintf(out + n, len - n, "%s", add);
+		if (w < 0 || (size_t)w >= len - n)
+			return -ENAMETOOLONG;
+		n += (size_t)w;
+	}
+	w = snprintf(out + n, len - n, "%s", suffix);
+	return w < 0 || (size_t)w >= len - n ? -ENAMETOOLONG : 0;
+}
+
+/* Before recording: the directory exists, or the pattern's does. */
+static int flight_check_uri(const char *base)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!strchr(base, '%')) {
+		if (stat(base, &st))
+			return reader_err(-errno, "--flight-recorder: %s", base);
+		if (!S_ISDIR(st.st_mode))
+			return reader_err(-ENOTDIR, "--flight-recorder: %s is not a directory (or a pattern with %%n or %%t)",
+					  base);
+		if (access(base, W_OK | X_OK))
+			return reader_err(-errno, "--flight-recorder: %s", base);
+		return 0;
+	}
+	if (snapshot_path(base, "x", "t", 1, dir, sizeof(dir)))
+		return reader_err(-EINVAL, "--flight-recorder: bad pattern %s (%%n, %%t and %%%% only)",
+				  base);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	*slash = 0;
+	if (dir[0] && access(dir, W_OK | X_OK))
+		return reader_err(-errno, "--flight-recorder: %s", dir);
+	return 0;
+}
+
+static void flight_request(struct recorder *r, const char *name, size_t len,
+			   uint64_t ts)
+{
+	struct flight_req *q;
+
+	if (r->npending == MAX_PENDING) {
+		r->snapshots_missed++;
+		reader_err(-EBUSY, "trigger '%.*s': %d snapshots are waiting already; not taken",
+			   (int)len, name, MAX_PENDING);
+		return;
+	}
+	q = &r->pending[r->npending++];
+	memset(q, 0, sizeof(*q));
+	memcpy(q->name, name, len < sizeof(q->name) ? len : sizeof(q->name) - 1);
+	q->ts = ts;
+	q->turn = r->turn;
+}
+
+/* One snapshot, synced; says what it holds.  0 or -errno (reported). */
+static int flight_write(struct recorder *r, const struct flight_req *q)
+{
+	const struct record_opts *o = r->opts;
+	uint64_t window = (uint64_t)(o->flight_secs * 1e9);
+	uint64_t from = q->ts > window ? q->ts - window : 0, t0 = now_boottime();
+	struct flight_snapshot_stats st;
+	char path[PATH_MAX], stamp[32];
+	unsigned int attempt = 1;
+	int fd, ret;
+
+	utc_stamp(stamp, sizeof(stamp));
+	for (;;) {
+		ret = snapshot_path(symbolize_path(o->uri), q->name, stamp,
+				    attempt, path, sizeof(path));
+		if (ret)
+			return reader_err(ret, "snapshot '%s': no file name", q->name);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			  o->file_mode ? o->file_mode : SINK_DEFAULT_FILE_MODE);
+		if (fd >= 0 || errno != EEXIST || attempt == 100)
+			break;
+		attempt++;
+	}
+	if (fd < 0)
+		return reader_err(-errno, "snapshot '%s': %s", q->name, path);
+	ret = flight_window__snapshot(r->win, fd, from, &st);
+	if (!ret && fdatasync(fd) && errno != EINVAL)
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (ret) {
+		unlink(path);
+		return reader_err(ret, "snapshot '%s': cannot write %s", q->name, path);
+	}
+	if (!o->quiet) {
+		fprintf(stderr, "fxtprof: snapshot %s: trigger %s, %" PRIu64
+			" records (%" PRIu64 " events, %" PRIu64 " segments), "
+			"%.1f MB in %.1f ms; events from %.3f s to %+.3f s of "
+			"the trigger\n", path, q->name, st.records, st.events,
+			st.segments, (double)st.bytes / 1e6,
+			(double)(now_boottime() - t0) / 1e6,
+			st.events ? -((double)q->ts - (double)st.first_ns) / 1e9 : 0.0,
+			st.events ? ((double)st.last_ns - (double)q->ts) / 1e9 : 0.0);
+		if (st.cut_by_bound)
+			fprintf(stderr, "fxtprof: snapshot %s is short of %.1f s: "
+				"--max-window-bytes evicted records in its range\n",
+				path, o->flight_secs);
+	}
+	return 0;
+}
+
+/*
+ * Snapshots whose trigger was seen before the last complete drain turn:
+ * every ring has been drained past the trigger since, so the window holds
+ * what every CPU recorded up to it.  @all: at the end, whatever is left.
+ */
+static void flight_service(struct recorder *r, bool all)
+{
+	unsigned int i, kept = 0;
+
+	for (i = 0; i < r->npending; i++) {
+		struct flight_req *q = &r->pending[i];
+
+		if (!all && q->turn + 2 > r->turn) {
+			r->pending[kept++] = *q;
+			continue;
+		}
+		if (flight_write(r, q))
+			r->snapshots_failed++;
+		else
+			r->snapshots++;
+	}
+	r->npending = kept;
+}
+
+/* The rings' records: the state's, and triggers noticed on the way. */
+static int record_rec(void *ctx, const struct fxtprof_rec_hdr *rec)
+{
+	struct recorder *r = ctx;
+	const struct fxtprof_trigger_rec *t = (const void *)rec;
+	unsigned int i;
+
+	stream_state__record(&r->state, rec);
+	if (rec->type != FXTPROF_REC_TRIGGER || !r->win)
+		return 0;
+	for (i = 0; i < r->opts->ntriggers; i++) {
+		const char *n = r->opts->triggers[i];
+
+		if (strlen(n) == t->name_len && !memcmp(n, t->name, t->name_len)) {
+			flight_request(r, t->name, t->name_len, t->hdr.time_ns);
+			return 0;
+		}
+	}
+	r->triggers_ignored++;
+	return 0;
+}
+
 /* The in-band notices, before each turn's records; retried until taken. */
 static void announce(struct recorder *r)
 {
@@ -587,14 +874,12 @@ static int drain_rings(struct recorder *r)
 		}
 	}
 	if (r->source == SOURCE_BPF) {
-		ret = bpf_source__drain(&r->bsrc, stream_state__record,
-					&r->state, &cpu);
+		ret = bpf_source__drain(&r->bsrc, record_rec, r, &cpu);
 		if (ret < 0)
 			return reader_err(ret, "%s (CPU %u)",
 					  bpf_source__error(&r->bsrc), cpu);
 	} else {
-		ret = ring_source__drain(&r->src, stream_state__record,
-					 &r->state, &cpu);
+		ret = ring_source__drain(&r->src, record_rec, r, &cpu);
 		if (ret < 0)
 			return reader_err(ret, "ring of CPU %u is corrupt", cpu);
 	}
@@ -606,6 +891,9 @@ static int drain_rings(struct recorder *r)
 				(unsigned long long)r->flush_seq,
 				(double)(now_boottime() - r->flush_ns) / 1e6);
 	}
+	r->turn++;
+	if (r->npending)
+		flight_service(r, false);
 	return 0;
 }
 
@@ -686,11 +974,20 @@ static void print_status(struct recorder *r, uint64_t now)
 	uint64_t samples = r->state.st.records[FXTPROF_REC_SAMPLE];
 	double dt = (double)(now - r->last_status_ns) / 1e9;
 
+	double out_mb = (double)os->sent_bytes / 1e6;
+
+	/* A flight recorder sends nothing: what its window holds instead. */
+	if (r->win) {
+		struct flight_window_stats ws;
+
+		flight_window__stats(r->win, &ws);
+		out_mb = (double)ws.held_bytes / 1e6;
+	}
 	fprintf(stderr, "\r\033[Kfxtprof: %.0f samples/s, kernel lost %" PRIu64
-		" records, out %.1f MB, dropped %" PRIu64,
+		" records, %s %.1f MB, dropped %" PRIu64,
 		dt > 0 ? (double)(samples - r->last_samples) / dt : 0.0,
-		r->state.st.kernel_lost_records, (double)os->sent_bytes / 1e6,
-		os->dropped_records);
+		r->state.st.kernel_lost_records, r->win ? "window" : "out",
+		out_mb, os->dropped_records);
 	r->last_samples = samples;
 	r->last_status_ns = now;
 }
@@ -724,6 +1021,13 @@ static void on_signal(struct ev_handler *h, const struct io_uring_cqe *cqe)
 			arm_signal(r);
 		return;
 	}
+	if (cqe->res == (int)sizeof(r->si) && r->si.ssi_signo == SIGUSR2 &&
+	    r->win) {
+		flight_request(r, "sigusr2", 7, now_boottime());
+		if (!r->stop)
+			arm_signal(r);
+		return;
+	}
 	r->stop = true;
 }
 
@@ -738,13 +1042,19 @@ static int setup_signals(struct recorder *r, sigset_t *old)
 	r->sigfd = reader_signalfd(old);
 	if (r->sigfd < 0)
 		return r->sigfd;
-	/* The stop signals, and SIGUSR1 for a flush. */
+	/*
+	 * The stop signals, SIGUSR1 for a flush and, with the flight
+	 * recorder, SIGUSR2 for a snapshot (the fd's mask is replaced, not
+	 * added to).
+	 */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGUSR1);
+	if (r->win)
+		sigaddset(&set, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) ||
-	    signalfd(r->sigfd, &set, 0) < 0)
+	    signalfd(r->sigfd, &set, SFD_CLOEXEC) < 0)
 		return -errno;
 	return 0;
 }
@@ -789,6 +1099,9 @@ static int finish(struct recorder *r, struct fxtprof_stats *total)
 	ret = stop_and_flush(r);
 	if (ret)
 		return ret;
+	/* Triggers seen in the last turns: every ring is drained now. */
+	if (r->npending)
+		flight_service(r, true);
 
 	source_stats(r, total, r->opts->quiet ? NULL : stderr);
 	stream_state__final_stats(&r->state, now_boottime(), total);
@@ -903,6 +1216,23 @@ static void symbols_summary(struct recorder *r)
 	fputc('\n', stderr);
 }
 
+static void flight_summary(struct recorder *r)
+{
+	struct flight_window_stats ws;
+
+	flight_window__stats(r->win, &ws);
+	fprintf(stderr, "fxtprof: flight recorder: %" PRIu64 " snapshots written"
+		" to %s, %" PRIu64 " failed, %" PRIu64 " not taken; %" PRIu64
+		" triggers not in --trigger\n", r->snapshots, r->opts->uri,
+		r->snapshots_failed, r->snapshots_missed, r->triggers_ignored);
+	fprintf(stderr, "fxtprof: window: held at most %.1f MB (bound %.1f MB"
+		"%s), %" PRIu64 " segments; evicted %" PRIu64 " records by age,"
+		" %" PRIu64 " for the bound; refused %" PRIu64 "\n",
+		(double)ws.held_max / 1e6, (double)r->opts->max_window_bytes / 1e6,
+		ws.over_bound ? ", exceeded by one segment's names and symbols" : "",
+		ws.segments_begun, ws.evicted_time, ws.evicted_bytes, ws.refused);
+}
+
 static void summary(struct recorder *r, const struct fxtprof_stats *total)
 {
 	const struct stream_stats *ts = &r->state.st;
@@ -935,7 +1265,10 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 	else
 		fprintf(stderr, "fxtprof: encoder errors: none\n");
 	symbols_summary(r);
-	cmd_delivery_summary(r->out, r->opts->uri, false);
+	if (r->win)
+		flight_summary(r);
+	else
+		cmd_delivery_summary(r->out, r->opts->uri, false);
 	if (total->handler_calls)
 		fprintf(stderr, "fxtprof: sampling handler %.1f us on average\n",
 			(double)total->handler_ns / (double)total->handler_calls / 1e3);
@@ -975,10 +1308,28 @@ int cmd_record(int argc, char **argv)
 	sopts.max_buffered = opts.max_buffered;
 	sopts.reconnect = opts.reconnect;
 	sopts.file_mode = opts.file_mode;
-	ret = sink__open(&r.out, opts.uri, &r.loop, &sopts, err, sizeof(err));
-	if (ret) {
-		reader_err(ret, "%s", err);
-		goto out_fini_loop;
+	if (opts.flight_secs) {
+		struct flight_window_opts wo = {
+			.window_ns = (uint64_t)(opts.flight_secs * 1e9),
+			.max_bytes = opts.max_window_bytes,
+		};
+
+		ret = flight_check_uri(symbolize_path(opts.uri));
+		if (!ret) {
+			ret = sink__open_window(&r.out, &wo);
+			if (ret)
+				reader_err(ret, "cannot set up the flight recorder's window");
+		}
+		if (ret)
+			goto out_fini_loop;
+		r.win = sink__window(r.out);
+	} else {
+		ret = sink__open(&r.out, opts.uri, &r.loop, &sopts, err,
+				 sizeof(err));
+		if (ret) {
+			reader_err(ret, "%s", err);
+			goto out_fini_loop;
+		}
 	}
 	ret = fxt_encoder__new(&r.enc, r.out);
 	if (ret) {
@@ -1024,7 +1375,8 @@ int cmd_record(int argc, char **argv)
 	 * A recording with holes, whether the encoder or the output made
 	 * them, is not a success: the output is incomplete.
 	 */
-	if (!ret && (r.state.st.encode_errors || !sink__complete(r.out))) {
+	if (!ret && (r.state.st.encode_errors || !sink__complete(r.out) ||
+		     r.snapshots_failed || r.snapshots_missed)) {
 		if (opts.quiet)
 			reader_err(-EIO, "the output to %s is incomplete",
 				   opts.uri);

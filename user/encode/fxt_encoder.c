@@ -478,6 +478,39 @@ static int on_wakeup(struct fxt_encoder *e, const struct fxtprof_wakeup *wk)
 	return fxt_writer__end(e->w, words);
 }
 
+/*
+ * A trigger: an instant event "fxtprof" / "trigger" on the thread that
+ * fired it, its name an inline string argument "name".  The two strings
+ * are interned when first used, as the symbol objects' are.
+ */
+static int on_trigger(struct fxt_encoder *e,
+		      const struct fxtprof_trigger_rec *t)
+{
+	static const char trigger_s[] = "trigger", name_s[] = "name";
+	struct fxt_tref thr = fxt_tref_inline(t->pid, t->tid);
+	char tname[FXTPROF_TRIGGER_NAME_MAX * 3];
+	struct fxt_sref name;
+	struct fxt_arg arg;
+	size_t len;
+	int ret;
+
+	ret = fxt_writer__string_ref(e->w, trigger_s, sizeof(trigger_s) - 1,
+				     &name);
+	if (!ret)
+		ret = fxt_writer__string_ref(e->w, name_s, sizeof(name_s) - 1,
+					     &arg.name);
+	if (ret)
+		return ret;
+	/* The module allows [A-Za-z0-9._-]; a record is still input. */
+	len = fxt_utf8_sanitize(tname, sizeof(tname), t->name,
+				t->name_len < FXTPROF_TRIGGER_NAME_MAX ?
+				t->name_len : FXTPROF_TRIGGER_NAME_MAX);
+	arg.type = FXT_ARG_STRING;
+	arg.v.str = fxt_sref_inline(tname, len);
+	return fxt_writer__instant(e->w, t->hdr.time_ns, &thr, e->ref[S_META],
+				   name, &arg, 1);
+}
+
 static int counter(struct fxt_encoder *e, uint64_t ts, struct fxt_sref name,
 		   const struct fxt_arg *args, unsigned int nargs)
 {
@@ -531,6 +564,8 @@ fxt_enc_record_slow(struct fxt_encoder *e, const struct fxtprof_rec_hdr *rec)
 		return on_switch(e, (const void *)rec);
 	case FXTPROF_REC_WAKEUP:
 		return on_wakeup(e, (const void *)rec);
+	case FXTPROF_REC_TRIGGER:
+		return on_trigger(e, (const void *)rec);
 	default:
 		/* rename, snapshot: only names; flush: nothing. */
 		return 0;

@@ -44,6 +44,7 @@ static inline __u32 fxt_rec_min_size(__u16 type)
 	case FXTPROF_REC_FLUSH:		return sizeof(struct fxtprof_flush_rec);
 	case FXTPROF_REC_SWITCH:	return sizeof(struct fxtprof_switch);
 	case FXTPROF_REC_WAKEUP:	return sizeof(struct fxtprof_wakeup);
+	case FXTPROF_REC_TRIGGER:	return sizeof(struct fxtprof_trigger_rec);
 	}
 	return 0;
 }

@@ -186,6 +186,14 @@ static __u32 rec_check(const struct fxtprof_rec_hdr *rec, size_t avail)
 			return 0;
 		break;
 	}
+	case FXTPROF_REC_TRIGGER: {
+		const struct fxtprof_trigger_rec *t = (const void *)rec;
+
+		if (!t->name_len || t->name_len > FXTPROF_TRIGGER_NAME_MAX ||
+		    t->name_len > size - sizeof(*t))
+			return 0;
+		break;
+	}
 	}
 	return size;
 }

@@ -96,6 +96,12 @@ void *sink__reserve(struct sink *s, size_t len, unsigned int kind)
 
 	s->st.committed_records++;
 	s->st.committed_bytes += len;
+	if (s->win) {
+		p = flight_window__reserve(s->win, len, kind);
+		if (!p)
+			goto drop;
+		return p;
+	}
 	if (s->state != SINK_UP || s->closing)
 		goto drop;
 	p = record_queue__reserve(&s->q, len, kind);
@@ -125,7 +131,10 @@ static void sink_queued(struct sink *s, size_t sent)
 
 void sink__commit(struct sink *s)
 {
-	sink_queued(s, 0);
+	if (s->win)
+		flight_window__commit(s->win);
+	else
+		sink_queued(s, 0);
 }
 
 int sink__write(struct sink *s, const void *rec, size_t len,
@@ -136,6 +145,14 @@ int sink__write(struct sink *s, const void *rec, size_t len,
 
 	if (!len || len % 8)
 		return -EINVAL;
+	if (s->win) {
+		p = sink__reserve(s, len, kind);
+		if (!p)
+			return -ENOBUFS;
+		memcpy(p, rec, len);
+		flight_window__commit(s->win);
+		return 0;
+	}
 	/*
 	 * Nothing queued: send straight from the caller's memory, and copy
 	 * only what the socket did not take.  The queue then holds the
@@ -193,7 +210,31 @@ static int sink_alloc(struct sink **sp, struct evloop *loop, bool socket,
 static void sink_free(struct sink *s)
 {
 	record_queue__fini(&s->q);
+	flight_window__free(s->win);
 	free(s);
+}
+
+int sink__open_window(struct sink **sp, const struct flight_window_opts *o)
+{
+	struct sink *s;
+	int ret;
+
+	/* A socket-less sink whose queue only ever sizes the gap notice. */
+	ret = sink_alloc(&s, NULL, false, NULL);
+	if (ret)
+		return ret;
+	ret = flight_window__new(&s->win, o);
+	if (ret) {
+		sink_free(s);
+		return ret;
+	}
+	*sp = s;
+	return 0;
+}
+
+struct flight_window *sink__window(struct sink *s)
+{
+	return s->win;
 }
 
 int sink__open(struct sink **sp, const char *uri, struct evloop *loop,
@@ -255,6 +296,8 @@ int sink__open_fd(struct sink **sp, int fd, struct evloop *loop,
 
 int sink__flush(struct sink *s)
 {
+	if (s->win)
+		return 0;
 	if (!s->socket)
 		return s->state == SINK_UP ? sink_file_write_out(s) : -s->error;
 	sink_socket_flush(s);
@@ -264,12 +307,16 @@ int sink__flush(struct sink *s)
 
 bool sink__segment_wanted(const struct sink *s)
 {
+	if (s->win)
+		return !s->closing && flight_window__segment_wanted(s->win);
 	return s->segment_wanted && s->state == SINK_UP && !s->closing;
 }
 
 void sink__segment_begun(struct sink *s)
 {
 	s->segment_wanted = false;
+	if (s->win)
+		flight_window__segment_begun(s->win);
 }
 
 bool sink__gap_pending(const struct sink *s)
@@ -297,6 +344,11 @@ void sink__flush_close(struct sink *s)
 	if (s->closing)
 		return;
 	s->closing = true;
+	if (s->win) {
+		flight_window__close(s->win);
+		s->state = SINK_CLOSED;
+		return;
+	}
 	switch (s->state) {
 	case SINK_UP:
 		if (!s->socket) {
@@ -388,6 +440,8 @@ bool sink__complete(const struct sink *s)
 {
 	const struct sink_stats *st = &s->st;
 
+	if (s->win)
+		return s->state == SINK_CLOSED && !st->dropped_records;
 	return s->state == SINK_CLOSED && !s->error && !st->dropped_records &&
 	       !st->unconfirmed_records && !st->unconfirmed_bytes &&
 	       !st->buffered_records &&

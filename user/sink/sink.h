@@ -59,6 +59,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flight_window.h"
 #include "transport/evloop.h"
 
 /* --max-buffered default: 64 MiB, reserved lazily (MAP_NORESERVE). */
@@ -127,6 +128,17 @@ int sink__open(struct sink **sp, const char *uri, struct evloop *loop,
 /* Adopt a connected stream socket (set blocking; never reconnected). */
 int sink__open_fd(struct sink **sp, int fd, struct evloop *loop,
 		  const struct sink_opts *opts);
+
+/*
+ * A window sink: the flight recorder's in-memory window (flight_window.h)
+ * behind the sink interface, so that the encoder writes into it and the
+ * state gives it segments as to any sink.  It writes nothing by itself:
+ * snapshots are taken from sink__window().  It is done as soon as it is
+ * flush-closed, and complete when it refused nothing.
+ */
+int sink__open_window(struct sink **sp, const struct flight_window_opts *o);
+/* The window of a window sink, NULL for any other. */
+struct flight_window *sink__window(struct sink *s);
 
 /*
  * Room for one record of @len bytes (a multiple of 8), 8-byte aligned, or

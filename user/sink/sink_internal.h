@@ -7,6 +7,7 @@
 #ifndef FXTPROF_SINK_INTERNAL_H
 #define FXTPROF_SINK_INTERNAL_H
 
+#include "flight_window.h"
 #include "record_queue.h"
 #include "sink.h"
 #include "transport/netaddr.h"
@@ -39,6 +40,8 @@ struct sink {
 	int error;
 
 	struct record_queue q;
+	/* A window sink (sink__open_window()): records go here, not to q. */
+	struct flight_window *win;
 
 	/* Reconnection. */
 	bool reconnect;
