@@ -555,8 +555,13 @@ struct fxtprof_switch {
 
 #define FXTPROF_WAKEUP_NEW	(1u << 0)	/* sched_wakeup_new: first run */
 
+/*
+ * hdr.cpu is the CPU the wakeup probe ran on: the waker's, or, for a
+ * wakeup queued to the target CPU (ttwu_queue_wakelist), the target's,
+ * where waker_tid is then 0.
+ */
 struct fxtprof_wakeup {
-	struct fxtprof_rec_hdr hdr;	/* cpu: where the waker ran */
+	struct fxtprof_rec_hdr hdr;	/* cpu: where the probe ran */
 	__u32 pid;		/* the woken thread */
 	__u32 tid;
 	__u32 target_cpu;	/* where it will run */
