@@ -27,9 +27,9 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define FXTPROF_ABI_VERSION	3
+#define FXTPROF_ABI_VERSION	4
 #define FXTPROF_DEVICE		"/dev/fxtprof"
-/* Since ABI 3: where applications fire triggers (and, later, annotate). */
+/* Since ABI 3: where applications fire triggers; since ABI 4, annotate. */
 #define FXTPROF_ANNOTATE_DEVICE	"/dev/fxtprof-annotate"
 
 /* ------------------------------------------------------------------ */
@@ -240,6 +240,45 @@ struct fxtprof_trigger {
 	char name[FXTPROF_TRIGGER_NAME_MAX + 1];
 };
 
+/*
+ * write(2) on FXTPROF_ANNOTATE_DEVICE (ABI 4): one annotation per write,
+ * of exactly size bytes, becomes an ANNOTATION record in the calling
+ * CPU's ring of the running session (struct fxtprof_annotation_rec).
+ * The module refuses with -EINVAL a write whose count is not size, a
+ * size that is not offsetof(name) + name_len, an unknown kind, flags or
+ * reserved not zero, a name_len of 0 or above FXTPROF_ANNOTATION_NAME_MAX,
+ * a name holding a NUL byte, and a key that breaks the kind's rule
+ * (zero for regions and events, non-zero for sections and kernels).
+ * -ESRCH when no session is running; a ring too full counts it as lost,
+ * as any record.  The write returns size.
+ *
+ * Every end carries its begin's name, so that a reader needs no state to
+ * name it; the annotating library keeps the per-thread region stack and
+ * the names of sections and kernels.
+ */
+enum fxtprof_annotation_kind {
+	FXTPROF_ANNOT_REGION_BEGIN	= 1,	/* key 0: nested per thread */
+	FXTPROF_ANNOT_REGION_END	= 2,	/* key 0: the innermost region */
+	FXTPROF_ANNOT_SECTION_BEGIN	= 3,	/* key: the section, may overlap */
+	FXTPROF_ANNOT_SECTION_END	= 4,
+	FXTPROF_ANNOT_KERNEL_BEGIN	= 5,	/* key: the Kokkos kernel id */
+	FXTPROF_ANNOT_KERNEL_END	= 6,
+	FXTPROF_ANNOT_EVENT		= 7,	/* key 0: an instant */
+	FXTPROF_ANNOT_KIND_MAX,
+};
+
+#define FXTPROF_ANNOTATION_NAME_MAX	512	/* bytes; the library clips */
+
+struct fxtprof_annotation {
+	__u32 size;		/* offsetof(name) + name_len */
+	__u16 kind;		/* enum fxtprof_annotation_kind */
+	__u16 name_len;		/* 1 .. FXTPROF_ANNOTATION_NAME_MAX */
+	__u32 flags;		/* must be zero */
+	__u32 reserved;		/* must be zero */
+	__u64 key;
+	char name[];		/* name_len bytes of UTF-8, no NUL */
+};
+
 /* The first published size of each structure: smaller ones are refused. */
 #define FXTPROF_INFO_SIZE_VER0		80
 #define FXTPROF_CONFIG_SIZE_VER0	48
@@ -331,6 +370,8 @@ enum fxtprof_rec_type {
 	FXTPROF_REC_SWITCH	= 12,
 	FXTPROF_REC_WAKEUP	= 13,
 	FXTPROF_REC_TRIGGER	= 14,
+	/* since ABI 4 */
+	FXTPROF_REC_ANNOTATION	= 15,
 	FXTPROF_REC_MAX,
 };
 
@@ -581,6 +622,21 @@ struct fxtprof_trigger_rec {
 	char name[];		/* name_len bytes, zero padded to 8 */
 };
 
+/*
+ * An annotation written to FXTPROF_ANNOTATE_DEVICE by thread tid of pid;
+ * kind, key and name as the application gave them, validated.
+ */
+struct fxtprof_annotation_rec {
+	struct fxtprof_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u16 kind;		/* enum fxtprof_annotation_kind */
+	__u16 name_len;
+	__u32 reserved;
+	__u64 key;
+	char name[];		/* name_len bytes, zero padded to 8 */
+};
+
 /* ------------------------------------------------------------------ */
 /* Layout checks                                                       */
 /* ------------------------------------------------------------------ */
@@ -629,6 +685,10 @@ FXTPROF_ASSERT_REC(fxtprof_switch, 48);
 FXTPROF_ASSERT_REC(fxtprof_wakeup, 40);
 FXTPROF_ASSERT_REC(fxtprof_trigger_rec, 32);
 FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_trigger_rec, name) == 32, "name");
+FXTPROF_ASSERT(sizeof(struct fxtprof_annotation) == 24, "fxtprof_annotation size");
+FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_annotation, name) == 24, "name");
+FXTPROF_ASSERT_REC(fxtprof_annotation_rec, 40);
+FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_annotation_rec, name) == 40, "name");
 
 #undef FXTPROF_ASSERT_REC
 #undef FXTPROF_ASSERT
