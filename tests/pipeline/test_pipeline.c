@@ -23,6 +23,7 @@
 #include "sink/sink_internal.h"	/* to stand in for a reconnection */
 #include "state/stream_state.h"
 #include "transport/evloop.h"
+#include "mem_sink.h"
 
 /* ------------------------------------------------------------------ */
 /* record_queue                                                        */
@@ -91,29 +92,6 @@ TEST(queue_boundaries_wrap_and_drop)
 /* ------------------------------------------------------------------ */
 /* The FXT encoder's sample path                                       */
 /* ------------------------------------------------------------------ */
-
-struct mem {
-	unsigned char buf[1 << 20];
-	size_t len, reserved;
-};
-
-static void *mem_reserve(void *ctx, size_t len, unsigned int type)
-{
-	struct mem *m = ctx;
-
-	(void)type;
-	if (m->len + len > sizeof(m->buf))
-		return NULL;
-	m->reserved = len;
-	return m->buf + m->len;
-}
-
-static void mem_commit(void *ctx)
-{
-	struct mem *m = ctx;
-
-	m->len += m->reserved;
-}
 
 static void sample(struct stream_state *st, uint32_t pid, uint8_t mode,
 		   uint16_t nk, uint16_t nu)

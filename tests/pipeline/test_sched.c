@@ -19,29 +19,7 @@
 #include "encode/fxt_encoder.h"
 #include "fxt_reader.h"
 #include "state/stream_state.h"
-
-struct mem {
-	unsigned char buf[1 << 16];
-	size_t len, reserved;
-};
-
-static void *mem_reserve(void *ctx, size_t len, unsigned int type)
-{
-	struct mem *m = ctx;
-
-	(void)type;
-	if (m->len + len > sizeof(m->buf))
-		return NULL;
-	m->reserved = len;
-	return m->buf + m->len;
-}
-
-static void mem_commit(void *ctx)
-{
-	struct mem *m = ctx;
-
-	m->len += m->reserved;
-}
+#include "mem_sink.h"
 
 static struct fxtprof_switch mk_switch(uint16_t cpu, uint64_t ts,
 				       uint32_t prev, uint32_t next,

@@ -27,29 +27,7 @@
 #include "source/mmap_rec.h"
 #include "source/proc_maps.h"
 #include "state/stream_state.h"
-
-struct mem {
-	unsigned char buf[1 << 20];
-	size_t len, reserved;
-};
-
-static void *mem_reserve(void *ctx, size_t len, unsigned int type)
-{
-	struct mem *m = ctx;
-
-	(void)type;
-	if (m->len + len > sizeof(m->buf))
-		return NULL;
-	m->reserved = len;
-	return m->buf + m->len;
-}
-
-static void mem_commit(void *ctx)
-{
-	struct mem *m = ctx;
-
-	m->len += m->reserved;
-}
+#include "mem_sink.h"
 
 static const uint8_t bid[20] = {
 	0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
