@@ -28,6 +28,7 @@
 # samples per CPU-second of the whole session, cost/sample.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
+. "$(dirname "$0")/bench-lib.sh"
 
 reps=${BENCH_REPS:-3}
 freqs=${BENCH_FREQS:-1000 10000}
@@ -160,19 +161,9 @@ for rep in $(seq 1 "$reps"); do
 done
 
 echo
-awk -v ncpu="$ncpu" -v freqlist="$freqs" '
-function median(key,   n, i, j, t, a) {
-	n = cnt[key]
-	if (!n) return 0
-	for (i = 1; i <= n; i++) a[i] = val[key, i]
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function add(key, x) { if (x != "-" && x != "") val[key, ++cnt[key]] = x }
+awk -v ncpu="$ncpu" -v freqlist="$freqs" "$BENCH_AWK"'
 $1 == "BENCH" {
-	delete v
-	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	bench_fields()
 	k = v["cfg"] ":" v["freq"]
 	add(k, v["cpu_ns"])
 	add(k ":wall", v["wall_ns"])
@@ -237,20 +228,10 @@ BENCH_KERNEL_SCRIPT=$FXT_ROOT/tests/bpf/bench-bpf.vm.sh BENCH_FREQS="$freqs" \
 	"$FXT_ROOT/scripts/bench-kernel.sh" x86_64 | sed -n '/^Runs/,/^Kernel sampling/p' | sed '$d'
 vmout=$FXT_RESULTS/bench-kernel.out
 echo
-awk -v freqlist="$freqs" '
-function median(key,   n, i, j, t, a) {
-	n = cnt[key]
-	if (!n) return 0
-	for (i = 1; i <= n; i++) a[i] = val[key, i]
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function add(key, x) { if (x != "-" && x != "") val[key, ++cnt[key]] = x }
+awk -v freqlist="$freqs" "$BENCH_AWK"'
 /^BENCH-INFO kernel=/ { for (i = 2; i <= NF; i++) if ($i ~ /^ncpu=/) { split($i, kv, "="); ncpu = kv[2] } }
 $1 == "BENCH" {
-	delete v
-	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	bench_fields()
 	k = v["cfg"] ":" v["freq"]
 	add(k, v["wall_ns"])
 	if (v["samples"] != "-" && v["secs"] != "-" && v["secs"] > 0)

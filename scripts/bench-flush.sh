@@ -19,6 +19,7 @@
 # Raw output: build/results/bench-flush.out (VM log next to it).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
+. "$(dirname "$0")/bench-lib.sh"
 
 cfg=${1:-x86_64}
 [ $# -gt 0 ] && shift
@@ -44,39 +45,22 @@ conf=$B/bench/bench-flush.conf
 printf 'REPS=%s\nFREQS="%s"\nCOUNT=%s\n' "$reps" "$freqs" "$count" > "$conf"
 out=$FXT_RESULTS/bench-flush.out
 echo "bench-flush: $reps reps of $count flushes at $freqs Hz ($cfg); raw output in $out" >&2
-rc=0
-VM_TESTS_LIST=$B/bench/vm-tests-flush.list VM_TIMEOUT=${VM_TIMEOUT:-600} \
-	"$FXT_ROOT/scripts/vm-cmd.sh" "$cfg" "$FXT_ROOT/tests/bench/bench-flush.vm.sh" \
-	"$conf:/bench/bench.conf" "$@" > "$out" || rc=$?
-grep -v '^BENCH ' "$out" || true
-if [ $rc -ne 0 ] || ! grep -q '^BENCH ' "$out"; then
-	echo "bench-flush: the VM script failed (rc=$rc); see $out and the VM log in $FXT_RESULTS" >&2
-	exit 1
-fi
+bench_run_vm bench-flush "$cfg" "$FXT_ROOT/tests/bench/bench-flush.vm.sh" \
+	"$B/bench/vm-tests-flush.list" "$out" "$conf:/bench/bench.conf" "$@"
 
 echo
 echo "Runs (flush latency, call to completion on every ring, in us):"
-awk '$1 == "BENCH" {
-	delete v
-	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+awk "$BENCH_AWK"'$1 == "BENCH" {
+	bench_fields()
 	printf "  rep %s  %6s Hz  median %9.1f  p90 %9.1f  max %9.1f  samples %8s  lost %s\n",
 		v["rep"], v["freq"], v["median_ns"] / 1e3, v["p90_ns"] / 1e3,
 		v["max_ns"] / 1e3, v["samples"], v["lost"]
 }' "$out"
 
 echo
-awk -v freqlist="$freqs" -v ncpu="$(sed -n 's/.*ncpu=\([0-9]*\).*/\1/p' "$out" | head -1)" '
-function median(key,   n, i, j, t, a) {
-	n = cnt[key]
-	for (i = 1; i <= n; i++) a[i] = val[key, i]
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function add(key, x) { val[key, ++cnt[key]] = x }
+awk -v freqlist="$freqs" -v ncpu="$(sed -n 's/.*ncpu=\([0-9]*\).*/\1/p' "$out" | head -1)" "$BENCH_AWK"'
 $1 == "BENCH" {
-	delete v
-	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	bench_fields()
 	f = v["freq"]
 	add(f ":med", v["median_ns"]); add(f ":p90", v["p90_ns"]); add(f ":max", v["max_ns"])
 	add(f ":lost", v["lost"])

@@ -28,6 +28,7 @@
 # Raw output: build/results/bench-kernel.out (VM log next to it).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
+. "$(dirname "$0")/bench-lib.sh"
 
 cfg=${1:-x86_64}
 [ $# -gt 0 ] && shift
@@ -53,27 +54,9 @@ for f in "$workload" "$fxtprof" "$B/kmod/fxtprof.ko"; do
 	[ -f "$f" ] || { echo "bench-kernel: $f is missing (make ARCH=$cfg)" >&2; exit 1; }
 done
 
-is_elf() { [ -f "$1" ] && [ "$(head -c4 "$1" | tail -c3)" = ELF ]; }
-perf=${PERF:-}
-if [ -z "$perf" ]; then
-	# Debian's /usr/bin/perf is either the binary itself (linux-perf
-	# diverts the old wrapper) or a wrapper exec'ing perf_X.Y.
-	for c in /usr/bin/perf /usr/bin/perf_* /usr/lib/linux-tools*/perf \
-		/usr/lib/linux-tools-*/*/perf; do
-		if is_elf "$c"; then perf=$c; break; fi
-	done
-fi
-is_elf "${perf:-}" || { echo "bench-kernel: no perf binary found (install linux-perf or set PERF=)" >&2; exit 1; }
+bench_find_perf bench-kernel
 
-# Every shared object of perf and fxtprof (the x86_64 reader is dynamic),
-# real file at the path ldd names: mkinitramfs copies with cp -a, which
-# would keep a symlink pointing nowhere.
-files=("$perf:/bench/perf" "$fxtprof:/bench/fxtprof")
-while read -r lib; do
-	files+=("$(readlink -f "$lib"):$lib")
-done < <(ldd "$perf" "$fxtprof" | awk '
-	$2 == "=>" && $3 ~ /^\// { print $3 }
-	$1 ~ /^\// { print $1 }' | sort -u)
+bench_vm_files "$perf:/bench/perf" "$fxtprof:/bench/fxtprof"
 
 # Only the workload goes to /tests: the suite's programs are not needed.
 mkdir -p "$B/bench"
@@ -85,21 +68,13 @@ mkdir -p "$FXT_RESULTS"
 out=$FXT_RESULTS/bench-kernel.out
 echo "bench-kernel: perf $perf, ${#files[@]} files; $reps reps of bare +" \
 	"fxtprof/perf at $freqs Hz; guest args '$kargs'; raw output in $out" >&2
-rc=0
-VM_TESTS_LIST=$B/bench/vm-tests.list VM_TIMEOUT=${VM_TIMEOUT:-600} \
-	"$FXT_ROOT/scripts/vm-cmd.sh" "$cfg" "$vmscript" "${files[@]}" \
-	"$conf:/bench/bench.conf" "$@" -- $kargs > "$out" || rc=$?
-grep -v '^BENCH ' "$out" || true
-if [ $rc -ne 0 ] || ! grep -q '^BENCH ' "$out"; then
-	echo "bench-kernel: the VM script failed (rc=$rc); see $out and the VM log in $FXT_RESULTS" >&2
-	exit 1
-fi
+bench_run_vm bench-kernel "$cfg" "$vmscript" "$B/bench/vm-tests.list" "$out" \
+	"${files[@]}" "$conf:/bench/bench.conf" "$@" -- $kargs
 
 echo
 echo "Runs (wall time of the workload in s):"
-awk '$1 == "BENCH" {
-	delete v
-	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+awk "$BENCH_AWK"'$1 == "BENCH" {
+	bench_fields()
 	printf "  rep %s  %-8s %6s Hz  %8.3f s  samples %6s  handler %5s ns  reader CPU %s s\n",
 		v["rep"], v["cfg"], v["freq"], v["wall_ns"] / 1e9, v["samples"],
 		v["handler_ns"], v["reader_cpu"] == "" ? "-" : v["reader_cpu"]
@@ -107,18 +82,9 @@ awk '$1 == "BENCH" {
 
 echo
 awk -v ncpu="$(sed -n 's/.*ncpu=\([0-9]*\).*/\1/p' "$out" | head -1)" \
-	-v freqlist="$freqs" '
-function median(key,   n, i, j, t, a) {
-	n = cnt[key]
-	for (i = 1; i <= n; i++) a[i] = val[key, i]
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function add(key, x) { if (x != "-" && x != "") val[key, ++cnt[key]] = x }
+	-v freqlist="$freqs" "$BENCH_AWK"'
 $1 == "BENCH" {
-	delete v
-	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	bench_fields()
 	k = v["cfg"] ":" v["freq"]
 	add(k, v["wall_ns"])
 	if (v["samples"] != "-" && v["secs"] != "-" && v["secs"] > 0)

@@ -19,6 +19,7 @@
 # make bench-flush (scripts/bench-flush.sh) runs this script too.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
+. "$(dirname "$0")/bench-lib.sh"
 
 cfg=${1:-x86_64}
 [ $# -gt 0 ] && shift
@@ -42,22 +43,9 @@ for f in "$pingpong" "$fxtprof" "$B/kmod/fxtprof.ko"; do
 	[ -f "$f" ] || { echo "bench-sched: $f is missing (make ARCH=$cfg)" >&2; exit 1; }
 done
 
-is_elf() { [ -f "$1" ] && [ "$(head -c4 "$1" | tail -c3)" = ELF ]; }
-perf=${PERF:-}
-if [ -z "$perf" ]; then
-	for c in /usr/bin/perf /usr/bin/perf_* /usr/lib/linux-tools*/perf \
-		/usr/lib/linux-tools-*/*/perf; do
-		if is_elf "$c"; then perf=$c; break; fi
-	done
-fi
-is_elf "${perf:-}" || { echo "bench-sched: no perf binary found (install linux-perf or set PERF=)" >&2; exit 1; }
+bench_find_perf bench-sched
 
-files=("$perf:/bench/perf" "$fxtprof:/bench/fxtprof")
-while read -r lib; do
-	files+=("$(readlink -f "$lib"):$lib")
-done < <(ldd "$perf" "$fxtprof" | awk '
-	$2 == "=>" && $3 ~ /^\// { print $3 }
-	$1 ~ /^\// { print $1 }' | sort -u)
+bench_vm_files "$perf:/bench/perf" "$fxtprof:/bench/fxtprof"
 
 mkdir -p "$B/bench-sched"
 echo "$pingpong" > "$B/bench-sched/vm-tests.list"
@@ -68,39 +56,23 @@ mkdir -p "$FXT_RESULTS"
 out=$FXT_RESULTS/bench-sched.out
 echo "bench-sched: perf $perf; $reps reps of bare, fxtprof, perf sched;" \
 	"$rounds ping-pong rounds; guest args '$kargs'; raw output in $out" >&2
-rc=0
-VM_TESTS_LIST=$B/bench-sched/vm-tests.list VM_TIMEOUT=${VM_TIMEOUT:-900} \
-	"$FXT_ROOT/scripts/vm-cmd.sh" "$cfg" "$FXT_ROOT/tests/bench/bench-sched.vm.sh" \
-	"${files[@]}" "$conf:/bench/bench.conf" "$@" -- $kargs > "$out" || rc=$?
-grep -v '^BENCH ' "$out" || true
-if [ $rc -ne 0 ] || ! grep -q '^BENCH ' "$out"; then
-	echo "bench-sched: the VM script failed (rc=$rc); see $out and the VM log in $FXT_RESULTS" >&2
-	exit 1
-fi
+VM_TIMEOUT=${VM_TIMEOUT:-900} bench_run_vm bench-sched "$cfg" \
+	"$FXT_ROOT/tests/bench/bench-sched.vm.sh" "$B/bench-sched/vm-tests.list" "$out" \
+	"${files[@]}" "$conf:/bench/bench.conf" "$@" -- $kargs
 
 echo
 echo "Runs (wall time of $rounds ping-pong rounds):"
-awk '$1 == "BENCH" {
-	delete v
-	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+awk "$BENCH_AWK"'$1 == "BENCH" {
+	bench_fields()
 	printf "  rep %s  %-8s %8.3f s  switches %8s  wakeups %8s  MB %6s  reader CPU %s s  lost %s\n",
 		v["rep"], v["cfg"], v["wall_ns"] / 1e9, v["switches"], v["wakeups"],
 		v["bytes"] == "-" ? "-" : sprintf("%.2f", v["bytes"] / 1e6), v["reader_cpu"], v["lost"]
 }' "$out"
 
 echo
-awk -v rounds="$rounds" '
-function median(key,   n, i, j, t, a) {
-	n = cnt[key]
-	for (i = 1; i <= n; i++) a[i] = val[key, i]
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function add(key, x) { if (x != "-" && x != "") val[key, ++cnt[key]] = x }
+awk -v rounds="$rounds" "$BENCH_AWK"'
 $1 == "BENCH" {
-	delete v
-	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	bench_fields()
 	add(v["cfg"], v["wall_ns"])
 	add(v["cfg"] ":mb", v["bytes"] == "-" ? "-" : v["bytes"] / 1e6)
 	add(v["cfg"] ":rcpu", v["reader_cpu"])
