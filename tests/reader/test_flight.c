@@ -42,8 +42,8 @@ static const char *prog_path(const char *name)
 		slash = strrchr(self, '/');
 		if (slash) {
 			*slash = 0;
-			snprintf(buf, sizeof(buf), "%s/%s", self, name);
-			if (!access(buf, X_OK))
+			if (snprintf(buf, sizeof(buf), "%s/%s", self, name) <
+			    (int)sizeof(buf) && !access(buf, X_OK))
 				return buf;
 		}
 	}

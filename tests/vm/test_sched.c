@@ -405,7 +405,8 @@ static int sh(const char *fmt, const char *a, const char *b)
 	char cmd[1024];
 	int st;
 
-	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	if (snprintf(cmd, sizeof(cmd), fmt, a, b) >= (int)sizeof(cmd))
+		return 127;	/* a cut command line would run something else */
 	st = system(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
