@@ -92,11 +92,13 @@ static void child(int i, int ncpus, unsigned int ms, const char *self)
 	CPU_ZERO(&set);
 	CPU_SET(i % ncpus, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	snprintf(name, sizeof(name), "wl-child-%d", i);
+	/* comm names: 15 bytes at most, as the kernel keeps them */
+	snprintf(name, sizeof(name), "wl-child-%u", (unsigned int)i % 10000u);
 	prctl(PR_SET_NAME, name);
 	say("thread %d %d %s\n", getpid(), gettid(), name);
 	for (j = 0; j < 2; j++) {
-		snprintf(thr[j].name, sizeof(thr[j].name), "wl-t%d-%d", i, j);
+		snprintf(thr[j].name, sizeof(thr[j].name), "wl-t%u-%d",
+			 (unsigned int)i % 10000u, j);
 		thr[j].ms = ms;
 		if (pthread_create(&thr[j].t, NULL, thread_main, &thr[j]))
 			_exit(98);

@@ -61,8 +61,8 @@ static const char *prog_path(const char *name)
 		slash = strrchr(self, '/');
 		if (slash) {
 			*slash = 0;
-			snprintf(out, sizeof(buf[0]), "%s/%s", self, name);
-			if (!access(out, X_OK))
+			if (snprintf(out, sizeof(buf[0]), "%s/%s", self, name) <
+			    (int)sizeof(buf[0]) && !access(out, X_OK))
 				return out;
 		}
 	}
