@@ -148,7 +148,7 @@ user: $(USER_PROGS) $(VM_TEST_PROGS) $(BUILD_HOST_TESTS)
 
 # kbuild decides what is stale; always ask it.
 module:
-	scripts/build-module.sh $(CFG)
+	+scripts/build-module.sh $(CFG)
 
 deps:
 	scripts/setup.sh

@@ -35,5 +35,9 @@ if [ -d "$ksrc/kmod" ]; then
 	done
 fi
 
-make -C "$kdir" M="$out" "${kargs[@]}" -j"$(nproc)" ${V:+V=$V} modules
+# Under `make -jN` the jobserver is inherited through MAKEFLAGS: share it
+# rather than force a second -j on kbuild (make warns, and oversubscribes).
+jobs=(-j"$(nproc)")
+case " ${MAKEFLAGS:-} " in *jobserver*) jobs=() ;; esac
+make -C "$kdir" M="$out" "${kargs[@]}" "${jobs[@]}" ${V:+V=$V} modules
 ls -l "$out"/*.ko
