@@ -48,19 +48,19 @@ $(B)/asan/tests/report/run_report: tests/report/report_test.sh \
 	@chmod +x $@
 
 PROFILE_TEST_CPPFLAGS = $(CPPFLAGS) $(FXT_CPPFLAGS) -Iuser -isystem $(KSFT_INC)
-PROFILE_TEST_DEPS := tests/report/test_profile.c user/profile/profile.c \
-	user/profile/profile.h $(FXT_HDRS)
+PROFILE_TEST_DEPS := tests/report/test_profile.c $(PROFILE_SRCS) \
+	user/profile/profile.h user/profile/profile_annot.h $(FXT_HDRS)
 
 $(REPORT_T)/test_profile: $(PROFILE_TEST_DEPS) $(FXT_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(PROFILE_TEST_CPPFLAGS) $(CFLAGS) -Wno-unused-parameter \
-		tests/report/test_profile.c user/profile/profile.c $(FXT_LIB) -o $@
+		tests/report/test_profile.c $(PROFILE_SRCS) $(FXT_LIB) -o $@
 
 $(B)/asan/tests/report/test_profile: $(PROFILE_TEST_DEPS) $(FXT_LIB_ASAN)
 	@mkdir -p $(@D)
 	$(CC) $(PROFILE_TEST_CPPFLAGS) $(CFLAGS) -Wno-unused-parameter \
 		$(FXT_SAN_FLAGS) tests/report/test_profile.c \
-		user/profile/profile.c $(FXT_LIB_ASAN) -o $@
+		$(PROFILE_SRCS) $(FXT_LIB_ASAN) -o $@
 
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(REPORT_T)/run_report $(REPORT_T)/test_profile \
