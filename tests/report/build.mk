@@ -67,3 +67,24 @@ HOST_TESTS += $(REPORT_T)/run_report $(REPORT_T)/test_profile \
 	      $(B)/asan/tests/report/run_report \
 	      $(B)/asan/tests/report/test_profile
 endif
+
+# Annotations: --region, --kernel, --section and --by-region on a
+# recording with regions on two threads (region_test.sh), plain and on
+# the ASan+UBSan fxtprof.
+$(REPORT_T)/run_region: tests/report/region_test.sh $(B)/bin/fxtprof \
+		$(REPORT_T)/gen_profile
+	@printf '#!/bin/sh\nexec sh %s %s %s\n' $(abspath $<) \
+		$(abspath $(B)/bin/fxtprof) $(abspath $(REPORT_T)/gen_profile) > $@
+	@chmod +x $@
+
+$(B)/asan/tests/report/run_region: tests/report/region_test.sh \
+		$(B)/asan/tests/report/fxtprof $(REPORT_T)/gen_profile
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s %s\n' $(abspath $<) \
+		$(abspath $(B)/asan/tests/report/fxtprof) \
+		$(abspath $(REPORT_T)/gen_profile) > $@
+	@chmod +x $@
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(REPORT_T)/run_region $(B)/asan/tests/report/run_region
+endif
