@@ -88,3 +88,22 @@ $(B)/asan/tests/report/run_region: tests/report/region_test.sh \
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(REPORT_T)/run_region $(B)/asan/tests/report/run_region
 endif
+
+# The intervals each sample is in (user/profile/profile_annot.c).
+ANNOT_TEST_DEPS := tests/report/test_annot.c $(PROFILE_SRCS) \
+	user/profile/profile.h user/profile/profile_annot.h $(FXT_HDRS)
+
+$(REPORT_T)/test_annot: $(ANNOT_TEST_DEPS) $(FXT_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(PROFILE_TEST_CPPFLAGS) $(CFLAGS) -Wno-unused-parameter \
+		tests/report/test_annot.c $(PROFILE_SRCS) $(FXT_LIB) -o $@
+
+$(B)/asan/tests/report/test_annot: $(ANNOT_TEST_DEPS) $(FXT_LIB_ASAN)
+	@mkdir -p $(@D)
+	$(CC) $(PROFILE_TEST_CPPFLAGS) $(CFLAGS) -Wno-unused-parameter \
+		$(FXT_SAN_FLAGS) tests/report/test_annot.c \
+		$(PROFILE_SRCS) $(FXT_LIB_ASAN) -o $@
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(REPORT_T)/test_annot $(B)/asan/tests/report/test_annot
+endif
