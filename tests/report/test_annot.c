@@ -208,15 +208,29 @@ TEST(an_end_closes_what_it_holds)
 	RE(&r, 30, 1, "R");		/* K was still open inside R */
 	sample(&r, 35, 1);
 	KE(&r, 40, 1, "K", 42);		/* nothing open: ignored */
+	/* B's end lost: A's end closes B too, not B alone. */
+	RB(&r, 100, 1, "A");
+	RB(&r, 110, 1, "B");
+	sample(&r, 115, 1);
+	RE(&r, 120, 1, "A");
+	sample(&r, 125, 1);
+	/* An end naming nothing open is ignored: C stays open. */
+	RB(&r, 200, 1, "C");
+	RE(&r, 210, 1, "Z");
+	sample(&r, 220, 1);
+	RE(&r, 230, 1, "C");
 	p = load(_metadata, &r);
 	ASSERT_NE(NULL, p);
 	EXPECT_STREQ("R/K", in(p, 0));
 	EXPECT_STREQ("", in(p, 1));
+	EXPECT_STREQ("A/B", in(p, 2));
+	EXPECT_STREQ("", in(p, 3));
+	EXPECT_STREQ("C", in(p, 4));
 	profile_annots__stats(profile__annots(p), &st);
-	EXPECT_EQ(1, st.by_kind[PROFILE_ANNOT_REGION]);
+	EXPECT_EQ(4, st.by_kind[PROFILE_ANNOT_REGION]);
 	EXPECT_EQ(1, st.by_kind[PROFILE_ANNOT_KERNEL]);
-	EXPECT_EQ(1, st.closed_by_outer);
-	EXPECT_EQ(1, st.unmatched_ends);
+	EXPECT_EQ(2, st.closed_by_outer);
+	EXPECT_EQ(2, st.unmatched_ends);
 	EXPECT_EQ(0, st.open_at_end);
 	profile__free(p);
 }

@@ -223,9 +223,20 @@ static struct profile_annot *iv_new(struct profile_annots *a,
 }
 
 /*
+ * Whether end mark m closes open interval v: same kind, and same name,
+ * as every end carries its begin's (an end without a name closes the
+ * innermost of its kind).  Names are interned: pointers compare.
+ */
+static bool closes(const struct mark *m, const struct profile_annot *v)
+{
+	return v->kind == m->kind && (!m->name[0] || v->name == m->name);
+}
+
+/*
  * Regions and kernels of one thread, marks[from, to): one stack.  An end
- * closes the innermost open interval of its kind; any opened inside it
- * and still open end with it (counted), as they cannot outlive it.
+ * closes the innermost open interval it names; any opened inside it and
+ * still open end with it (counted), as they cannot outlive it: their own
+ * end was lost, or never written.
  */
 static int replay_durations(struct profile_annots *a, size_t from, size_t to)
 {
@@ -248,7 +259,7 @@ static int replay_durations(struct profile_annots *a, size_t from, size_t to)
 			top = (uint32_t)a->nr_iv;
 			continue;
 		}
-		for (o = top; o && a->iv[o - 1].kind != m->kind;
+		for (o = top; o && !closes(m, &a->iv[o - 1]);
 		     o = a->iv[o - 1].parent)
 			;
 		if (!o) {

@@ -11,8 +11,12 @@
  *  - section: async begin/end, category "section", correlation id = key;
  *  - event:   instant, category "event" (only counted here).
  * Regions and kernels share the thread's duration stack, as Perfetto
- * draws them.  An end with no open begin is ignored and counted; a begin
- * still open when the recording ends lasts to its end (end UINT64_MAX).
+ * draws them: an end closes the innermost open interval of its kind and
+ * name, and whatever is still open inside it (its end was lost).
+ * Sections pair by (process, key), so one may end on another thread; it
+ * holds the samples of the thread that began it.  An end with nothing
+ * to close is ignored and counted; a begin still open when the recording
+ * ends lasts to its end (end UINT64_MAX).
  */
 #ifndef FXTPROF_PROFILE_ANNOT_H
 #define FXTPROF_PROFILE_ANNOT_H
