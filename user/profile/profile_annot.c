@@ -398,14 +398,11 @@ static uint32_t ctx_child(struct profile_annots *a, uint32_t parent,
 	return (uint32_t)a->nr_nodes++;
 }
 
-/* Sort context for the sweep: qsort has no argument for it. */
-static const struct profile_annots *sort_annots;
-static const struct profile *sort_profile;
-
-static int cmp_iv(const void *pa, const void *pb)
+static int cmp_iv(const void *pa, const void *pb, void *ctx)
 {
-	const struct profile_annot *x = &sort_annots->iv[*(const uint32_t *)pa];
-	const struct profile_annot *y = &sort_annots->iv[*(const uint32_t *)pb];
+	const struct profile_annots *a = ctx;
+	const struct profile_annot *x = &a->iv[*(const uint32_t *)pa];
+	const struct profile_annot *y = &a->iv[*(const uint32_t *)pb];
 	int c;
 
 	if ((c = cmp_u64(x->pid, y->pid)) || (c = cmp_u64(x->tid, y->tid)) ||
@@ -420,11 +417,11 @@ static int cmp_iv(const void *pa, const void *pb)
 	return cmp_u64(*(const uint32_t *)pa, *(const uint32_t *)pb);
 }
 
-static int cmp_sample_idx(const void *pa, const void *pb)
+static int cmp_sample_idx(const void *pa, const void *pb, void *ctx)
 {
 	size_t i = *(const size_t *)pa, j = *(const size_t *)pb;
-	const struct profile_sample *x = profile__sample(sort_profile, i);
-	const struct profile_sample *y = profile__sample(sort_profile, j);
+	const struct profile_sample *x = profile__sample(ctx, i);
+	const struct profile_sample *y = profile__sample(ctx, j);
 	int c;
 
 	if ((c = cmp_u64(x->pid, y->pid)) || (c = cmp_u64(x->tid, y->tid)) ||
@@ -540,12 +537,11 @@ int profile_annots__index(struct profile_annots *a, const struct profile *p)
 		ivs[i] = (uint32_t)i;
 	for (i = 0; i < ns; i++)
 		smp[i] = i;
-	sort_annots = a;
-	sort_profile = p;
 	if (a->nr_iv > 1)
-		qsort(ivs, a->nr_iv, sizeof(*ivs), cmp_iv);
+		qsort_r(ivs, a->nr_iv, sizeof(*ivs), cmp_iv, a);
+	/* The profile is const here; the comparison only reads it. */
 	if (ns > 1)
-		qsort(smp, ns, sizeof(*smp), cmp_sample_idx);
+		qsort_r(smp, ns, sizeof(*smp), cmp_sample_idx, (void *)p);
 	ret = sweep(a, p, ivs, smp, ns);
 out_free_order:
 	free(ivs);
