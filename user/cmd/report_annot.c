@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "profile/profile.h"
 #include "profile/profile_annot.h"
 #include "report_annot.h"
@@ -126,13 +127,23 @@ int rt_annot__check(const struct rt_annot_opts *o, const struct profile *p,
 		    const char *path, struct rt_annot_result *res)
 {
 	const struct profile_annots *a = profile__annots(p);
+	size_t i, n = profile_annots__nr(a);
 	unsigned int k;
-	size_t i;
 
 	memset(res, 0, sizeof(*res));
-	for (i = 0; i < profile_annots__nr(a); i++)
-		if (matches(o, profile_annots__get(a, i)))
+	if (!n && !o->nr_pats)
+		return 0;
+	/* Matched once per interval, not per sample: fnmatch is slow. */
+	res->first = profile_annots__get(a, 0);
+	res->match = calloc(n ? n : 1, sizeof(*res->match));
+	res->frame = calloc(n ? n : 1, sizeof(*res->frame));
+	if (!res->match || !res->frame)
+		return reader_err(-ENOMEM, "report");
+	for (i = 0; i < n; i++)
+		if (matches(o, profile_annots__get(a, i))) {
+			res->match[i] = 1;
 			res->matched++;
+		}
 	if (!o->nr_pats || res->matched)
 		return 0;
 	for (k = 0; k < o->nr_pats; k++) {
@@ -143,8 +154,16 @@ int rt_annot__check(const struct rt_annot_opts *o, const struct profile *p,
 	return -ENOENT;
 }
 
-bool rt_annot__keeps(const struct rt_annot_opts *o, const struct profile *p,
-		     size_t i)
+void rt_annot__release(struct rt_annot_result *res)
+{
+	free(res->match);
+	free(res->frame);
+	memset(res, 0, sizeof(*res));
+}
+
+bool rt_annot__keeps(const struct rt_annot_opts *o,
+		     const struct rt_annot_result *res,
+		     const struct profile *p, size_t i)
 {
 	const struct profile_annot *in[RT_ANNOT_MAX_DEPTH];
 	unsigned int n, k;
@@ -156,13 +175,13 @@ bool rt_annot__keeps(const struct rt_annot_opts *o, const struct profile *p,
 	if (n > RT_ANNOT_MAX_DEPTH)
 		n = RT_ANNOT_MAX_DEPTH;
 	for (k = 0; k < n; k++)
-		if (matches(o, in[k]))
+		if (res->match[in[k] - res->first])
 			return true;
 	return false;
 }
 
 int rt_annot__push_frames(struct rtree *t, const struct rt_annot_opts *o,
-			  size_t i)
+			  struct rt_annot_result *res, size_t i)
 {
 	const struct profile_annot *in[RT_ANNOT_MAX_DEPTH];
 	unsigned int n, k, pushed = 0;
@@ -177,15 +196,18 @@ int rt_annot__push_frames(struct rtree *t, const struct rt_annot_opts *o,
 		n = RT_ANNOT_MAX_DEPTH;
 	/* Leaf first: the innermost region is pushed first. */
 	for (k = n; k--; ) {
-		uint32_t id;
+		uint32_t *id = &res->frame[in[k] - res->first];
 
 		if (in[k]->kind == PROFILE_ANNOT_SECTION)
 			continue;
-		snprintf(name, sizeof(name), "[%s] %s", kind_name[in[k]->kind],
-			 in[k]->name);
-		ret = rtree__intern(t, name, RT_ANNOT_DSO, &id);
-		if (ret)
-			return ret;
+		if (!*id) {
+			snprintf(name, sizeof(name), "[%s] %s",
+				 kind_name[in[k]->kind], in[k]->name);
+			ret = rtree__intern(t, name, RT_ANNOT_DSO, id);
+			if (ret)
+				return ret;
+			++*id;
+		}
 		if (t->nr_stack == t->cap_stack) {
 			size_t ncap = t->cap_stack ? 2 * t->cap_stack : 64;
 			uint32_t *ns = realloc(t->stack, ncap * sizeof(*ns));
@@ -195,7 +217,7 @@ int rt_annot__push_frames(struct rtree *t, const struct rt_annot_opts *o,
 			t->stack = ns;
 			t->cap_stack = ncap;
 		}
-		t->stack[t->nr_stack++] = id;
+		t->stack[t->nr_stack++] = *id - 1;
 		pushed++;
 	}
 	return (int)pushed;

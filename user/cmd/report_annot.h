@@ -40,10 +40,13 @@ struct rt_annot_opts {
 	bool by_region;
 };
 
-/* What the load found, for the header. */
+/* What the load found, for the header, and per-interval caches. */
 struct rt_annot_result {
 	uint64_t matched;	/* intervals a pattern matches */
 	uint64_t dropped;	/* samples the other filters kept, these not */
+	const struct profile_annot *first;	/* the intervals' array */
+	uint8_t *match;		/* per interval: a pattern matches it */
+	uint32_t *frame;	/* per interval: --by-region symbol id + 1 */
 };
 
 /* As rt_opts__parse(): 1 if argv[*i] was one of ours, 0, or -EINVAL. */
@@ -51,21 +54,24 @@ int rt_annot__parse(struct rt_annot_opts *o, int argc, char **argv, int *i);
 void rt_annot__usage(FILE *f);
 
 /*
- * Count the intervals the patterns match.  With patterns and no match,
- * print which names the recording has and return -ENOENT.
+ * Count the intervals the patterns match (res is then released by
+ * rt_annot__release()).  With patterns and no match, print which names
+ * the recording has and return -ENOENT; -ENOMEM.
  */
 int rt_annot__check(const struct rt_annot_opts *o, const struct profile *p,
 		    const char *path, struct rt_annot_result *res);
+void rt_annot__release(struct rt_annot_result *res);
 /* Whether sample i is kept: true without patterns. */
-bool rt_annot__keeps(const struct rt_annot_opts *o, const struct profile *p,
-		     size_t i);
+bool rt_annot__keeps(const struct rt_annot_opts *o,
+		     const struct rt_annot_result *res,
+		     const struct profile *p, size_t i);
 /*
  * With --by-region: append sample i's region and kernel frames to
  * t->stack (innermost first: the stack is leaf first).  Returns how many,
  * or -ENOMEM.
  */
 int rt_annot__push_frames(struct rtree *t, const struct rt_annot_opts *o,
-			  size_t i);
+			  struct rt_annot_result *res, size_t i);
 /* Header lines ("# ..."): the annotations, and what the patterns kept. */
 void rt_annot__print_header(const struct rtree *t,
 			    const struct rt_annot_opts *o,

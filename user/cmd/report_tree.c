@@ -627,7 +627,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 
 		if (!selected(t, &o->filter, s))
 			continue;
-		if (!rt_annot__keeps(&o->annot, t->p, i)) {
+		if (!rt_annot__keeps(&o->annot, &t->annot_res, t->p, i)) {
 			t->annot_res.dropped++;
 			continue;
 		}
@@ -672,7 +672,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			}
 			rs->n = (uint32_t)(t->nr_stack - rs->first);
 		}
-		ret = rt_annot__push_frames(t, &o->annot, i);
+		ret = rt_annot__push_frames(t, &o->annot, &t->annot_res, i);
 		if (ret < 0)
 			return reader_err(ret, "report");
 		rs->n += (uint32_t)ret;
@@ -709,6 +709,7 @@ void rtree__free(struct rtree *t)
 		free(c->ss);
 		free(c);
 	}
+	rt_annot__release(&t->annot_res);
 	symbolizer__free(t->sym);
 	profile__free(t->p);
 	memset(t, 0, sizeof(*t));

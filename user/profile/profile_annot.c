@@ -417,25 +417,65 @@ static int cmp_iv(const void *pa, const void *pb, void *ctx)
 	return cmp_u64(*(const uint32_t *)pa, *(const uint32_t *)pb);
 }
 
-static int cmp_sample_idx(const void *pa, const void *pb, void *ctx)
+static uint64_t thread_key(uint32_t pid, uint32_t tid)
 {
-	size_t i = *(const size_t *)pa, j = *(const size_t *)pb;
-	const struct profile_sample *x = profile__sample(ctx, i);
-	const struct profile_sample *y = profile__sample(ctx, j);
-	int c;
-
-	if ((c = cmp_u64(x->pid, y->pid)) || (c = cmp_u64(x->tid, y->tid)) ||
-	    (c = cmp_u64(x->ts, y->ts)))
-		return c;
-	return cmp_u64(i, j);
+	return (uint64_t)pid << 32 | tid;
 }
 
-static int thread_cmp(const struct profile_annot *v,
-		      const struct profile_sample *s)
-{
-	int c = cmp_u64(v->pid, s->pid);
+/*
+ * The threads that have intervals, in ivs[] order: keys[t] and the
+ * first of its intervals in ivs, first[t] (first[nt] = nr_iv).
+ */
+struct thread_index {
+	uint64_t *keys;
+	size_t *first;
+	size_t nt;
+};
 
-	return c ? c : cmp_u64(v->tid, s->tid);
+static int thread_index__build(struct thread_index *ti,
+			       const struct profile_annots *a,
+			       const uint32_t *ivs)
+{
+	size_t i;
+
+	ti->keys = malloc(a->nr_iv * sizeof(*ti->keys));
+	ti->first = malloc((a->nr_iv + 1) * sizeof(*ti->first));
+	ti->nt = 0;
+	if (!ti->keys || !ti->first)
+		return -ENOMEM;
+	for (i = 0; i < a->nr_iv; i++) {
+		const struct profile_annot *v = &a->iv[ivs[i]];
+		uint64_t k = thread_key(v->pid, v->tid);
+
+		if (ti->nt && ti->keys[ti->nt - 1] == k)
+			continue;
+		ti->keys[ti->nt] = k;
+		ti->first[ti->nt++] = i;
+	}
+	ti->first[ti->nt] = a->nr_iv;
+	return 0;
+}
+
+/* The index of thread k in ti, or ti->nt if it has no interval. */
+static size_t thread_index__find(const struct thread_index *ti, uint64_t k)
+{
+	size_t lo = 0, hi = ti->nt;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ti->keys[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ti->nt && ti->keys[lo] == k ? lo : ti->nt;
+}
+
+static void thread_index__free(struct thread_index *ti)
+{
+	free(ti->keys);
+	free(ti->first);
 }
 
 /* The context of the active intervals: durations first, then sections. */
@@ -460,64 +500,89 @@ static uint32_t ctx_of(struct profile_annots *a, const uint32_t *active,
 	return node;
 }
 
-static int sweep(struct profile_annots *a, const struct profile *p,
-		 const uint32_t *ivs, const size_t *smp, size_t ns)
+/*
+ * One thread: its intervals ivs[0, niv) by begin, its samples smp[0, ns)
+ * in time order.  The active list holds the intervals begun at or before
+ * the sample, less those ended at or before it.
+ */
+static int sweep_thread(struct profile_annots *a, const struct profile *p,
+			const uint32_t *ivs, size_t niv, const size_t *smp,
+			size_t ns, uint32_t **active, size_t *cap_active)
 {
-	uint32_t *active = NULL;
-	size_t nr_active = 0, cap_active = 0, vi = 0, i;
-	const struct profile_sample *prev = NULL;
+	size_t nr_active = 0, vi = 0, i;
 	uint32_t cur = 0;
-	bool dirty = true;
-	int ret = 0;
+	bool dirty = false;
 
 	for (i = 0; i < ns; i++) {
-		const struct profile_sample *s = profile__sample(p, smp[i]);
+		uint64_t ts = profile__sample(p, smp[i])->ts;
 		size_t k, kept;
 
-		if (!prev || prev->pid != s->pid || prev->tid != s->tid) {
-			nr_active = 0;
-			dirty = true;
-			while (vi < a->nr_iv && thread_cmp(&a->iv[ivs[vi]], s) < 0)
-				vi++;
-		}
-		prev = s;
-		for (; vi < a->nr_iv && !thread_cmp(&a->iv[ivs[vi]], s) &&
-		     a->iv[ivs[vi]].begin <= s->ts; vi++) {
-			if (grow((void **)&active, &cap_active, nr_active + 1,
-				 sizeof(*active))) {
-				ret = -ENOMEM;
-				goto out_free_active;
-			}
-			active[nr_active++] = ivs[vi];
+		for (; vi < niv && a->iv[ivs[vi]].begin <= ts; vi++) {
+			if (grow((void **)active, cap_active, nr_active + 1,
+				 sizeof(**active)))
+				return -ENOMEM;
+			(*active)[nr_active++] = ivs[vi];
 			dirty = true;
 		}
 		for (k = kept = 0; k < nr_active; k++)
-			if (a->iv[active[k]].end > s->ts)
-				active[kept++] = active[k];
+			if (a->iv[(*active)[k]].end > ts)
+				(*active)[kept++] = (*active)[k];
 		if (kept != nr_active) {
 			nr_active = kept;
 			dirty = true;
 		}
 		if (dirty) {
-			cur = nr_active ? ctx_of(a, active, nr_active) : 0;
-			if (nr_active && !cur) {
-				ret = -ENOMEM;
-				goto out_free_active;
-			}
+			cur = nr_active ? ctx_of(a, *active, nr_active) : 0;
+			if (nr_active && !cur)
+				return -ENOMEM;
 			dirty = false;
 		}
 		a->sample_ctx[smp[i]] = cur;
 	}
-out_free_active:
-	free(active);
-	return ret;
+	return 0;
+}
+
+/*
+ * The samples of each thread that has intervals, in time order: a
+ * counting sort by thread of samples already sorted by time, so that no
+ * comparison sort of all the samples is needed.  order[start[t],
+ * start[t + 1]) are thread t's.
+ */
+static int group_samples(const struct profile *p, const struct thread_index *ti,
+			 size_t **order, size_t **start)
+{
+	size_t ns = profile__nr_samples(p), i, *fill;
+	size_t *thr = malloc((ns ? ns : 1) * sizeof(*thr));
+
+	*order = malloc((ns ? ns : 1) * sizeof(**order));
+	*start = calloc(ti->nt + 2, sizeof(**start));
+	fill = calloc(ti->nt + 1, sizeof(*fill));
+	if (!thr || !*order || !*start || !fill) {
+		free(thr);
+		free(fill);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ns; i++) {
+		const struct profile_sample *s = profile__sample(p, i);
+
+		thr[i] = thread_index__find(ti, thread_key(s->pid, s->tid));
+		(*start)[thr[i] + 1]++;
+	}
+	for (i = 1; i <= ti->nt + 1; i++)
+		(*start)[i] += (*start)[i - 1];
+	for (i = 0; i < ns; i++)
+		(*order)[(*start)[thr[i]] + fill[thr[i]]++] = i;
+	free(thr);
+	free(fill);
+	return 0;
 }
 
 int profile_annots__index(struct profile_annots *a, const struct profile *p)
 {
-	size_t ns = profile__nr_samples(p), i;
-	uint32_t *ivs = NULL;
-	size_t *smp = NULL;
+	size_t ns = profile__nr_samples(p), i, t, cap_active = 0;
+	struct thread_index ti = { 0 };
+	size_t *order = NULL, *start = NULL;
+	uint32_t *ivs = NULL, *active = NULL;
 	int ret;
 
 	ret = build_intervals(a);
@@ -526,26 +591,31 @@ int profile_annots__index(struct profile_annots *a, const struct profile *p)
 	a->nodes = calloc(1, sizeof(*a->nodes));
 	a->sample_ctx = calloc(ns, sizeof(*a->sample_ctx));
 	ivs = malloc(a->nr_iv * sizeof(*ivs));
-	smp = malloc(ns * sizeof(*smp));
-	if (!a->nodes || !a->sample_ctx || !ivs || !smp) {
+	if (!a->nodes || !a->sample_ctx || !ivs) {
 		ret = -ENOMEM;
-		goto out_free_order;
+		goto out_free;
 	}
 	a->nr_nodes = a->cap_nodes = 1;
 	a->nr_samples = ns;
 	for (i = 0; i < a->nr_iv; i++)
 		ivs[i] = (uint32_t)i;
-	for (i = 0; i < ns; i++)
-		smp[i] = i;
 	if (a->nr_iv > 1)
 		qsort_r(ivs, a->nr_iv, sizeof(*ivs), cmp_iv, a);
-	/* The profile is const here; the comparison only reads it. */
-	if (ns > 1)
-		qsort_r(smp, ns, sizeof(*smp), cmp_sample_idx, (void *)p);
-	ret = sweep(a, p, ivs, smp, ns);
-out_free_order:
+	ret = thread_index__build(&ti, a, ivs);
+	if (!ret)
+		ret = group_samples(p, &ti, &order, &start);
+	/* Samples of threads without intervals (t == nt) stay at 0. */
+	for (t = 0; !ret && t < ti.nt; t++)
+		ret = sweep_thread(a, p, ivs + ti.first[t],
+				   ti.first[t + 1] - ti.first[t],
+				   order + start[t], start[t + 1] - start[t],
+				   &active, &cap_active);
+out_free:
+	free(active);
+	free(order);
+	free(start);
+	thread_index__free(&ti);
 	free(ivs);
-	free(smp);
 	return ret;
 }
 
