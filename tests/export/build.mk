@@ -23,6 +23,7 @@ $(B)/user/cmd/export.o $(B)/user/cmd/symbolize.o: CPPFLAGS += -Iuser -Iuser/fxt
 
 $(EXPORT_TEST_DIR)/export_tool: $(EXPORT_TEST_DIR)/export_tool.o \
 		$(B)/user/cmd/export.o $(B)/user/cmd/symbolize.o \
+		$(B)/user/cmd/report_annot.o $(B)/user/cmd/report_tree.o \
 		$(EXPORT_TOOL_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SYMBOLIZE_LDLIBS)
 

@@ -6,8 +6,9 @@
 # application annotations (Documentation/fxt-mapping.md) on two threads:
 # nested regions, a Kokkos kernel inside them, overlapping sections, a
 # region that ended before the recording began (an end without a begin)
-# and one still open when it stopped.  Every sample's frame is the kernel
-# symbol do_work, so the counts are the regions'.  TAP on stdout.
+# and one still open when it stopped; and `export --region` for pprof.
+# Every sample's frame is the kernel symbol do_work, so the counts are
+# the regions'.  TAP on stdout.
 set -u
 FXTPROF=$1 GEN=$2
 T=$(mktemp -d)
@@ -179,6 +180,19 @@ check "flamegraph --by-region: the SVG has the region frames, per thread name" \
 "$FXTPROF" flamegraph --folded "$T/rec.fxt" > "$T/out" 2> "$T/err"
 check "flamegraph --folded without --by-region: no region frames" \
 	'! grep -q "region" "$T/out" && grep -qx "app;do_work_\[k\] 17" "$T/out"'
+
+X() { "$FXTPROF" "$@" > "$T/out" 2> "$T/err"; }
+X export --format pprof --region solve "$T/rec.fxt" -o "$T/solve.pb.gz"
+check "export --region solve: a pprof of the 13 samples, said so" \
+	'[ $? = 0 ] && grep -q ": 13 samples, " "$T/out" && grep -qx "fxtprof: --region '"'"'solve'"'"': 13 of 26 samples kept, in 2 matching intervals" "$T/out" && [ -s "$T/solve.pb.gz" ]'
+
+X export --format pprof --region nosuch "$T/rec.fxt" -o "$T/none.pb.gz"
+check "export --region naming no region: exit 1, nothing written" \
+	'[ $? = 1 ] && grep -q "no region matches" "$T/err" && [ ! -e "$T/none.pb.gz" ]'
+
+X symbolize --region solve "$T/rec.fxt" -o "$T/sym.fxt"
+check "symbolize --region: a usage error (it copies every record)" \
+	'[ $? = 2 ] && [ ! -e "$T/sym.fxt" ]'
 
 echo "1..$n"
 [ "$failed" = 0 ]

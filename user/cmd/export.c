@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "export.h"
 #include "export/pprof.h"
+#include "profile/profile.h"
 
 #define READ_CHUNK	(1 << 20)
 
@@ -242,6 +243,9 @@ enum {
 	OPT_MODE,
 	OPT_NO_LINES,
 	OPT_NO_INLINES,
+	OPT_REGION,
+	OPT_KERNEL,
+	OPT_SECTION,
 };
 
 static const struct option export_longopts[] = {
@@ -254,6 +258,9 @@ static const struct option export_longopts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+	{ "region", required_argument, NULL, OPT_REGION },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "section", required_argument, NULL, OPT_SECTION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -288,7 +295,14 @@ static void export_usage(FILE *f, const char *cmd)
 		"      --mode OCTAL       the output file's mode (default 0600:\n"
 		"                         profiles hold kernel addresses)\n");
 	if (pprof)
-		fprintf(f, "      --no-lines         no source files and lines\n");
+		fprintf(f, "      --no-lines         no source files and lines\n"
+			"      --region GLOB, --kernel GLOB, --section GLOB\n"
+			"                         only the samples taken inside "
+			"the\n"
+			"                         application's annotations so "
+			"named\n"
+			"                         (repeatable; Documentation/"
+			"reports.md)\n");
 	fprintf(f,
 		"      --no-inlines       no inline frames\n"
 		"  -h, --help             this text\n\n"
@@ -354,6 +368,14 @@ int export_cmd__parse(struct export_cmd *c, int argc, char **argv,
 		case OPT_NO_INLINES:
 			c->sym.inlines = false;
 			break;
+		case OPT_REGION:
+		case OPT_KERNEL:
+		case OPT_SECTION:
+			if (!pprof || rt_annot__add(&c->annot, opt == OPT_REGION ?
+					"region" : opt == OPT_KERNEL ? "kernel" :
+					"section", optarg))
+				goto bad;
+			break;
 		case 'h':
 			export_usage(stdout, cmd);
 			return CMD_EXIT_OK;
@@ -376,8 +398,28 @@ bad:
 	return CMD_EXIT_USAGE;
 }
 
+/* --region and the like: the samples the patterns keep, counted. */
+struct export_region {
+	const struct rt_annot_opts *o;
+	struct rt_annot_result res;
+	const struct profile *p;
+	uint64_t kept;
+};
+
+static bool export_region__keep(void *ctx, size_t i)
+{
+	struct export_region *r = ctx;
+
+	if (!rt_annot__keeps(r->o, &r->res, r->p, i))
+		return false;
+	r->kept++;
+	return true;
+}
+
 int cmd_export(int argc, char **argv)
 {
+	struct export_region reg = { 0 };
+	struct pprof_filter filter = { export_region__keep, &reg };
 	struct export_cmd c;
 	struct export_stats st = { 0 };
 	struct pb_buf gz = PB_BUF_INIT;
@@ -394,7 +436,13 @@ int cmd_export(int argc, char **argv)
 	ret = CMD_EXIT_FAILED;
 	if (export_cmd__load(&c))
 		goto out_release;
-	err = pprof__encode(c.profile, c.symbolizer, &gz, &st);
+	reg.o = &c.annot;
+	reg.p = c.profile;
+	if (rt_annot__check(&c.annot, c.profile, c.input, &reg.res))
+		goto out_release;
+	err = pprof__encode_filtered(c.profile, c.symbolizer,
+				     c.annot.nr_pats ? &filter : NULL, &gz,
+				     &st);
 	if (err) {
 		reader_err(err, "cannot build the pprof profile");
 		goto out_release;
@@ -406,9 +454,16 @@ int cmd_export(int argc, char **argv)
 		" functions, %" PRIu64 " mappings; cpu time = samples x %" PRIu64
 		" ns\n", c.output, gz.len, st.samples, st.locations,
 		st.functions, st.mappings, st.period_ns);
+	if (c.annot.nr_pats) {
+		fputs("fxtprof:", export_cmd__info(&c));
+		rt_annot__print_kept(&c.annot, &reg.res, reg.kept,
+				     profile__nr_samples(c.profile),
+				     export_cmd__info(&c));
+	}
 	export_cmd__print_unresolved(&c, &st);
 	ret = CMD_EXIT_OK;
 out_release:
+	rt_annot__release(&reg.res);
 	pb_buf__release(&gz);
 	export_cmd__release(&c);
 	return ret;

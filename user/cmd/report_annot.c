@@ -33,25 +33,26 @@ static const char *const kind_name[PROFILE_ANNOT__NR] = {
 	[PROFILE_ANNOT_SECTION] = "section",
 };
 
-int rt_annot__parse(struct rt_annot_opts *o, int argc, char **argv, int *i)
+static int kind_of(const char *name)
 {
-	const char *a = argv[*i];
 	unsigned int k;
 
-	if (!strcmp(a, "--by-region")) {
-		o->by_region = true;
-		return 1;
-	}
-	if (strncmp(a, "--", 2))
-		return 0;
 	for (k = 0; k < PROFILE_ANNOT__NR; k++)
-		if (!strcmp(a + 2, kind_name[k]))
-			break;
-	if (k == PROFILE_ANNOT__NR)
-		return 0;
-	if (*i + 1 >= argc || !argv[*i + 1][0]) {
-		fprintf(stderr, "fxtprof: %s needs a name or a glob pattern\n",
-			a);
+		if (!strcmp(name, kind_name[k]))
+			return (int)k;
+	return -1;
+}
+
+int rt_annot__add(struct rt_annot_opts *o, const char *kind,
+		  const char *glob)
+{
+	int k = kind_of(kind);
+
+	if (k < 0)
+		return -EINVAL;
+	if (!glob || !glob[0]) {
+		fprintf(stderr, "fxtprof: --%s needs a name or a glob "
+			"pattern\n", kind);
 		return -EINVAL;
 	}
 	if (o->nr_pats == RT_ANNOT_MAX_PATTERNS) {
@@ -59,8 +60,26 @@ int rt_annot__parse(struct rt_annot_opts *o, int argc, char **argv, int *i)
 			"--section patterns\n", RT_ANNOT_MAX_PATTERNS);
 		return -EINVAL;
 	}
-	o->pats[o->nr_pats].glob = argv[++*i];
+	o->pats[o->nr_pats].glob = glob;
 	o->pats[o->nr_pats++].kind = (uint8_t)k;
+	return 0;
+}
+
+int rt_annot__parse(struct rt_annot_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	int ret;
+
+	if (!strcmp(a, "--by-region")) {
+		o->by_region = true;
+		return 1;
+	}
+	if (strncmp(a, "--", 2) || kind_of(a + 2) < 0)
+		return 0;
+	ret = rt_annot__add(o, a + 2, *i + 1 < argc ? argv[*i + 1] : NULL);
+	if (ret)
+		return ret;
+	++*i;
 	return 1;
 }
 
@@ -229,7 +248,6 @@ void rt_annot__print_header(const struct rtree *t,
 {
 	const struct profile_annots *a = profile__annots(t->p);
 	struct profile_annot_stats st;
-	unsigned int k;
 
 	profile_annots__stats(a, &st);
 	if (profile_annots__nr(a) || st.events || st.unmatched_ends) {
@@ -254,11 +272,19 @@ void rt_annot__print_header(const struct rtree *t,
 	}
 	if (!o->nr_pats)
 		return;
-	fprintf(f, "#");
+	fputc('#', f);
+	rt_annot__print_kept(o, res, t->total, t->total + res->dropped, f);
+}
+
+void rt_annot__print_kept(const struct rt_annot_opts *o,
+			  const struct rt_annot_result *res, uint64_t kept,
+			  uint64_t of, FILE *f)
+{
+	unsigned int k;
+
 	for (k = 0; k < o->nr_pats; k++)
-		fprintf(f, " --%s '%s'", kind_name[o->pats[k].kind],
-			o->pats[k].glob);
+		fprintf(f, " --%s '%s'",
+			kind_name[o->pats[k].kind], o->pats[k].glob);
 	fprintf(f, ": %" PRIu64 " of %" PRIu64 " samples kept, in %" PRIu64
-		" matching intervals\n", t->total,
-		t->total + res->dropped, res->matched);
+		" matching intervals\n", kept, of, res->matched);
 }

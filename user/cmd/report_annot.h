@@ -51,6 +51,9 @@ struct rt_annot_result {
 
 /* As rt_opts__parse(): 1 if argv[*i] was one of ours, 0, or -EINVAL. */
 int rt_annot__parse(struct rt_annot_opts *o, int argc, char **argv, int *i);
+/* One pattern: kind "region", "kernel" or "section".  0 or -EINVAL. */
+int rt_annot__add(struct rt_annot_opts *o, const char *kind,
+		  const char *glob);
 void rt_annot__usage(FILE *f);
 
 /*
@@ -72,6 +75,10 @@ bool rt_annot__keeps(const struct rt_annot_opts *o,
  */
 int rt_annot__push_frames(struct rtree *t, const struct rt_annot_opts *o,
 			  struct rt_annot_result *res, size_t i);
+/* "--region 'x': KEPT of OF samples kept, in N matching intervals". */
+void rt_annot__print_kept(const struct rt_annot_opts *o,
+			  const struct rt_annot_result *res, uint64_t kept,
+			  uint64_t of, FILE *f);
 /* Header lines ("# ..."): the annotations, and what the patterns kept. */
 void rt_annot__print_header(const struct rtree *t,
 			    const struct rt_annot_opts *o,
