@@ -235,6 +235,13 @@ void export_cmd__print_unresolved(const struct export_cmd *c,
 	symbolizer__print_problems(c->symbolizer, stderr);
 }
 
+/* export's annotation filters (report_annot.h). */
+enum {
+	OPT_ANNOT_REGION = 512,
+	OPT_ANNOT_KERNEL,
+	OPT_ANNOT_SECTION,
+};
+
 enum {
 	OPT_DEBUG_DIR = 256,
 	OPT_SYMFS,
@@ -243,14 +250,14 @@ enum {
 	OPT_MODE,
 	OPT_NO_LINES,
 	OPT_NO_INLINES,
-	OPT_REGION,
-	OPT_KERNEL,
-	OPT_SECTION,
 };
 
 static const struct option export_longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "region", required_argument, NULL, OPT_ANNOT_REGION },
+	{ "kernel", required_argument, NULL, OPT_ANNOT_KERNEL },
+	{ "section", required_argument, NULL, OPT_ANNOT_SECTION },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
@@ -258,9 +265,6 @@ static const struct option export_longopts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
-	{ "region", required_argument, NULL, OPT_REGION },
-	{ "kernel", required_argument, NULL, OPT_KERNEL },
-	{ "section", required_argument, NULL, OPT_SECTION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -285,6 +289,14 @@ static void export_usage(FILE *f, const char *cmd)
 	fprintf(f, "options:\n");
 	if (pprof)
 		fprintf(f, "  -f, --format pprof     the output format (pprof only)\n");
+	if (pprof)
+		fprintf(f, "      --region GLOB, --kernel GLOB, --section GLOB\n"
+			"                         only the samples taken inside "
+			"the\n"
+			"                         application's annotations so "
+			"named\n"
+			"                         (repeatable; Documentation/"
+			"reports.md)\n");
 	fprintf(f,
 		"  -o, --output FILE      where to write (\"-\" = stdout); required\n"
 		"      --debug-dir DIR    debug files by build id (default\n"
@@ -295,14 +307,7 @@ static void export_usage(FILE *f, const char *cmd)
 		"      --mode OCTAL       the output file's mode (default 0600:\n"
 		"                         profiles hold kernel addresses)\n");
 	if (pprof)
-		fprintf(f, "      --no-lines         no source files and lines\n"
-			"      --region GLOB, --kernel GLOB, --section GLOB\n"
-			"                         only the samples taken inside "
-			"the\n"
-			"                         application's annotations so "
-			"named\n"
-			"                         (repeatable; Documentation/"
-			"reports.md)\n");
+		fprintf(f, "      --no-lines         no source files and lines\n");
 	fprintf(f,
 		"      --no-inlines       no inline frames\n"
 		"  -h, --help             this text\n\n"
@@ -334,6 +339,15 @@ int export_cmd__parse(struct export_cmd *c, int argc, char **argv,
 			if (!pprof)
 				goto bad;
 			*format = optarg;
+			break;
+		case OPT_ANNOT_REGION:
+		case OPT_ANNOT_KERNEL:
+		case OPT_ANNOT_SECTION:
+			if (!pprof || rt_annot__add(&c->annot,
+					opt == OPT_ANNOT_REGION ? "region" :
+					opt == OPT_ANNOT_KERNEL ? "kernel" :
+					"section", optarg))
+				goto bad;
 			break;
 		case 'o':
 			c->output = optarg;
@@ -367,14 +381,6 @@ int export_cmd__parse(struct export_cmd *c, int argc, char **argv,
 			break;
 		case OPT_NO_INLINES:
 			c->sym.inlines = false;
-			break;
-		case OPT_REGION:
-		case OPT_KERNEL:
-		case OPT_SECTION:
-			if (!pprof || rt_annot__add(&c->annot, opt == OPT_REGION ?
-					"region" : opt == OPT_KERNEL ? "kernel" :
-					"section", optarg))
-				goto bad;
 			break;
 		case 'h':
 			export_usage(stdout, cmd);
