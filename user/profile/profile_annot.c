@@ -318,20 +318,19 @@ static bool same_group(const struct mark *x, const struct mark *y)
 
 static int build_intervals(struct profile_annots *a)
 {
-	size_t i, first;
+	size_t i, end;
 	int ret;
 
 	if (a->nr_marks > 1)
-		qsort(a->marks, a->nr_marks, sizeof(*a->marks),
-		      cmp_mark);
-	for (i = 0; i < a->nr_marks; i = first) {
-		for (first = i + 1; first < a->nr_marks &&
-		     same_group(&a->marks[i], &a->marks[first]); first++)
+		qsort(a->marks, a->nr_marks, sizeof(*a->marks), cmp_mark);
+	for (i = 0; i < a->nr_marks; i = end) {
+		for (end = i + 1; end < a->nr_marks &&
+		     same_group(&a->marks[i], &a->marks[end]); end++)
 			;
 		if (a->marks[i].kind == PROFILE_ANNOT_SECTION)
-			ret = replay_section(a, i, first);
+			ret = replay_section(a, i, end);
 		else
-			ret = replay_durations(a, i, first);
+			ret = replay_durations(a, i, end);
 		if (ret)
 			return ret;
 	}
