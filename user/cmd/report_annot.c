@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report_annot.c - the region filters and --by-region of `report` and
- * `flamegraph` (report_annot.h).
+ * report_annot.c - the region filters of `report`, `flamegraph` and
+ * `export`, and --by-region (report_annot.h).
  *
  * Patterns are globs as Perfetto's `name GLOB '...'`, not comma lists:
  * Kokkos kernel names hold commas ("Kokkos::View<double*, Host>").  A

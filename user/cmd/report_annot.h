@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * report_annot.h - the application annotations in `report` and
- * `flamegraph` (Documentation/reports.md, "Regions"):
+ * report_annot.h - the application annotations in `report`,
+ * `flamegraph` and `export` (Documentation/reports.md, "Regions"):
  *   --region GLOB, --kernel GLOB, --section GLOB
  *       keep the samples taken inside an interval of that kind whose name
  *       matches, on the sample's own thread, at any depth; repeatable,
@@ -10,7 +10,8 @@
  *       the thread's region and kernel stack at the sample become the
  *       root frames of its stack, so graphs and folded stacks split by
  *       region.
- * report_tree.c calls these hooks; the intervals are user/profile's.
+ * report_tree.c calls these hooks, and export.c the filters; the
+ * intervals are user/profile's.
  */
 #ifndef FXTPROF_REPORT_ANNOT_H
 #define FXTPROF_REPORT_ANNOT_H
