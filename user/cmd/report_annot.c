@@ -101,8 +101,10 @@ static bool matches(const struct rt_annot_opts *o,
 	unsigned int k;
 
 	for (k = 0; k < o->nr_pats; k++)
+		/* A name is itself too: "view[0]" has a '[' for fnmatch. */
 		if (o->pats[k].kind == v->kind &&
-		    !fnmatch(o->pats[k].glob, v->name, 0))
+		    (!strcmp(o->pats[k].glob, v->name) ||
+		     !fnmatch(o->pats[k].glob, v->name, 0)))
 			return true;
 	return false;
 }
