@@ -48,22 +48,62 @@ $(B)/asan/tests/report/run_report: tests/report/report_test.sh \
 	@chmod +x $@
 
 PROFILE_TEST_CPPFLAGS = $(CPPFLAGS) $(FXT_CPPFLAGS) -Iuser -isystem $(KSFT_INC)
-PROFILE_TEST_DEPS := tests/report/test_profile.c user/profile/profile.c \
-	user/profile/profile.h $(FXT_HDRS)
+PROFILE_TEST_DEPS := tests/report/test_profile.c $(PROFILE_SRCS) \
+	user/profile/profile.h user/profile/profile_annot.h $(FXT_HDRS)
 
 $(REPORT_T)/test_profile: $(PROFILE_TEST_DEPS) $(FXT_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(PROFILE_TEST_CPPFLAGS) $(CFLAGS) -Wno-unused-parameter \
-		tests/report/test_profile.c user/profile/profile.c $(FXT_LIB) -o $@
+		tests/report/test_profile.c $(PROFILE_SRCS) $(FXT_LIB) -o $@
 
 $(B)/asan/tests/report/test_profile: $(PROFILE_TEST_DEPS) $(FXT_LIB_ASAN)
 	@mkdir -p $(@D)
 	$(CC) $(PROFILE_TEST_CPPFLAGS) $(CFLAGS) -Wno-unused-parameter \
 		$(FXT_SAN_FLAGS) tests/report/test_profile.c \
-		user/profile/profile.c $(FXT_LIB_ASAN) -o $@
+		$(PROFILE_SRCS) $(FXT_LIB_ASAN) -o $@
 
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(REPORT_T)/run_report $(REPORT_T)/test_profile \
 	      $(B)/asan/tests/report/run_report \
 	      $(B)/asan/tests/report/test_profile
+endif
+
+# Annotations: --region, --kernel, --section and --by-region on a
+# recording with regions on two threads (region_test.sh), plain and on
+# the ASan+UBSan fxtprof.
+$(REPORT_T)/run_region: tests/report/region_test.sh $(B)/bin/fxtprof \
+		$(REPORT_T)/gen_profile
+	@printf '#!/bin/sh\nexec sh %s %s %s\n' $(abspath $<) \
+		$(abspath $(B)/bin/fxtprof) $(abspath $(REPORT_T)/gen_profile) > $@
+	@chmod +x $@
+
+$(B)/asan/tests/report/run_region: tests/report/region_test.sh \
+		$(B)/asan/tests/report/fxtprof $(REPORT_T)/gen_profile
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s %s\n' $(abspath $<) \
+		$(abspath $(B)/asan/tests/report/fxtprof) \
+		$(abspath $(REPORT_T)/gen_profile) > $@
+	@chmod +x $@
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(REPORT_T)/run_region $(B)/asan/tests/report/run_region
+endif
+
+# The intervals each sample is in (user/profile/profile_annot.c).
+ANNOT_TEST_DEPS := tests/report/test_annot.c $(PROFILE_SRCS) \
+	user/profile/profile.h user/profile/profile_annot.h $(FXT_HDRS)
+
+$(REPORT_T)/test_annot: $(ANNOT_TEST_DEPS) $(FXT_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(PROFILE_TEST_CPPFLAGS) $(CFLAGS) -Wno-unused-parameter \
+		tests/report/test_annot.c $(PROFILE_SRCS) $(FXT_LIB) -o $@
+
+$(B)/asan/tests/report/test_annot: $(ANNOT_TEST_DEPS) $(FXT_LIB_ASAN)
+	@mkdir -p $(@D)
+	$(CC) $(PROFILE_TEST_CPPFLAGS) $(CFLAGS) -Wno-unused-parameter \
+		$(FXT_SAN_FLAGS) tests/report/test_annot.c \
+		$(PROFILE_SRCS) $(FXT_LIB_ASAN) -o $@
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(REPORT_T)/test_annot $(B)/asan/tests/report/test_annot
 endif

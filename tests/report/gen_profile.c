@@ -10,6 +10,11 @@
  *   sample TS PID TID CPU MODE KFRAMES [IP...]   (leaf first)
  *   exec TS PID TID FILENAME    fork TS PPID PTID CPID CTID
  *   raw_mapping_no_start SERIAL  (a malformed mapping object)
+ *   dbegin|dend TS PID TID CAT NAME [KERNEL_ID]   duration begin/end
+ *   abegin|aend TS PID TID CAT NAME ID            async begin/end
+ *   instant TS PID TID CAT NAME
+ * (the annotations of Documentation/fxt-mapping.md: CAT region, kernel,
+ * section, event).  In these NAMEs a '+' stands for a space.
  *
  * Numbers take any base strtoull() reads.  Names have no spaces.
  */
@@ -80,6 +85,17 @@ static unsigned long long num(const char *s)
 		exit(1);
 	}
 	return v;
+}
+
+/* Annotation names may hold spaces, the script's separator: '+' is one. */
+static char *unplus(char *s)
+{
+	char *c;
+
+	for (c = s; *c; c++)
+		if (*c == '+')
+			*c = ' ';
+	return s;
 }
 
 static void check(int ret, const char *what)
@@ -189,6 +205,37 @@ int main(void)
 
 			check(fxt_writer__instant(w, num(tok[1]), &th, ref("task"),
 						  ref("fork"), a, 3), "fork");
+		} else if ((!strcmp(tok[0], "dbegin") || !strcmp(tok[0], "dend")) &&
+			   (n == 6 || n == 7)) {
+			struct fxt_arg a = u64("kernel_id", n == 7 ? num(tok[6]) : 0);
+			struct fxt_event ev = {
+				.type = tok[0][1] == 'b' ? FXT_EVENT_DURATION_BEGIN :
+					FXT_EVENT_DURATION_END,
+				.ts = num(tok[1]),
+				.thread = fxt_tref_inline(num(tok[2]), num(tok[3])),
+				.category = ref(tok[4]), .name = ref(unplus(tok[5])),
+				.args = &a, .nargs = n == 7,
+			};
+
+			check(fxt_writer__event(w, &ev), "duration");
+		} else if ((!strcmp(tok[0], "abegin") || !strcmp(tok[0], "aend")) &&
+			   n == 7) {
+			struct fxt_event ev = {
+				.type = tok[0][1] == 'b' ? FXT_EVENT_ASYNC_BEGIN :
+					FXT_EVENT_ASYNC_END,
+				.ts = num(tok[1]),
+				.thread = fxt_tref_inline(num(tok[2]), num(tok[3])),
+				.category = ref(tok[4]), .name = ref(unplus(tok[5])),
+				.payload = num(tok[6]),
+			};
+
+			check(fxt_writer__event(w, &ev), "async");
+		} else if (!strcmp(tok[0], "instant") && n == 6) {
+			struct fxt_tref th = fxt_tref_inline(num(tok[2]), num(tok[3]));
+
+			check(fxt_writer__instant(w, num(tok[1]), &th, ref(tok[4]),
+						  ref(unplus(tok[5])), NULL, 0),
+			      "instant");
 		} else {
 			fprintf(stderr, "gen_profile: line %u: bad command\n",
 				lineno);

@@ -23,6 +23,7 @@ CMD_LIBS_SYMBOLS :=
 CMD_LDLIBS := -luring
 ifneq ($(SYMBOLS),)
 CMD_SRCS += user/cmd/report.c user/cmd/report_cmd.c user/cmd/report_tree.c \
+	    user/cmd/report_annot.c \
 	    user/cmd/flamegraph.c user/cmd/export.c user/cmd/symbolize.c
 CMD_LIBS_SYMBOLS := $(B)/lib/libexport.a $(B)/lib/libsymbolize.a \
 		    $(B)/lib/libprofile.a

@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "export.h"
 #include "export/pprof.h"
+#include "profile/profile.h"
 
 #define READ_CHUNK	(1 << 20)
 
@@ -234,6 +235,13 @@ void export_cmd__print_unresolved(const struct export_cmd *c,
 	symbolizer__print_problems(c->symbolizer, stderr);
 }
 
+/* export's annotation filters (report_annot.h). */
+enum {
+	OPT_ANNOT_REGION = 512,
+	OPT_ANNOT_KERNEL,
+	OPT_ANNOT_SECTION,
+};
+
 enum {
 	OPT_DEBUG_DIR = 256,
 	OPT_SYMFS,
@@ -247,6 +255,9 @@ enum {
 static const struct option export_longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "region", required_argument, NULL, OPT_ANNOT_REGION },
+	{ "kernel", required_argument, NULL, OPT_ANNOT_KERNEL },
+	{ "section", required_argument, NULL, OPT_ANNOT_SECTION },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
@@ -278,6 +289,14 @@ static void export_usage(FILE *f, const char *cmd)
 	fprintf(f, "options:\n");
 	if (pprof)
 		fprintf(f, "  -f, --format pprof     the output format (pprof only)\n");
+	if (pprof)
+		fprintf(f, "      --region GLOB, --kernel GLOB, --section GLOB\n"
+			"                         only the samples taken inside "
+			"the\n"
+			"                         application's annotations so "
+			"named\n"
+			"                         (repeatable; Documentation/"
+			"reports.md)\n");
 	fprintf(f,
 		"  -o, --output FILE      where to write (\"-\" = stdout); required\n"
 		"      --debug-dir DIR    debug files by build id (default\n"
@@ -320,6 +339,15 @@ int export_cmd__parse(struct export_cmd *c, int argc, char **argv,
 			if (!pprof)
 				goto bad;
 			*format = optarg;
+			break;
+		case OPT_ANNOT_REGION:
+		case OPT_ANNOT_KERNEL:
+		case OPT_ANNOT_SECTION:
+			if (!pprof || rt_annot__add(&c->annot,
+					opt == OPT_ANNOT_REGION ? "region" :
+					opt == OPT_ANNOT_KERNEL ? "kernel" :
+					"section", optarg))
+				goto bad;
 			break;
 		case 'o':
 			c->output = optarg;
@@ -376,8 +404,28 @@ bad:
 	return CMD_EXIT_USAGE;
 }
 
+/* --region and the like: the samples the patterns keep, counted. */
+struct export_region {
+	const struct rt_annot_opts *o;
+	struct rt_annot_result res;
+	const struct profile *p;
+	uint64_t kept;
+};
+
+static bool export_region__keep(void *ctx, size_t i)
+{
+	struct export_region *r = ctx;
+
+	if (!rt_annot__keeps(r->o, &r->res, r->p, i))
+		return false;
+	r->kept++;
+	return true;
+}
+
 int cmd_export(int argc, char **argv)
 {
+	struct export_region reg = { 0 };
+	struct pprof_filter filter = { export_region__keep, &reg };
 	struct export_cmd c;
 	struct export_stats st = { 0 };
 	struct pb_buf gz = PB_BUF_INIT;
@@ -394,7 +442,13 @@ int cmd_export(int argc, char **argv)
 	ret = CMD_EXIT_FAILED;
 	if (export_cmd__load(&c))
 		goto out_release;
-	err = pprof__encode(c.profile, c.symbolizer, &gz, &st);
+	reg.o = &c.annot;
+	reg.p = c.profile;
+	if (rt_annot__check(&c.annot, c.profile, c.input, &reg.res))
+		goto out_release;
+	err = pprof__encode_filtered(c.profile, c.symbolizer,
+				     c.annot.nr_pats ? &filter : NULL, &gz,
+				     &st);
 	if (err) {
 		reader_err(err, "cannot build the pprof profile");
 		goto out_release;
@@ -406,9 +460,16 @@ int cmd_export(int argc, char **argv)
 		" functions, %" PRIu64 " mappings; cpu time = samples x %" PRIu64
 		" ns\n", c.output, gz.len, st.samples, st.locations,
 		st.functions, st.mappings, st.period_ns);
+	if (c.annot.nr_pats) {
+		fputs("fxtprof:", export_cmd__info(&c));
+		rt_annot__print_kept(&c.annot, &reg.res, reg.kept,
+				     profile__nr_samples(c.profile),
+				     export_cmd__info(&c));
+	}
 	export_cmd__print_unresolved(&c, &st);
 	ret = CMD_EXIT_OK;
 out_release:
+	rt_annot__release(&reg.res);
 	pb_buf__release(&gz);
 	export_cmd__release(&c);
 	return ret;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "export/export_stack.h"
+#include "report_annot.h"
 #include "symbolize/symbolizer.h"
 
 struct export_cmd {
@@ -20,6 +21,7 @@ struct export_cmd {
 	const char *output;
 	unsigned int mode;		/* of the output file */
 	struct symbolizer_opts sym;
+	struct rt_annot_opts annot;	/* export: --region, ... */
 	/* The input, read whole, and the loaded recording. */
 	uint8_t *data;
 	size_t len;

@@ -94,6 +94,10 @@ static void colour(char *buf, size_t len, const char *name, int kind)
 		snprintf(buf, len, "rgb(%u,%u,%u)", 180 + a % 30, 180 + a % 30,
 			 180 + a % 30);
 		break;
+	case 4:		/* --by-region's regions and kernels: pale green */
+		snprintf(buf, len, "rgb(%u,%u,%u)", 150 + a % 30, 210 + b % 30,
+			 150 + c % 30);
+		break;
 	default:	/* user: warm reds to yellows */
 		snprintf(buf, len, "rgb(%u,%u,%u)", 205 + a % 50, b % 200,
 			 c % 55);
@@ -266,6 +270,8 @@ static int emit(struct svg *s, uint32_t node, double x, unsigned int d)
 		kind = fl->idle[node] ? 2 : 0;
 	else if (fl->idle[node])
 		kind = 2;
+	else if (!strcmp(s->t->syms[n->sym].dso, RT_ANNOT_DSO))
+		kind = 4;
 	else
 		kind = s->t->syms[n->sym].kernel ? 1 : 3;
 	colour(fill, sizeof(fill), name, kind);

@@ -78,8 +78,10 @@ int rt_opts__parse(struct rt_opts *o, int argc, char **argv, int *i)
 	const char *a = argv[*i];
 	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
 	struct rt_filter *f = &o->filter;
-	int ret = 0;
+	int ret = rt_annot__parse(&o->annot, argc, argv, i);
 
+	if (ret)
+		return ret;
 	if (!strcmp(a, "--inline")) {
 		o->sym.inlines = true;
 		return 1;
@@ -149,6 +151,7 @@ void rt_opts__usage(FILE *f)
 		"  --kallsyms FILE | --system-map FILE\n"
 		"              where the symbolizer finds files and kernel "
 		"symbols\n");
+	rt_annot__usage(f);
 }
 
 /* One end of --time: 1 if empty, 0 if parsed, -EINVAL if bad. */
@@ -405,6 +408,12 @@ static int sym_intern(struct rtree *t, const char *name, const char *dso,
 	return 0;
 }
 
+int rtree__intern(struct rtree *t, const char *name, const char *dso,
+		  uint32_t *id)
+{
+	return sym_intern(t, name, dso, false, SYM_OK, id);
+}
+
 static const char *base_name(const char *path)
 {
 	const char *b = path ? strrchr(path, '/') : NULL;
@@ -599,6 +608,10 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	ret = parse_time(t, o->filter.time);
 	if (ret)
 		return ret;
+	t->annot = &o->annot;
+	ret = rt_annot__check(&o->annot, t->p, path, &t->annot_res);
+	if (ret)
+		return ret;
 	c->inlines = o->sym.inlines;
 	ret = symbolizer__new(&o->sym, &t->sym);
 	if (ret)
@@ -614,6 +627,10 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 
 		if (!selected(t, &o->filter, s))
 			continue;
+		if (!rt_annot__keeps(&o->annot, &t->annot_res, t->p, i)) {
+			t->annot_res.dropped++;
+			continue;
+		}
 		t->total++;
 		rs = &t->samples[t->nr_samples];
 		rs->s = s;
@@ -655,6 +672,10 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			}
 			rs->n = (uint32_t)(t->nr_stack - rs->first);
 		}
+		ret = rt_annot__push_frames(t, &o->annot, &t->annot_res, i);
+		if (ret < 0)
+			return reader_err(ret, "report");
+		rs->n += (uint32_t)ret;
 		ret = stack_merge(t, rs);
 		if (ret < 0)
 			return reader_err(ret, "report");
@@ -688,6 +709,7 @@ void rtree__free(struct rtree *t)
 		free(c->ss);
 		free(c);
 	}
+	rt_annot__release(&t->annot_res);
 	symbolizer__free(t->sym);
 	profile__free(t->p);
 	memset(t, 0, sizeof(*t));
@@ -761,6 +783,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	if (st.output_dropped)
 		fprintf(f, "# the output dropped %" PRIu64 " records\n",
 			st.output_dropped);
+	rt_annot__print_header(t, t->annot, &t->annot_res, f);
 	print_problems(t, f);
 	fprintf(f, "#\n");
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "profile/profile.h"
+#include "report_annot.h"
 #include "symbolize/symbolizer.h"
 
 #define RT_MAX_LIST	64	/* values of one --pid/--tid/--cpu/--comm */
@@ -34,6 +35,7 @@ struct rt_filter {
 struct rt_opts {
 	struct rt_filter filter;
 	struct symbolizer_opts sym;
+	struct rt_annot_opts annot;	/* --region..., --by-region */
 };
 
 /*
@@ -77,6 +79,8 @@ struct rtree {
 	uint64_t total;			/* selected samples */
 	uint64_t t_from, t_to;		/* the --time window, ns */
 	uint64_t frames, resolved;	/* of the selected samples */
+	const struct rt_annot_opts *annot;
+	struct rt_annot_result annot_res;
 	void *priv;			/* caches */
 };
 
@@ -87,6 +91,9 @@ struct rtree {
  */
 int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o);
 void rtree__free(struct rtree *t);
+/* The symbol id of a frame that is not an address (user, named). */
+int rtree__intern(struct rtree *t, const char *name, const char *dso,
+		  uint32_t *id);
 
 /* The header lines: samples, frames resolved, why names are missing. */
 void rtree__print_header(const struct rtree *t, FILE *f, const char *path);

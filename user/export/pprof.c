@@ -485,6 +485,13 @@ out_end:
 int pprof__encode(const struct profile *p, struct symbolizer *s,
 		  struct pb_buf *out, struct export_stats *st)
 {
+	return pprof__encode_filtered(p, s, NULL, out, st);
+}
+
+int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
+			   const struct pprof_filter *f, struct pb_buf *out,
+			   struct export_stats *st)
+{
 	struct pp x = { .p = p, .s = s };
 	struct pb_buf raw = PB_BUF_INIT;
 	size_t n = profile__nr_samples(p);
@@ -497,8 +504,11 @@ int pprof__encode(const struct profile *p, struct symbolizer *s,
 	intern__init(&x.samples);
 	str(&x, "");	/* string_table[0] must be "" */
 	st->period_ns = export_sample_period_ns(p);
-	for (size_t i = 0; i < n && !err; i++)
+	for (size_t i = 0; i < n && !err; i++) {
+		if (f && f->keep && !f->keep(f->ctx, i))
+			continue;
 		err = add_sample(&x, profile__sample(p, i), st);
+	}
 	if (!err)
 		err = x.err;
 	if (!err)

@@ -17,6 +17,16 @@
 int pprof__encode(const struct profile *p, struct symbolizer *s,
 		  struct pb_buf *out, struct export_stats *st);
 
+/* Which samples a profile holds: those keep(ctx, i) is true for. */
+struct pprof_filter {
+	bool (*keep)(void *ctx, size_t i);	/* i: profile__sample()'s */
+	void *ctx;
+};
+/* pprof__encode() of the samples f keeps (all if f is NULL). */
+int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
+			   const struct pprof_filter *f, struct pb_buf *out,
+			   struct export_stats *st);
+
 /* Gzip (RFC 1952, zlib's deflate) len bytes of in into out (reset). */
 int pprof__gzip(const void *in, size_t len, struct pb_buf *out);
 

@@ -12,7 +12,8 @@
  *    name_effective_time() and Documentation/reports.md);
  *  - mappings (0x80), kernel images (0x81), kernel symbols (0x82), and
  *    the fork and exec events that tell which process inherits whose
- *    mappings.
+ *    mappings;
+ *  - the application's annotations, kept by profile_annot.c.
  * Lookups are binary searches over arrays sorted once at the end.
  */
 #define _GNU_SOURCE
@@ -27,6 +28,7 @@
 #include "fxt/fxt_reader.h"
 #include "fxt/fxt_profile.h"
 #include "profile.h"
+#include "profile_annot.h"
 
 #define CHUNK		(1u << 20)
 #define KERNEL_MIN	0xffff000000000000ull
@@ -287,6 +289,7 @@ struct profile {
 
 	uint64_t lost_records, output_dropped;
 	const char *swapper[256];	/* swapper/N names, by cpu */
+	struct profile_annots *annots;
 };
 
 /* Loader state that does not outlive the load. */
@@ -656,6 +659,13 @@ static int on_event(struct loader *ld, const struct fxt_record *rec)
 	if (rec->subtype == FXT_EVENT_INSTANT && str_is(c, "cpu") &&
 	    str_is(n, "sample"))
 		return on_sample(ld, rec);
+	if (profile_annots__is_annotation(rec)) {
+		const char *name = strpool_add(&ld->p->strs, n->data, n->len);
+
+		return name ? profile_annots__add(ld->p->annots, rec,
+						  to_ns(ld, rec->ts), ld->seq,
+						  name) : -ENOMEM;
+	}
 	if (rec->subtype == FXT_EVENT_COUNTER && str_is(c, "fxtprof")) {
 		if (str_is(n, "fxtprof:kernel_lost") &&
 		    arg_uint(rec, "records", &v))
@@ -1053,7 +1063,7 @@ static int profile_finish(struct loader *ld)
 	sort_any(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
 	sort_any(p->execs, p->nr_execs, sizeof(*p->execs), cmp_exec);
 	dedup_kernel(p);
-	return 0;
+	return profile_annots__index(p->annots, p);
 }
 
 static int load_feed(struct loader *ld, const void *data, size_t len)
@@ -1090,7 +1100,10 @@ static int load_begin(struct loader *ld, struct profile_error *err)
 	}
 	ld->p = calloc(1, sizeof(*ld->p));
 	ld->rec = malloc(sizeof(*ld->rec));
-	if (!ld->p || !ld->rec || fxt_reader__new(0, &ld->rd)) {
+	if (!ld->p || !ld->rec || profile_annots__new(&ld->p->annots) ||
+	    fxt_reader__new(0, &ld->rd)) {
+		if (ld->p)
+			profile_annots__free(ld->p->annots);
 		free(ld->rec);
 		free(ld->p);
 		return fail(ld, 0, ENOMEM, "out of memory");
@@ -1202,10 +1215,16 @@ void profile__free(struct profile *p)
 	free(p->execs);
 	free(p->kmods);
 	free(p->ksyms);
+	profile_annots__free(p->annots);
 	free(p);
 }
 
 /* ---- queries -------------------------------------------------------- */
+
+const struct profile_annots *profile__annots(const struct profile *p)
+{
+	return p->annots;
+}
 
 size_t profile__nr_samples(const struct profile *p)
 {
