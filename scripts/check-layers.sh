@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 allowed() {
 	case $1 in
-	cmd)		echo "cmd source state encode fxt sink transport profile symbolize export" ;;
+	cmd)		echo "cmd source state encode fxt sink transport profile symbolize export archive" ;;
 	source)		echo "source" ;;
 	state)		echo "state encode sink transport" ;;
 	encode)		echo "encode fxt sink transport" ;;

@@ -153,19 +153,49 @@ uint64_t archive_extract__start(const struct archive_reader *a)
 	return 0;
 }
 
-/* The chunk that starts the segment chunk @i belongs to. */
-static size_t segment_start(const struct archive_reader *a, size_t i)
-{
-	while (i > 0 &&
-	       (archive_reader__chunk(a, i)->flags & ARCHIVE_CHUNK_CONTINUATION))
-		i--;
-	return i;
-}
-
 /* Does chunk @ci hold no timed record (its times are then 0)? */
 static bool chunk_untimed(const struct archive_chunk_info *ci)
 {
 	return !ci->t_first && !ci->t_last;
+}
+
+static bool chunk_cont(const struct archive_reader *a, size_t i)
+{
+	return archive_reader__chunk(a, i)->flags & ARCHIVE_CHUNK_CONTINUATION;
+}
+
+/*
+ * Which chunks to read, into @need.  Chunk times overlap (CPUs drain in
+ * turn), so every chunk whose [t_first, t_last] meets the range is
+ * needed, wherever it is; a continuation chunk needs the chunks before
+ * it back to its segment's start (their definitions), and the
+ * continuation chunk after a needed one may open with the blobs of its
+ * last event.  With none needed, the segment of the first chunk that
+ * ends at or after @from (or of the last chunk) gives the prologue.
+ */
+static void plan_chunks(const struct archive_reader *a, uint64_t from,
+			uint64_t to, bool *need)
+{
+	size_t n = archive_reader__nchunks(a), i;
+	bool any = false;
+
+	for (i = 0; i < n; i++) {
+		const struct archive_chunk_info *ci = archive_reader__chunk(a, i);
+
+		need[i] = !chunk_untimed(ci) && ci->t_first <= to &&
+			  ci->t_last >= from;
+		any |= need[i];
+	}
+	if (!any) {
+		i = archive_reader__find_time(a, from);
+		need[i < n ? i : n - 1] = true;
+	}
+	for (i = n - 1; i > 0; i--)
+		if (need[i - 1] && chunk_cont(a, i) && !need[i])
+			need[i] = true;
+	for (i = n - 1; i > 0; i--)
+		if (need[i] && chunk_cont(a, i))
+			need[i - 1] = true;
 }
 
 int archive_extract(const struct archive_reader *a, uint64_t from_ns,
@@ -173,11 +203,12 @@ int archive_extract(const struct archive_reader *a, uint64_t from_ns,
 		    struct archive_extract_stats *st, char *err,
 		    size_t errlen)
 {
-	size_t n = archive_reader__nchunks(a), first, i, cap;
+	size_t n = archive_reader__nchunks(a), i, cap;
 	bool broken = false;	/* the segment in progress lost a chunk */
 	struct archive_clip c;
 	unsigned char *buf;
 	char msg[256];
+	bool *need;
 	int ret = 0, bad_ret = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -189,35 +220,22 @@ int archive_extract(const struct archive_reader *a, uint64_t from_ns,
 
 		return clip_emit(&c, &magic, 8, 0, false);
 	}
-	/*
-	 * The first chunk that may hold a record at or after from_ns; with
-	 * none (the range is past the end), the last, for its definitions.
-	 * Then back to its segment's start.
-	 */
-	first = archive_reader__find_time(a, from_ns);
-	if (first >= n)
-		first = n - 1;
-	first = segment_start(a, first);
 	cap = archive_reader__max_chunk(a);
+	need = calloc(n, sizeof(*need));
 	buf = malloc(cap ? cap : 1);
-	if (!buf)
-		return -ENOMEM;
-	for (i = first; i < n; i++) {
+	if (!need || !buf) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	plan_chunks(a, from_ns, to_ns, need);
+	for (i = 0; i < n; i++) {
 		const struct archive_chunk_info *ci = archive_reader__chunk(a, i);
-		bool cont = ci->flags & ARCHIVE_CHUNK_CONTINUATION;
-		bool defs_only;
 		size_t badoff = 0;
 		ssize_t got;
 
-		/*
-		 * Past the range: stop, unless this continuation chunk may
-		 * open with the blobs of the last event in range (the
-		 * writer cut a segment in the middle).
-		 */
-		if (i > first && !chunk_untimed(ci) && ci->t_first > to_ns &&
-		    (!cont || !c.in_range))
-			break;
-		if (!cont) {
+		if (!need[i])
+			continue;
+		if (!(ci->flags & ARCHIVE_CHUNK_CONTINUATION)) {
 			archive_clip__segment(&c);
 			broken = false;
 		} else if (broken) {
@@ -241,10 +259,7 @@ int archive_extract(const struct archive_reader *a, uint64_t from_ns,
 		}
 		st->chunks_read++;
 		st->bytes_read += ci->compressed;
-		/* Chunks wholly before the range give their definitions. */
-		defs_only = !chunk_untimed(ci) && ci->t_last < from_ns;
-		ret = archive_clip__feed(&c, buf, (size_t)got, defs_only,
-					 &badoff);
+		ret = archive_clip__feed(&c, buf, (size_t)got, false, &badoff);
 		if (ret == -EPROTO && err)
 			snprintf(err, errlen, "chunk %zu (at byte %llu): a "
 				 "record at byte %zu of its FXT is cut or has "
@@ -253,6 +268,14 @@ int archive_extract(const struct archive_reader *a, uint64_t from_ns,
 		if (ret)
 			break;
 	}
+	/* Every chunk failed: still a valid (empty) stream. */
+	if (!ret && !c.header_done) {
+		uint64_t magic = FXT_MAGIC_WORD;
+
+		ret = clip_emit(&c, &magic, 8, 0, false);
+	}
+out_free:
 	free(buf);
+	free(need);
 	return ret ? ret : bad_ret;
 }

@@ -14,3 +14,9 @@ ARCHIVE_LIB := $(B)/lib/libfxtarchive.a
 
 $(ARCHIVE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
 $(ARCHIVE_LIB): $(ARCHIVE_SRCS:%.c=$(B)/%.o)
+
+# The range extractor (archive_extract.c, archive_extract.h), in the same
+# library: `fxtprof extract` and the commands that read archives use it.
+ARCHIVE_EXTRACT_SRCS := user/archive/archive_extract.c
+$(ARCHIVE_EXTRACT_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
+$(ARCHIVE_LIB): $(ARCHIVE_EXTRACT_SRCS:%.c=$(B)/%.o)
