@@ -368,6 +368,28 @@ static int first_sample(const struct archive_reader *a, uint64_t *ts)
 	return ret < 0 ? ret : 0;
 }
 
+int archive_input__clip_buffer(const void *data, size_t len, uint64_t from_ns,
+			       uint64_t to_ns, uint8_t **out, size_t *out_len)
+{
+	struct archive_extract_stats st = { 0 };
+	struct mem_out m = { 0 };
+	struct archive_clip c;
+	size_t bad = 0;
+	int ret;
+
+	archive_clip__init(&c, from_ns, to_ns, mem_out__emit, &m, &st);
+	ret = archive_clip__feed(&c, data, len, false, &bad);
+	if (ret) {
+		free(m.buf);
+		return ret == -EPROTO ? reader_err(ret, "the record at byte %zu "
+						   "is cut or has no size", bad) :
+					reader_err(ret, "--time");
+	}
+	*out = m.buf;
+	*out_len = m.len;
+	return 0;
+}
+
 int archive_input__open_profile(struct archive_input *in, const char **path,
 				const char **spec)
 {

@@ -79,4 +79,12 @@ int archive_time_spec__parse(const char *spec, uint64_t first_sample,
 int archive_input__open_profile(struct archive_input *in, const char **path,
 				const char **spec);
 
+/*
+ * The records of the FXT stream in @data that [@from_ns, @to_ns] keeps
+ * (user/archive/archive_extract.h's clip), in a new buffer (*@out, to
+ * free): 0 or -errno (printed).  Needs the profile loader's build.
+ */
+int archive_input__clip_buffer(const void *data, size_t len, uint64_t from_ns,
+			       uint64_t to_ns, uint8_t **out, size_t *out_len);
+
 #endif /* FXTPROF_CMD_ARCHIVE_INPUT_H */

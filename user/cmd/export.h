@@ -18,6 +18,7 @@
 struct export_cmd {
 	const char *input;
 	const char *output;
+	const char *time;		/* --time FROM,TO (export), or NULL */
 	unsigned int mode;		/* of the output file */
 	struct symbolizer_opts sym;
 	/* The input, read whole, and the loaded recording. */

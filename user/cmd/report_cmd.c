@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "archive_input.h"
 #include "report.h"
 #include "report_tree.h"
 
@@ -242,6 +243,8 @@ static int strip_summary(int argc, char **argv, char ***out)
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
+	struct archive_input ain;
+	const char *load;
 	struct rt_report r;
 	struct rtree t;
 	int i, ret;
@@ -261,7 +264,14 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? CMD_EXIT_OK : ret;
-	if (rtree__load(&t, o.path, &o.rt)) {
+	/* An archive: only the chunks --time needs, through a pipe. */
+	load = o.path;
+	if (archive_input__open_profile(&ain, &load, &o.rt.filter.time) < 0)
+		return CMD_EXIT_FAILED;
+	ret = rtree__load(&t, load, &o.rt);
+	if (archive_input__close(&ain) && !ret)
+		ret = reader_err(-EIO, "%s could not be read whole", o.path);
+	if (ret) {
 		rtree__free(&t);
 		return CMD_EXIT_FAILED;
 	}
