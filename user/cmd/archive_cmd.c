@@ -74,6 +74,12 @@ bad:
 	return -EINVAL;
 }
 
+/* @err, and the errno unless @err names it already. */
+static void archive_cmd_err(int ret, const char *err)
+{
+	reader_err(strstr(err, strerror(-ret)) ? 0 : ret, "%s", err);
+}
+
 static int open_archive(const char *path, unsigned int flags,
 			struct archive_reader **a)
 {
@@ -84,7 +90,7 @@ static int open_archive(const char *path, unsigned int flags,
 		reader_err(ret, "%s is not an archive (.fxtz) this fxtprof "
 			   "reads: %s", path, err);
 	else if (ret)
-		reader_err(ret, "%s", err);
+		archive_cmd_err(ret, err);
 	return ret;
 }
 
@@ -509,7 +515,7 @@ int cmd_extract(int argc, char **argv)
 			      sizeof(err));
 	rchar = io_read_bytes() - rchar0;
 	if (ret)
-		reader_err(ret, "%s: %s", path, err);
+		archive_cmd_err(ret, err);
 	if (ret == -EBADMSG)
 		reader_err(0, "%s: %" PRIu64 " chunks failed their checksum and "
 			   "were left out (with the continuation chunks after "
@@ -570,7 +576,7 @@ int cmd_archive(int argc, char **argv)
 		return archive_usage(stderr);
 	ret = archive__repair(argv[2], &st, err, sizeof(err));
 	if (ret) {
-		reader_err(ret, "%s", err);
+		archive_cmd_err(ret, err);
 		return CMD_EXIT_FAILED;
 	}
 	if (st.was_finished) {
