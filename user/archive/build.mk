@@ -14,3 +14,4 @@ ARCHIVE_LIB := $(B)/lib/libfxtarchive.a
 
 $(ARCHIVE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
 $(ARCHIVE_LIB): $(ARCHIVE_SRCS:%.c=$(B)/%.o)
+ARCHIVE_LDLIBS := -llz4
