@@ -74,6 +74,10 @@ struct archive_writer_stats {
 	uint64_t bytes_in;		/* uncompressed FXT */
 	uint64_t bytes_out;		/* file size so far */
 	uint64_t refused;		/* records larger than a chunk, or after an error */
+	uint64_t records_written;	/* in chunks on disk */
+	uint64_t bytes_written;		/* their uncompressed FXT bytes */
+	uint64_t records_lost;		/* in a chunk whose write failed */
+	uint64_t bytes_lost;
 	int error;			/* -errno of the first write failure, sticky */
 };
 

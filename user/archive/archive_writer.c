@@ -426,6 +426,8 @@ int archive_writer__cut(struct archive_writer *w, unsigned int flags)
 		.stream = h->stream, .flags = h->flags, .crc = h->crc,
 	};
 	account_chunk(w, &info);
+	w->st.records_written += w->records;
+	w->st.bytes_written += w->len;
 	w->end += sizeof(*h) + (size_t)n;
 	w->st.bytes_out = w->end;
 	ret = 0;
@@ -433,7 +435,8 @@ int archive_writer__cut(struct archive_writer *w, unsigned int flags)
 
 out_lost:
 	w->st.error = ret;
-	w->st.refused += w->records;
+	w->st.records_lost += w->records;
+	w->st.bytes_lost += w->len;
 out_reset:
 	w->len = 0;
 	w->records = 0;

@@ -14,6 +14,7 @@ ARCHIVE_LIB := $(B)/lib/libfxtarchive.a
 
 $(ARCHIVE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
 $(ARCHIVE_LIB): $(ARCHIVE_SRCS:%.c=$(B)/%.o)
+ARCHIVE_LDLIBS := -llz4
 
 # The range extractor (archive_extract.c, archive_extract.h), in the same
 # library: `fxtprof extract` and the commands that read archives use it.
