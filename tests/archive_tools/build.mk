@@ -23,3 +23,12 @@ $(ARTOOLS_T)/run_archive_tools: tests/archive_tools/archive_tools_test.sh \
 
 HOST_TESTS += $(ARTOOLS_T)/run_archive_tools
 USER_PROGS += $(ARTOOLS_T)/gen_archive
+
+# The writer's compression speed, for `make bench-archive`.
+$(ARTOOLS_T)/bench_archive: tests/archive_tools/bench_archive.c \
+		$(B)/lib/libfxtarchive.a $(FXT_LIB) user/archive/archive.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser $(CFLAGS) $< $(B)/lib/libfxtarchive.a \
+		$(FXT_LIB) -llz4 -o $@
+
+USER_PROGS += $(ARTOOLS_T)/bench_archive
