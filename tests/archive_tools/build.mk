@@ -12,7 +12,7 @@ ARTOOLS_T := $(B)/tests/archive_tools
 $(ARTOOLS_T)/gen_archive: tests/archive_tools/gen_archive.c $(B)/lib/libfxtarchive.a \
 		$(FXT_LIB) $(FXT_HDRS) user/archive/archive.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(FXT_CPPFLAGS) -Iuser $(CFLAGS) $< \
+	$(CC) $(CPPFLAGS) $(FXT_CPPFLAGS) -Iuser $(CFLAGS) $(LDFLAGS) $< \
 		$(B)/lib/libfxtarchive.a $(FXT_LIB) -llz4 -o $@
 
 $(ARTOOLS_T)/run_archive_tools: tests/archive_tools/archive_tools_test.sh \
@@ -22,13 +22,18 @@ $(ARTOOLS_T)/run_archive_tools: tests/archive_tools/archive_tools_test.sh \
 	@chmod +x $@
 
 HOST_TESTS += $(ARTOOLS_T)/run_archive_tools
+# Host programs (the tests' and the bench's): not cross-built.
+ifeq ($(ARCH),x86_64)
 USER_PROGS += $(ARTOOLS_T)/gen_archive
+endif
 
 # The writer's compression speed, for `make bench-archive`.
 $(ARTOOLS_T)/bench_archive: tests/archive_tools/bench_archive.c \
 		$(B)/lib/libfxtarchive.a $(FXT_LIB) user/archive/archive.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iuser $(CFLAGS) $< $(B)/lib/libfxtarchive.a \
+	$(CC) $(CPPFLAGS) -Iuser $(CFLAGS) $(LDFLAGS) $< $(B)/lib/libfxtarchive.a \
 		$(FXT_LIB) -llz4 -o $@
 
+ifeq ($(ARCH),x86_64)
 USER_PROGS += $(ARTOOLS_T)/bench_archive
+endif
