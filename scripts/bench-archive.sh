@@ -12,13 +12,15 @@
 #      (tests/archive_tools/bench_archive) next to `lz4 -1` and
 #      `zstd -1 -T1`, best of 3 wall times each, input in the page cache;
 #   3. a 10-minute archive written by tests/archive_tools/gen_archive (2
-#      CPUs at 1 kHz, 16 user frames a sample), and the bytes
+#      CPUs at 1 kHz, 16 user frames a sample drawn from 64 addresses, so
+#      that it compresses about as the VM's archive does), and the bytes
 #      `fxtprof extract` reads for 1 s from its middle.
 # The figures go to stdout and build/results/bench-archive.txt (the raw
 # VM output to bench-archive.out); Documentation/performance.md quotes
 # them.  perf comes from the host (as in scripts/bench-kernel.sh).  The
 # large files live under build/bench-archive/ and are removed at the end
-# (BENCH_KEEP=1 keeps them).
+# (BENCH_KEEP=1 keeps them).  BENCH_HOST_ONLY=FILE.fxt runs steps 2 and 3
+# on FILE, without the VM.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 cd "$FXT_ROOT"
@@ -33,10 +35,12 @@ FXTPROF=$B/bin/fxtprof
 BENCH=$B/tests/archive_tools/bench_archive
 GEN=$B/tests/archive_tools/gen_archive
 freq=${BENCH_FREQ:-10000}
-big_secs=${BENCH_BIG_SECS:-200}
+big_secs=${BENCH_BIG_SECS:-180}
 secs=${BENCH_SECS:-10}
 reps=${BENCH_REPS:-2}
-for p in "$FXTPROF" "$BENCH" "$GEN" "$B/kmod/fxtprof.ko"; do
+host_only=${BENCH_HOST_ONLY:-}
+for p in "$FXTPROF" "$BENCH" "$GEN" ${host_only:+"$host_only"} \
+	 ${host_only:-"$B/kmod/fxtprof.ko"}; do
 	[ -e "$p" ] || { echo "bench-archive: $p is missing (make all)" >&2; exit 1; }
 done
 for c in lz4 zstd; do
@@ -50,6 +54,7 @@ mkdir -p "$W/streams" "$FXT_RESULTS"
 res=$FXT_RESULTS/bench-archive.txt
 out=$FXT_RESULTS/bench-archive.out
 
+vm_half() {
 # perf and its libraries, at their host paths (see bench-kernel.sh).
 is_elf() { [ -f "$1" ] && [ "$(head -c4 "$1" | tail -c3)" = ELF ]; }
 perf=${PERF:-}
@@ -74,8 +79,6 @@ port=$(sed -n 's/^listening on tcp:\/\/.*:\([0-9]*\)$/\1/p' "$W/receive.out")
 printf 'PORT=%s\nBIG_SECS=%s\nSECS=%s\nREPS=%s\nFREQ=%s\n' "$port" "$big_secs" \
 	"$secs" "$reps" "$freq" > "$W/bench.conf"
 
-{
-echo "== host: $(uname -m), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 echo "== VM ($cfg, TCG): ${big_secs} s to the host, then $reps x (plain, archive, perf -z) of $secs s at $freq Hz"
 rc=0
 VM_TIMEOUT=${VM_TIMEOUT:-$((big_secs + reps * secs * 6 + 400))} \
@@ -88,7 +91,16 @@ if [ $rc -ne 0 ] || ! grep -q '^BENCH cfg=perf' "$out"; then
 	echo "bench-archive: the VM script failed (rc=$rc); see $out" >&2
 	exit 1
 fi
-big=$(ls "$W"/streams/*.fxt | head -1)
+}
+
+{
+echo "== host: $(uname -m), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+if [ -n "$host_only" ]; then
+	big=$host_only
+else
+	vm_half
+	big=$(ls "$W"/streams/*.fxt | head -1)
+fi
 bigsz=$(stat -c %s "$big")
 echo
 echo "== the long recording: $bigsz bytes of FXT ($(awk -v b="$bigsz" 'BEGIN { printf "%.1f", b / 1e6 }') MB)"
@@ -114,18 +126,18 @@ z_s=$(best zstd -1 -T1 -q -f "$big" -o "$W/big.zst")
 z_out=$(stat -c %s "$W/big.zst")
 echo
 echo "Compression of the same $bigsz bytes (best of 3 wall times):"
-awk -v in="$bigsz" -v as="$a_s" -v ao="$a_out" -v ls="$l_s" -v lo="$l_out" \
+awk -v sz="$bigsz" -v as="$a_s" -v ao="$a_out" -v ls="$l_s" -v lo="$l_out" \
     -v zs="$z_s" -v zo="$z_out" 'BEGIN {
 	printf "  %-22s %9s %8s %10s\n", "", "MB/s", "ratio", "vs lz4"
-	printf "  %-22s %9.1f %7.2fx %9.2fx\n", "archive writer", in / 1e6 / as, in / ao, ls / as
-	printf "  %-22s %9.1f %7.2fx %9.2fx\n", "lz4 -1 (command line)", in / 1e6 / ls, in / lo, 1
-	printf "  %-22s %9.1f %7.2fx %9.2fx\n", "zstd -1 -T1", in / 1e6 / zs, in / zo, ls / zs
+	printf "  %-22s %9.1f %7.2fx %9.2fx\n", "archive writer", sz / 1e6 / as, sz / ao, ls / as
+	printf "  %-22s %9.1f %7.2fx %9.2fx\n", "lz4 -1 (command line)", sz / 1e6 / ls, sz / lo, 1
+	printf "  %-22s %9.1f %7.2fx %9.2fx\n", "zstd -1 -T1", sz / 1e6 / zs, sz / zo, ls / zs
 	print "  vs lz4: speed as a multiple of the lz4 command line'\''s (goal for the writer >= 0.9x)"
 }'
 
 # 3. The VM runs: bytes per sample and the reader's CPU (medians).
 echo
-awk '
+[ -n "$host_only" ] || awk '
 function med(k,   n, i, j, t, a) {
 	n = cnt[k]; for (i = 1; i <= n; i++) a[i] = v[k, i]
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -138,6 +150,7 @@ $1 == "BENCH" {
 	if (f["samples"] > 0) v[c ":bps", ++cnt[c ":bps"]] = f["bytes"] / f["samples"]
 	v[c ":samples", ++cnt[c ":samples"]] = f["samples"]
 	if (f["cpu"] != "-") v[c ":cpu", ++cnt[c ":cpu"]] = f["cpu"]
+	v[c ":bytes", ++cnt[c ":bytes"]] = f["bytes"]
 }
 END {
 	printf "In the VM, %s s at the same rate, medians of %d runs:\n", secs, cnt["plain:samples"]
@@ -148,15 +161,17 @@ END {
 	printf "  bytes per sample, archive / perf -z: %.2fx (goal <= 0.5x); archive / plain FXT: %.2fx\n",
 		med("archive:bps") / med("perf:bps"), med("archive:bps") / med("plain:bps")
 	printf "  reader CPU, archive / plain FXT: %.2fx\n", med("archive:cpu") / med("plain:cpu")
+	printf "  the archive: %.0f KB per second of recording\n", med("archive:bytes") / secs / 1000
 }' secs="$secs" "$out"
 
 # 4. A 10-minute archive and a 1 s window from its middle.
 echo
-"$GEN" -d 600 -r 1000 -c 2 -f 16 -a "$W/long.fxtz" > /dev/null
+"$GEN" -d 600 -r 1000 -c 2 -f 16 -v 64 -a "$W/long.fxtz" > /dev/null
 lsz=$(stat -c %s "$W/long.fxtz")
 "$FXTPROF" extract "$W/long.fxtz" --from 300s --to 301s -o "$W/win.fxt" 2> "$W/extract.err"
 "$FXTPROF" check -q "$W/win.fxt"
-echo "A 10-minute archive (gen_archive: 2 CPUs x 1 kHz, 16 user frames): $lsz bytes"
+echo "A 10-minute archive (gen_archive: 2 CPUs x 1 kHz, 16 user frames from 64 addresses): $lsz bytes," \
+	"$(awk -v s="$lsz" 'BEGIN { printf "%.0f", s / 600 / 1000 }') KB per second of trace"
 sed 's/^fxtprof: /  extract 300s..301s: /' "$W/extract.err" | grep -v delivered
 rd=$(sed -n 's/.*read \([0-9]*\) bytes of the archive.*/\1/p' "$W/extract.err")
 awk -v r="$rd" -v s="$lsz" 'BEGIN { printf "  bytes read for 1 s of 600: %.3f%% of the file (goal < 1%%)\n", 100 * r / s }'

@@ -9,13 +9,16 @@
  * archive.
  *
  * usage: gen_archive [-d SECS] [-r HZ] [-c CPUS] [-f FRAMES] [-s SEG_MS]
- *                    [-t T0_NS] [-p PLAIN.fxt] [-a X.fxtz] [-l [-w MS]]
+ *                    [-t T0_NS] [-v N] [-p PLAIN.fxt] [-a X.fxtz]
+ *                    [-l [-w MS]]
  *   -d  length of the recording (default 2 s), -r samples per second per
  *   CPU (1000), -c CPUs (2), -f user frames per sample (8), -s a segment
  *   (and chunk) every SEG_MS of trace time (100), -t the first sample's
  *   time (1000000000).  Sample i of CPU c is at T0 + i * (1e9 / HZ) + c;
  *   its thread is 1000 + (i + c) % 4 of process 1000, its frames are
- *   fixed per thread.  -l: a live archive (no trailer), each segment
+ *   fixed per thread, or with -v N each drawn from N addresses by a
+ *   fixed pseudo-random sequence (stacks as varied as a real
+ *   recording's, for the bench's long archive).  -l: a live archive (no trailer), each segment
  *   written -w MS of wall time apart (default 0), for readers that
  *   follow it.
  * Prints "samples N" on stdout.
@@ -35,6 +38,15 @@
 #define PID		1000u
 #define NTHREADS	4u
 #define KFRAMES		3u
+
+static unsigned int variety;
+static uint64_t lcg_state = 0x9e3779b97f4a7c15ull;
+
+static unsigned int lcg(unsigned int n)
+{
+	lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned int)((lcg_state >> 33) % n);
+}
 
 struct out {
 	struct fxt_writer *w;
@@ -141,23 +153,30 @@ static void prologue(struct fxt_writer *w)
 		die("definitions", ret);
 }
 
+/* Sample @tid's frames, leaf first: kernel, then user. */
+static unsigned int stack(unsigned int tid, unsigned int frames, uint64_t *ips)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < KFRAMES; i++)
+		ips[n++] = 0xffffffff81001010ull + i * 0x100;
+	for (i = 0; i < frames && i < 64; i++)
+		ips[n++] = variety ? 0x401000 + lcg(variety) * 0x10 :
+				     0x401000 + ((tid - PID) * 0x1000) + i * 0x40;
+	return n;
+}
+
 static void sample(struct fxt_writer *w, uint64_t ts, unsigned int cpu,
-		   unsigned int tid, unsigned int frames)
+		   unsigned int tid, const uint64_t *ips, unsigned int n)
 {
 	struct fxt_tref th = fxt_tref_inline(PID, tid);
-	uint64_t ips[KFRAMES + 64];
 	struct fxt_arg a[3] = {
 		arg_u32(w, "cpu", cpu),
 		arg_str(w, "mode", "user"),
 		arg_u32(w, "kframes", KFRAMES),
 	};
-	unsigned int i, n = 0;
 	int ret;
 
-	for (i = 0; i < KFRAMES; i++)
-		ips[n++] = 0xffffffff81001010ull + i * 0x100;
-	for (i = 0; i < frames && i < 64; i++)
-		ips[n++] = 0x401000 + ((tid - PID) * 0x1000) + i * 0x40;
 	ret = fxt_writer__instant(w, ts, &th, ref(w, "cpu"), ref(w, "sample"),
 				  a, 3);
 	if (!ret)
@@ -176,7 +195,7 @@ int main(int argc, char **argv)
 	struct archive_writer_opts wo = { 0 };
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "d:r:c:f:s:t:p:a:lw:")) != -1) {
+	while ((c = getopt(argc, argv, "d:r:c:f:s:t:v:p:a:lw:")) != -1) {
 		switch (c) {
 		case 'd': secs = atof(optarg); break;
 		case 'r': hz = (unsigned int)atoi(optarg); break;
@@ -184,6 +203,7 @@ int main(int argc, char **argv)
 		case 'f': frames = (unsigned int)atoi(optarg); break;
 		case 's': seg_ms = (unsigned int)atoi(optarg); break;
 		case 't': t0 = strtoull(optarg, NULL, 0); break;
+		case 'v': variety = (unsigned int)atoi(optarg); break;
 		case 'p': plain = optarg; break;
 		case 'a': arch = optarg; break;
 		case 'l': wo.live = true; break;
@@ -247,11 +267,13 @@ int main(int argc, char **argv)
 		}
 		for (unsigned int cpu = 0; cpu < cpus; cpu++) {
 			unsigned int tid = PID + (unsigned int)((i + cpu) % NTHREADS);
+			uint64_t ips[KFRAMES + 64];
+			unsigned int n = stack(tid, frames, ips);
 
 			if (po.w)
-				sample(po.w, ts + cpu, cpu, tid, frames);
+				sample(po.w, ts + cpu, cpu, tid, ips, n);
 			if (ao.w)
-				sample(ao.w, ts + cpu, cpu, tid, frames);
+				sample(ao.w, ts + cpu, cpu, tid, ips, n);
 		}
 	}
 	if (po.w) {

@@ -74,10 +74,11 @@ run_perf() {	# REP
 		sleep "$SECS" > /tmp/perf.out 2> /tmp/perf.err ||
 		{ cat /tmp/perf.err; die "perf record failed"; }
 	wait $wl
-	# "[ perf record: Captured and wrote 1.2 MB /tmp/bench.perf (12345
-	# samples) ]"; with -z it adds "(compressed)" info after it.
-	samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/perf.err)
-	[ -n "$samples" ] || { cat /tmp/perf.err; die "perf printed no sample count"; }
+	# With -z, "Captured and wrote" gives no sample count: perf report
+	# --stats counts the SAMPLE records (it decompresses them).
+	samples=$("$PERF" report -i $f --stats 2>/dev/null |
+		awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }')
+	[ -n "$samples" ] || { cat /tmp/perf.err; die "perf report --stats gave no sample count"; }
 	echo "BENCH cfg=perf rep=$1 secs=$SECS samples=$samples bytes=$(wc -c < $f) cpu=-"
 	grep -i compress /tmp/perf.err | sed 's/^/BENCH-PERF /'
 	rm -f $f

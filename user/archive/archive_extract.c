@@ -80,7 +80,7 @@ static int clip_emit(struct archive_clip *c, const uint64_t *rec, size_t len,
 }
 
 int archive_clip__feed(struct archive_clip *c, const void *buf, size_t len,
-		       bool defs_only, size_t *bad)
+		       size_t *bad)
 {
 	const unsigned char *p = buf;
 	size_t off = 0;
@@ -116,7 +116,7 @@ int archive_clip__feed(struct archive_clip *c, const void *buf, size_t len,
 			memcpy(&c->last_ts, &rec[1], 8);
 			c->in_range = c->last_ts >= c->from_ns &&
 				      c->last_ts <= c->to_ns;
-			if (c->in_range && !defs_only) {
+			if (c->in_range) {
 				ret = clip_emit(c, rec, (size_t)words * 8, kind,
 						true);
 				if (ret)
@@ -124,7 +124,7 @@ int archive_clip__feed(struct archive_clip *c, const void *buf, size_t len,
 			}
 			continue;
 		}
-		if (c->in_range && !defs_only) {
+		if (c->in_range) {
 			ret = clip_emit(c, rec, (size_t)words * 8, kind, false);
 			if (ret)
 				return ret;
@@ -141,16 +141,18 @@ uint64_t archive_extract__start(const struct archive_reader *a)
 {
 	struct archive_metrics m;
 	size_t i, n = archive_reader__nchunks(a);
+	uint64_t t = 0;
 
 	if (!archive_reader__metrics(a, &m) && m.t_first)
 		return m.t_first;
+	/* Chunk times overlap: the earliest of them. */
 	for (i = 0; i < n; i++) {
 		const struct archive_chunk_info *ci = archive_reader__chunk(a, i);
 
-		if (ci->t_first)
-			return ci->t_first;
+		if (ci->t_last && (!t || ci->t_first < t))
+			t = ci->t_first;
 	}
-	return 0;
+	return t;
 }
 
 /* Does chunk @ci hold no timed record (its times are then 0)? */
@@ -259,7 +261,7 @@ int archive_extract(const struct archive_reader *a, uint64_t from_ns,
 		}
 		st->chunks_read++;
 		st->bytes_read += ci->compressed;
-		ret = archive_clip__feed(&c, buf, (size_t)got, false, &badoff);
+		ret = archive_clip__feed(&c, buf, (size_t)got, &badoff);
 		if (ret == -EPROTO && err)
 			snprintf(err, errlen, "chunk %zu (at byte %llu): a "
 				 "record at byte %zu of its FXT is cut or has "

@@ -66,10 +66,9 @@ void archive_clip__init(struct archive_clip *c, uint64_t from_ns,
 /*
  * Clip the whole records in @buf (@len bytes): 0, -EPROTO if a record is
  * cut or has no size (@bad gets its offset), or the emitter's error.
- * @defs_only: a chunk before the range, only its definitions are needed.
  */
 int archive_clip__feed(struct archive_clip *c, const void *buf, size_t len,
-		       bool defs_only, size_t *bad);
+		       size_t *bad);
 /* A new segment starts: its stream header is left out if one was written. */
 void archive_clip__segment(struct archive_clip *c);
 
@@ -91,8 +90,8 @@ int archive_extract(const struct archive_reader *a, uint64_t from_ns,
 		    size_t errlen);
 
 /*
- * The recording's start: the first event time of the metrics, or of the
- * first chunk for a scanned archive (0 when it has none).
+ * The recording's start: the first event time of the metrics, or the
+ * earliest chunk's for a scanned archive (0 when it has none).
  */
 uint64_t archive_extract__start(const struct archive_reader *a);
 

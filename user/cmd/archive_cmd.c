@@ -257,7 +257,7 @@ static void info_top(const struct archive_reader *a, FILE *f,
 static void info_windows(const struct archive_reader *a, FILE *f)
 {
 	struct archive_windows w;
-	uint64_t total = 0, peak = 0;
+	uint64_t peak = 0;
 	uint32_t busy = 0;
 
 	if (archive_reader__windows(a, &w) || !w.window_ns)
@@ -267,7 +267,6 @@ static void info_windows(const struct archive_reader *a, FILE *f)
 
 		for (uint32_t c = 0; c < w.ncpus; c++)
 			s += w.samples[(uint64_t)i * w.ncpus + c];
-		total += s;
 		busy += s > 0;
 		if (s > peak)
 			peak = s;
@@ -285,7 +284,6 @@ static void info_windows(const struct archive_reader *a, FILE *f)
 		fprintf(f, " %u:%" PRIu64, c, s);
 	}
 	fputc('\n', f);
-	(void)total;
 }
 
 static void info_tables(const struct archive_reader *a, FILE *f)

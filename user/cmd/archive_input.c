@@ -378,7 +378,7 @@ int archive_input__clip_buffer(const void *data, size_t len, uint64_t from_ns,
 	int ret;
 
 	archive_clip__init(&c, from_ns, to_ns, mem_out__emit, &m, &st);
-	ret = archive_clip__feed(&c, data, len, false, &bad);
+	ret = archive_clip__feed(&c, data, len, &bad);
 	if (ret) {
 		free(m.buf);
 		return ret == -EPROTO ? reader_err(ret, "the record at byte %zu "
