@@ -51,8 +51,9 @@ struct arch_summary {
 	size_t nspans, spans_cap;
 	struct arch_buf name_bytes;
 
-	/* Each distinct entry once: the set's keys are the entries. */
+	/* Each distinct entry once: the sets find them, the bytes hold them. */
 	struct arch_set mappings, kimages, ksyms;
+	struct arch_buf mapping_bytes, kimage_bytes, ksym_bytes;
 };
 
 int arch_summary__new(struct arch_summary **sp)
@@ -84,6 +85,9 @@ void arch_summary__free(struct arch_summary *s)
 	arch_set__fini(&s->mappings);
 	arch_set__fini(&s->kimages);
 	arch_set__fini(&s->ksyms);
+	arch_buf__fini(&s->mapping_bytes);
+	arch_buf__fini(&s->kimage_bytes);
+	arch_buf__fini(&s->ksym_bytes);
 	free(s);
 }
 
@@ -337,24 +341,39 @@ static int count_name(struct arch_summary *s, uint32_t kind, uint64_t pid,
 	return name_span_new(s, (size_t)i, kind, pid, tid, name, ts);
 }
 
-/* An entry with its strings, padded to 8: the set's key and its bytes. */
-static int add_entry(struct arch_set *set, const void *fixed, size_t flen,
+/*
+ * An entry with its strings, padded to 8, into @out, once per identity:
+ * @id_len leading bytes of the fixed part and the strings (a replayed
+ * mapping may differ in its time or thread, not in what it maps).
+ */
+static int add_entry(struct arch_set *set, struct arch_buf *out,
+		     const void *fixed, size_t flen, size_t id_len,
 		     const struct fxt_str *a, const struct fxt_str *b)
 {
-	unsigned char buf[sizeof(struct arch_mapping_entry) + 2 * 32768 + 8];
-	size_t len = flen;
+	unsigned char key[sizeof(struct arch_mapping_entry) + 2 * 32768];
+	size_t klen = id_len;
 	bool added;
+	int ret;
 
-	memcpy(buf, fixed, flen);
-	memcpy(buf + len, a->data, a->len);
-	len += a->len;
+	memcpy(key, fixed, id_len);
+	memcpy(key + klen, a->data, a->len);
+	klen += a->len;
 	if (b) {
-		memcpy(buf + len, b->data, b->len);
-		len += b->len;
+		memcpy(key + klen, b->data, b->len);
+		klen += b->len;
 	}
-	memset(buf + len, 0, (8 - len % 8) % 8);
-	len += (8 - len % 8) % 8;
-	return arch_set__add(set, buf, (uint32_t)len, &added) < 0 ? -ENOMEM : 0;
+	if (arch_set__add(set, key, (uint32_t)klen, &added) < 0)
+		return -ENOMEM;
+	if (!added)
+		return 0;
+	ret = arch_buf__put(out, fixed, flen);
+	if (!ret)
+		ret = arch_buf__put(out, a->data, a->len);
+	if (!ret && b)
+		ret = arch_buf__put(out, b->data, b->len);
+	if (!ret)
+		ret = arch_buf__pad8(out);
+	return ret;
 }
 
 static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
@@ -382,8 +401,10 @@ static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
 			.flags = arg_uint(r, FXT_PROFILE_ARG_INITIAL) ? 1 : 0,
 		};
 
-		return add_entry(&s->mappings, &e, sizeof(e), &r->kobj.name,
-				 &bid);
+		/* pid, start, end, pgoff: then the path and build id. */
+		return add_entry(&s->mappings, &s->mapping_bytes, &e, sizeof(e),
+				 offsetof(struct arch_mapping_entry, time),
+				 &r->kobj.name, &bid);
 	}
 	case FXT_KOBJ_KMOD: {
 		struct arch_kimage_entry e = {
@@ -394,8 +415,8 @@ static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
 			.flags = arg_uint(r, FXT_PROFILE_ARG_KERNEL) ? 1 : 0,
 		};
 
-		return add_entry(&s->kimages, &e, sizeof(e), &r->kobj.name,
-				 &bid);
+		return add_entry(&s->kimages, &s->kimage_bytes, &e, sizeof(e),
+				 sizeof(e), &r->kobj.name, &bid);
 	}
 	case FXT_KOBJ_KSYM: {
 		struct arch_ksym_entry e = {
@@ -404,7 +425,8 @@ static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
 			.name_len = r->kobj.name.len,
 		};
 
-		return add_entry(&s->ksyms, &e, sizeof(e), &r->kobj.name, NULL);
+		return add_entry(&s->ksyms, &s->ksym_bytes, &e, sizeof(e),
+				 sizeof(e), &r->kobj.name, NULL);
 	}
 	}
 	return 0;
@@ -455,13 +477,10 @@ undecoded:
 /* The sections                                                        */
 /* ------------------------------------------------------------------ */
 
-static int emit_set(arch_emit_fn emit, void *ctx, uint32_t id,
-		    const struct arch_set *set)
+static int emit_buf(arch_emit_fn emit, void *ctx, uint32_t id,
+		    const struct arch_buf *b)
 {
-	if (!set->n)
-		return 0;
-	/* The keys are the entries, back to back, each padded to 8. */
-	return emit(ctx, id, set->keys.p, set->keys.len);
+	return b->len ? emit(ctx, id, b->p, b->len) : 0;
 }
 
 static int emit_counts(arch_emit_fn emit, void *ctx, uint32_t id,
@@ -556,10 +575,10 @@ int arch_summary__emit(struct arch_summary *s, arch_emit_fn emit, void *ctx)
 	if (!ret)
 		ret = emit_names(s, emit, ctx);
 	if (!ret)
-		ret = emit_set(emit, ctx, ARCHIVE_SEC_MAPPINGS, &s->mappings);
+		ret = emit_buf(emit, ctx, ARCHIVE_SEC_MAPPINGS, &s->mapping_bytes);
 	if (!ret)
-		ret = emit_set(emit, ctx, ARCHIVE_SEC_KIMAGES, &s->kimages);
+		ret = emit_buf(emit, ctx, ARCHIVE_SEC_KIMAGES, &s->kimage_bytes);
 	if (!ret)
-		ret = emit_set(emit, ctx, ARCHIVE_SEC_KSYMS, &s->ksyms);
+		ret = emit_buf(emit, ctx, ARCHIVE_SEC_KSYMS, &s->ksym_bytes);
 	return ret;
 }

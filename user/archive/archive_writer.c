@@ -326,9 +326,14 @@ static bool over(const struct archive_writer *w, unsigned int times)
 {
 	if (!w->timed)
 		return false;
-	return w->len - w->ev_off >= (uint64_t)times * w->o.max_bytes ||
-	       w->records - w->ev_records >= (uint64_t)times * w->o.max_records ||
-	       w->t_last - w->t_first >= times * w->o.window_ns;
+	if (w->len - w->ev_off >= (uint64_t)times * w->o.max_bytes ||
+	    w->records - w->ev_records >= (uint64_t)times * w->o.max_records)
+		return true;
+	/*
+	 * Not a reason to cut alone: CPUs are drained in turn, so a chunk
+	 * spans a drain turn's times however small its window.
+	 */
+	return times == 1 && w->t_last - w->t_first >= w->o.window_ns;
 }
 
 void archive_writer__commit(struct archive_writer *w, unsigned int kind)
