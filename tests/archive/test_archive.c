@@ -38,16 +38,33 @@ static const char *tmp_path(const char *name)
 	static char path[4][128];
 	static int k;
 
-	if (!tmpdir[0]) {
-		/* In memory if it can be: repair syncs, every cut. */
-		snprintf(tmpdir, sizeof(tmpdir), "%s/test_archive.XXXXXX",
-			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
-		if (!mkdtemp(tmpdir))
-			abort();
-	}
 	k = (k + 1) % 4;
 	snprintf(path[k], sizeof(path[k]), "%s/%s", tmpdir, name);
 	return path[k];
+}
+
+/* Each test in its own directory, in memory if it can be (repair syncs). */
+FIXTURE(arch) {
+	int unused;
+};
+
+FIXTURE_SETUP(arch)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "%s/test_archive.XXXXXX",
+		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
+	ASSERT_NE(NULL, mkdtemp(tmpdir));
+}
+
+FIXTURE_TEARDOWN(arch)
+{
+	static const char *const names[] = {
+		"plain.fxt", "rt.fxtz", "small.fxtz", "cut.fxtz", "flip.fxtz",
+		"future.fxtz", "live.fxtz", "bad.fxtz", "good.fxtz",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unlink(tmp_path(names[i]));
+	rmdir(tmpdir);
 }
 
 /* Record @secs (from 1 s) to @path with @so. */
@@ -179,7 +196,7 @@ static void check_chunks(struct __test_metadata *_metadata,
 	free(buf);
 }
 
-TEST(round_trip_matches_plain_fxt_and_every_chunk_decodes_alone)
+TEST_F(arch, round_trip_matches_plain_fxt_and_every_chunk_decodes_alone)
 {
 	struct sink_opts so = { 0 };
 	struct sample_sum plain = { 0 }, arch = { 0 };
@@ -278,11 +295,11 @@ static void small_archive(struct __test_metadata *_metadata, const char *path,
 				.archive_opts = { .window_ns = 20000000ull,
 						  .live = live } };
 
-	ASSERT_EQ(0, record(path, &so, 1000000ull, GEN_NS + 2 * GEN_TURN_NS,
+	ASSERT_EQ(0, record(path, &so, 1000000ull, GEN_NS + 4 * GEN_TURN_NS,
 			    NULL));
 }
 
-TEST(truncated_anywhere_reads_every_complete_chunk_and_repairs)
+TEST_F(arch, truncated_anywhere_reads_every_complete_chunk_and_repairs)
 {
 	const char *full = tmp_path("small.fxtz"), *cut = tmp_path("cut.fxtz");
 	struct archive_repair_stats rs;
@@ -350,7 +367,7 @@ TEST(truncated_anywhere_reads_every_complete_chunk_and_repairs)
 	free(bytes);
 }
 
-TEST(a_flipped_bit_is_caught_and_named_the_other_chunks_read)
+TEST_F(arch, a_flipped_bit_is_caught_and_named_the_other_chunks_read)
 {
 	const char *path = tmp_path("flip.fxtz");
 	const struct archive_chunk_info *c;
@@ -444,7 +461,7 @@ static uint32_t crc32c(uint32_t crc, const void *data, size_t len)
 	return ~crc;
 }
 
-TEST(an_unknown_future_section_is_skipped)
+TEST_F(arch, an_unknown_future_section_is_skipped)
 {
 	const char *path = tmp_path("future.fxtz");
 	static const char future[] = "a section of a later version....";
@@ -549,7 +566,7 @@ static void *live_reader(void *arg)
 	return NULL;
 }
 
-TEST(a_live_archive_reads_while_it_grows)
+TEST_F(arch, a_live_archive_reads_while_it_grows)
 {
 	struct sink_opts so = { .archive = true, .archive_flush_ms = 1,
 				.archive_opts = { .live = true } };
@@ -607,7 +624,7 @@ static void put_header(unsigned char *p, uint32_t comp, uint32_t uncomp)
 	memcpy(p, v, 64);
 }
 
-TEST(bad_input_gives_an_errno_never_a_crash)
+TEST_F(arch, bad_input_gives_an_errno_never_a_crash)
 {
 	const char *path = tmp_path("bad.fxtz");
 	struct archive_reader *a;

@@ -131,6 +131,14 @@ struct arch_ksym_entry {
 	/* name, zero-padded to 8 */
 };
 
+/*
+ * A chunk's limits count from its first event, and cut only once what
+ * follows outweighs what precedes it (the prologue and the segment's
+ * replay of names, mappings and symbols) this many times, in bytes and
+ * in records.
+ */
+#define ARCH_REPLAY_RATIO	4u
+
 /* Samples per CPU are summed in windows of this length. */
 #define ARCH_SUMMARY_WINDOW_NS	100000000ull
 /* CPUs beyond this are summed in no window (counted in the metrics). */

@@ -38,6 +38,12 @@ struct arch_summary {
 	struct arch_set processes;	/* key pid */
 	uint64_t *process_samples;
 	size_t tcap, pcap;
+	/* The sets' indexes of recent threads, by tid: samples repeat them. */
+	struct {
+		uint64_t pid, tid;
+		uint32_t thread, process;
+		bool valid;
+	} recent[1024];
 
 	bool have_t0;
 	uint64_t t0;
@@ -248,18 +254,28 @@ static int count_window(struct arch_summary *s, uint32_t cpu, uint64_t ts)
 static int count_sample(struct arch_summary *s, const struct fxt_record *r)
 {
 	uint64_t key[2] = { r->thread.pid, r->thread.tid };
+	typeof(&s->recent[0]) c = &s->recent[key[1] % 1024];
 	bool added;
-	long i;
+	long i, j;
 
 	s->m.samples++;
-	i = arch_set__add(&s->threads, key, sizeof(key), &added);
-	if (i < 0 || grow_u64(&s->thread_samples, &s->tcap, (size_t)i + 1))
-		return -ENOMEM;
-	s->thread_samples[i]++;
-	i = arch_set__add(&s->processes, key, sizeof(key[0]), &added);
-	if (i < 0 || grow_u64(&s->process_samples, &s->pcap, (size_t)i + 1))
-		return -ENOMEM;
-	s->process_samples[i]++;
+	if (!c->valid || c->pid != key[0] || c->tid != key[1]) {
+		i = arch_set__add(&s->threads, key, sizeof(key), &added);
+		if (i < 0 || grow_u64(&s->thread_samples, &s->tcap,
+				      (size_t)i + 1))
+			return -ENOMEM;
+		j = arch_set__add(&s->processes, key, sizeof(key[0]), &added);
+		if (j < 0 || grow_u64(&s->process_samples, &s->pcap,
+				      (size_t)j + 1))
+			return -ENOMEM;
+		c->pid = key[0];
+		c->tid = key[1];
+		c->thread = (uint32_t)i;
+		c->process = (uint32_t)j;
+		c->valid = true;
+	}
+	s->thread_samples[c->thread]++;
+	s->process_samples[c->process]++;
 	return count_window(s, (uint32_t)arg_uint(r, "cpu"), r->ts);
 }
 
@@ -438,7 +454,18 @@ void arch_summary__record(struct arch_summary *s, const void *rec,
 	struct fxt_record *r = &s->rec;
 	int ret;
 
-	(void)kind;
+	/*
+	 * Only what the summaries read, and what the reader needs to decode
+	 * it (strings, threads): stacks and scheduling records are most of
+	 * the bytes, and nothing here looks into them.
+	 */
+	switch (kind) {
+	case FXT_REC_METADATA: case FXT_REC_INIT: case FXT_REC_STRING:
+	case FXT_REC_THREAD: case FXT_REC_EVENT: case FXT_REC_KERNEL_OBJ:
+		break;
+	default:
+		return;
+	}
 	if (!s->rd || s->rd_failed)
 		goto undecoded;
 	if (fxt_reader__feed(s->rd, rec, len) ||

@@ -326,6 +326,16 @@ static bool over(const struct archive_writer *w, unsigned int times)
 {
 	if (!w->timed)
 		return false;
+	/*
+	 * A chunk repeats its segment's replay: cut by a limit only once
+	 * what follows the replay outweighs it ARCH_REPLAY_RATIO times, so
+	 * the replays stay a small part of the file however large the
+	 * machine's tables (the hard limits below bound the chunk anyway).
+	 */
+	if (times == 1 &&
+	    (w->len - w->ev_off < ARCH_REPLAY_RATIO * (uint64_t)w->ev_off ||
+	     w->records - w->ev_records < ARCH_REPLAY_RATIO * (uint64_t)w->ev_records))
+		return false;
 	if (w->len - w->ev_off >= (uint64_t)times * w->o.max_bytes ||
 	    w->records - w->ev_records >= (uint64_t)times * w->o.max_records)
 		return true;
