@@ -21,6 +21,9 @@ struct name_span {
 	uint32_t name_len;
 };
 
+/* The metrics section is this struct's words: archive-format.md. */
+static_assert(sizeof(struct archive_metrics) == 47 * 8, "metrics layout");
+
 struct cpu_windows {
 	uint32_t *n;
 	size_t len, cap;
