@@ -30,3 +30,11 @@ ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/archive/test_archive \
 	$(B)/asan/tests/archive/test_archive
 endif
+
+# test_archive_vm: fxtprof record to an archive in the VM (static).
+$(B)/tests/archive/test_archive_vm: $(B)/tests/archive/test_archive_vm.o \
+		$(ARCHIVE_LIB) $(B)/lib/libfxt.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ \
+		$(ARCHIVE_LDLIBS) -lpthread
+
+VM_TEST_PROGS += $(B)/tests/archive/test_archive_vm
