@@ -35,6 +35,14 @@ struct arch_summary {
 	bool rd_failed;
 	uint64_t undecoded;
 	struct fxt_record rec;
+	/*
+	 * fxtprof's sample events, learnt from the first one the reader
+	 * decodes in a segment: their header word and cpu argument header,
+	 * constant while the string table is.  Later samples are read
+	 * straight from their words.
+	 */
+	bool fast;
+	uint64_t fast_hdr, fast_cpu;
 
 	struct arch_set threads;	/* key (pid, tid) */
 	uint64_t *thread_samples;
@@ -117,6 +125,7 @@ int arch_summary__chunk_begin(struct arch_summary *s, bool continuation)
 	fxt_reader__free(s->rd);
 	s->rd = NULL;
 	s->rd_failed = false;
+	s->fast = false;
 	return fxt_reader__new(0, &s->rd);
 }
 
@@ -254,9 +263,10 @@ static int count_window(struct arch_summary *s, uint32_t cpu, uint64_t ts)
 	return 0;
 }
 
-static int count_sample(struct arch_summary *s, const struct fxt_record *r)
+static int count_sample(struct arch_summary *s, uint64_t pid, uint64_t tid,
+			uint32_t cpu, uint64_t ts)
 {
-	uint64_t key[2] = { r->thread.pid, r->thread.tid };
+	uint64_t key[2] = { pid, tid };
 	typeof(&s->recent[0]) c = &s->recent[key[1] % 1024];
 	bool added;
 	long i, j;
@@ -279,7 +289,23 @@ static int count_sample(struct arch_summary *s, const struct fxt_record *r)
 	}
 	s->thread_samples[c->thread]++;
 	s->process_samples[c->process]++;
-	return count_window(s, (uint32_t)arg_uint(r, "cpu"), r->ts);
+	return count_window(s, cpu, ts);
+}
+
+/* The encoder's layout (user/encode/fxt_encoder.c): header, ts, pid,
+ * tid, then the cpu argument, its value in the upper half. */
+#define FAST_WORDS	7
+
+static void learn_sample(struct arch_summary *s, const struct fxt_record *r)
+{
+	const struct fxt_argv *a = r->nargs ? &r->args[0] : NULL;
+
+	if (r->size != FAST_WORDS || r->thread.index || !a ||
+	    a->type != FXT_ARG_UINT32 || !str_is(&a->name, "cpu"))
+		return;
+	s->fast_hdr = r->words[0];
+	s->fast_cpu = r->words[4] & 0xffffffffu;
+	s->fast = true;
 }
 
 static void count_loss(struct arch_summary *s, const struct fxt_record *r)
@@ -471,6 +497,19 @@ void arch_summary__record(struct arch_summary *s, const void *rec,
 	}
 	if (!s->rd || s->rd_failed)
 		goto undecoded;
+	if (kind == FXT_REC_EVENT && s->fast && len == FAST_WORDS * 8) {
+		const uint64_t *w = rec;
+
+		if (w[0] == s->fast_hdr && (w[4] & 0xffffffffu) == s->fast_cpu) {
+			if (count_sample(s, w[2], w[3], (uint32_t)(w[4] >> 32),
+					 w[1]))
+				goto failed;
+			return;
+		}
+	}
+	/* A string record may give the sample's refs another meaning. */
+	if (kind == FXT_REC_STRING)
+		s->fast = false;
 	if (fxt_reader__feed(s->rd, rec, len) ||
 	    fxt_reader__next(s->rd, r) != 1)
 		goto failed;
@@ -482,8 +521,12 @@ void arch_summary__record(struct arch_summary *s, const void *rec,
 	case FXT_REC_EVENT:
 		if (r->subtype == FXT_EVENT_INSTANT &&
 		    str_is(&r->event.name, "sample") &&
-		    str_is(&r->event.category, "cpu"))
-			ret = count_sample(s, r);
+		    str_is(&r->event.category, "cpu")) {
+			ret = count_sample(s, r->thread.pid, r->thread.tid,
+					   (uint32_t)arg_uint(r, "cpu"), r->ts);
+			if (!s->fast)
+				learn_sample(s, r);
+		}
 		else if (r->subtype == FXT_EVENT_COUNTER)
 			count_loss(s, r), ret = 0;
 		else
