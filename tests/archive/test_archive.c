@@ -196,6 +196,35 @@ static void check_chunks(struct __test_metadata *_metadata,
 	free(buf);
 }
 
+/* The footer's layout, as archive-format.md gives it. */
+struct footer {
+	char magic[8];
+	uint16_t version, footer_size;
+	uint32_t nsections;
+	uint64_t table_offset, chunks_end, nchunks;
+	uint32_t table_crc, crc;
+};
+
+struct sec_entry {
+	uint16_t id, flags;
+	uint32_t crc;
+	uint64_t offset, length;
+};
+
+/* crc32c, bit by bit: the format's checksum, computed apart. */
+static uint32_t crc32c(uint32_t crc, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+	}
+	return ~crc;
+}
+
 TEST_F(arch, round_trip_matches_plain_fxt_and_every_chunk_decodes_alone)
 {
 	struct sink_opts so = { 0 };
@@ -285,6 +314,24 @@ TEST_F(arch, round_trip_matches_plain_fxt_and_every_chunk_decodes_alone)
 	ASSERT_EQ(0, archive_reader__ksyms(a, &ksyms, &n));
 	EXPECT_EQ(16, n);
 	archive_reader__close(a);
+
+	/* The larger sections are stored as LZ4 blocks, and read back. */
+	fxt = slurp(tmp_path("rt.fxtz"), &len);
+	ASSERT_NE(NULL, fxt);
+	{
+		const unsigned char *b = fxt;
+		struct sec_entry e;
+		struct footer f;
+		unsigned int lz4 = 0;
+
+		memcpy(&f, b + len - sizeof(f), sizeof(f));
+		for (uint32_t i = 0; i < f.nsections; i++) {
+			memcpy(&e, b + f.table_offset + i * sizeof(e), sizeof(e));
+			lz4 += e.flags & 1;
+		}
+		EXPECT_LE(1, lz4);
+	}
+	free(fxt);
 }
 
 /* A small archive: 1 kHz, 20 ms chunks. */
@@ -431,34 +478,6 @@ TEST_F(arch, a_flipped_bit_is_caught_and_named_the_other_chunks_read)
 	free(buf);
 	archive_reader__close(a);
 	free(bytes);
-}
-
-/* The footer's layout, as archive-format.md gives it. */
-struct footer {
-	char magic[8];
-	uint16_t version, footer_size;
-	uint32_t nsections;
-	uint64_t table_offset, chunks_end, nchunks;
-	uint32_t table_crc, crc;
-};
-
-struct sec_entry {
-	uint32_t id, crc;
-	uint64_t offset, length;
-};
-
-/* crc32c, bit by bit: the format's checksum, computed apart. */
-static uint32_t crc32c(uint32_t crc, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	crc = ~crc;
-	while (len--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
-	}
-	return ~crc;
 }
 
 TEST_F(arch, an_unknown_future_section_is_skipped)

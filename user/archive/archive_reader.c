@@ -408,6 +408,34 @@ static int load_summaries(struct archive_reader *a, const char **which)
 	return ret;
 }
 
+/* An ARCH_SECTION_LZ4 section's bytes, decoded in place of the block. */
+static int inflate(struct section *s)
+{
+	struct arch_section_lz4 z;
+	unsigned char *out;
+	int n;
+
+	if (s->len < sizeof(z))
+		return -EBADMSG;
+	memcpy(&z, s->data, sizeof(z));
+	if (!z.size || z.size > ARCH_MAX_SECTION_BYTES ||
+	    s->len - sizeof(z) > (size_t)LZ4_compressBound((int)z.size))
+		return -EBADMSG;
+	out = malloc(z.size);
+	if (!out)
+		return -ENOMEM;
+	n = LZ4_decompress_safe((const char *)s->data + sizeof(z), (char *)out,
+				(int)(s->len - sizeof(z)), (int)z.size);
+	if (n != (int)z.size) {
+		free(out);
+		return -EBADMSG;
+	}
+	free(s->data);
+	s->data = out;
+	s->len = z.size;
+	return 0;
+}
+
 /*
  * The footer and what it points at.  1: loaded; 0: no sound footer (scan
  * instead); <0: a sound footer whose trailer is not (with @err).
@@ -474,6 +502,12 @@ static int load_footer(struct archive_reader *a, char *err, size_t errlen)
 				   "trailer section %u at offset %llu: checksum mismatch",
 				   s->id,
 				   (unsigned long long)tab[i].offset);
+			goto out_free;
+		}
+		if ((tab[i].flags & ARCH_SECTION_LZ4) && (ret = inflate(s))) {
+			fail(err, errlen, ret,
+			     "trailer section %u at offset %llu: LZ4 block does not decode",
+			     s->id, (unsigned long long)tab[i].offset);
 			goto out_free;
 		}
 	}

@@ -482,22 +482,41 @@ static int emit_section(void *ctx, uint32_t id, const void *data, size_t len)
 	static const unsigned char zeros[8];
 	struct trailer *t = ctx;
 	struct archive_writer *w = t->w;
-	size_t pad = (8 - len % 8) % 8;
-	int ret;
+	struct arch_section_lz4 *z = NULL;
+	uint16_t flags = 0;
+	size_t pad;
+	int ret, n;
 
-	if (t->n == ARCH_MAX_SECTIONS)
+	if (t->n == ARCH_MAX_SECTIONS || id > UINT16_MAX ||
+	    len > ARCH_MAX_SECTION_BYTES)
 		return -E2BIG;
+	/* Large sections repeat themselves: paths, build ids, names. */
+	if (len >= ARCH_SECTION_LZ4_MIN &&
+	    (z = malloc(sizeof(*z) + (size_t)LZ4_compressBound((int)len)))) {
+		n = LZ4_compress_default(data, (char *)(z + 1), (int)len,
+					 LZ4_compressBound((int)len));
+		if (n > 0 && sizeof(*z) + (size_t)n < len) {
+			z->size = (uint32_t)len;
+			z->reserved = 0;
+			data = z;
+			len = sizeof(*z) + (size_t)n;
+			flags = ARCH_SECTION_LZ4;
+		}
+	}
+	pad = (8 - len % 8) % 8;
 	ret = arch_pwrite_full(w->fd, data, len, w->end);
 	if (!ret && pad)
 		ret = arch_pwrite_full(w->fd, zeros, pad, w->end + len);
-	if (ret)
-		return ret;
-	t->tab[t->n++] = (struct arch_section_entry){
-		.id = id, .crc = arch_crc32c(0, data, len),
-		.offset = w->end, .length = len,
-	};
-	w->end += len + pad;
-	return 0;
+	if (!ret) {
+		t->tab[t->n++] = (struct arch_section_entry){
+			.id = (uint16_t)id, .flags = flags,
+			.crc = arch_crc32c(0, data, len),
+			.offset = w->end, .length = len,
+		};
+		w->end += len + pad;
+	}
+	free(z);
+	return ret;
 }
 
 int archive_writer__finish(struct archive_writer *w)
