@@ -69,11 +69,22 @@ struct arch_manifest_entry {
 static_assert(sizeof(struct arch_manifest_entry) == 48, "manifest entry");
 
 /* Section table: after the sections, before the footer. */
+#define ARCH_SECTION_LZ4	(1u << 0)	/* stored as an LZ4 block */
+
 struct arch_section_entry {
-	uint32_t id;
-	uint32_t crc;			/* crc32c of the section's bytes */
-	uint64_t offset, length;
+	uint16_t id;
+	uint16_t flags;			/* ARCH_SECTION_* */
+	uint32_t crc;			/* crc32c of the bytes stored */
+	uint64_t offset, length;	/* of the bytes stored */
 };
+
+/* In front of an ARCH_SECTION_LZ4 section's block. */
+struct arch_section_lz4 {
+	uint32_t size;			/* the section's bytes, decoded */
+	uint32_t reserved;
+};
+/* Sections at least this long are stored compressed, if that is shorter. */
+#define ARCH_SECTION_LZ4_MIN	1024u
 static_assert(sizeof(struct arch_section_entry) == 24, "section entry");
 
 /* Footer: the file's last 48 bytes. */
@@ -130,6 +141,14 @@ struct arch_ksym_entry {
 	uint32_t size, name_len;
 	/* name, zero-padded to 8 */
 };
+
+/*
+ * A chunk's limits count from its first event, and cut only once what
+ * follows outweighs what precedes it (the prologue and the segment's
+ * replay of names, mappings and symbols) this many times, in bytes and
+ * in records.
+ */
+#define ARCH_REPLAY_RATIO	4u
 
 /* Samples per CPU are summed in windows of this length. */
 #define ARCH_SUMMARY_WINDOW_NS	100000000ull

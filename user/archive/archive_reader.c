@@ -205,32 +205,51 @@ static const unsigned char *next_entry(const struct section *s, size_t *off,
 	return p;
 }
 
-#define COUNT_ENTRIES(s, fixed, lens_expr, out_n)			\
-	({								\
-		size_t off_ = 0, n_ = 0;				\
-		int ok_ = 1;						\
-		while (off_ < (s)->len) {				\
-			const void *e_ = (s)->data + off_;		\
-			if ((s)->len - off_ < (fixed)) {		\
-				ok_ = 0;				\
-				break;					\
-			}						\
-			if (!next_entry((s), &off_, (fixed), lens_expr)) { \
-				ok_ = 0;				\
-				break;					\
-			}						\
-			n_++;						\
-		}							\
-		*(out_n) = n_;						\
-		ok_;							\
-	})
+/* The string bytes after an entry's fixed part. */
+typedef size_t (*entry_strings_fn)(const void *entry);
+
+/* Entries in @s, each whole within it; -EBADMSG if one is not. */
+static int count_entries(const struct section *s, size_t fixed,
+			 entry_strings_fn strings, size_t *n)
+{
+	size_t off = 0;
+
+	for (*n = 0; off < s->len; (*n)++)
+		if (s->len - off < fixed ||
+		    !next_entry(s, &off, fixed, strings(s->data + off)))
+			return -EBADMSG;
+	return 0;
+}
+
+static size_t name_strings(const void *p)
+{
+	return ((const struct arch_name_entry *)p)->name_len;
+}
+
+static size_t mapping_strings(const void *p)
+{
+	const struct arch_mapping_entry *e = p;
+
+	return (size_t)e->path_len + e->build_id_len;
+}
+
+static size_t kimage_strings(const void *p)
+{
+	const struct arch_kimage_entry *e = p;
+
+	return (size_t)e->name_len + e->build_id_len;
+}
+
+static size_t ksym_strings(const void *p)
+{
+	return ((const struct arch_ksym_entry *)p)->name_len;
+}
 
 static int load_names(struct archive_reader *a, const struct section *s)
 {
 	size_t n, off = 0;
 
-	if (!COUNT_ENTRIES(s, sizeof(struct arch_name_entry),
-			   ((const struct arch_name_entry *)e_)->name_len, &n))
+	if (count_entries(s, sizeof(struct arch_name_entry), name_strings, &n))
 		return -EBADMSG;
 	a->names = calloc(n ? n : 1, sizeof(*a->names));
 	if (!a->names)
@@ -253,10 +272,8 @@ static int load_mappings(struct archive_reader *a, const struct section *s)
 {
 	size_t n, off = 0;
 
-	if (!COUNT_ENTRIES(s, sizeof(struct arch_mapping_entry),
-			   (size_t)((const struct arch_mapping_entry *)e_)->path_len +
-			   ((const struct arch_mapping_entry *)e_)->build_id_len,
-			   &n))
+	if (count_entries(s, sizeof(struct arch_mapping_entry), mapping_strings,
+			  &n))
 		return -EBADMSG;
 	a->maps = calloc(n ? n : 1, sizeof(*a->maps));
 	if (!a->maps)
@@ -284,10 +301,8 @@ static int load_kimages(struct archive_reader *a, const struct section *s)
 {
 	size_t n, off = 0;
 
-	if (!COUNT_ENTRIES(s, sizeof(struct arch_kimage_entry),
-			   (size_t)((const struct arch_kimage_entry *)e_)->name_len +
-			   ((const struct arch_kimage_entry *)e_)->build_id_len,
-			   &n))
+	if (count_entries(s, sizeof(struct arch_kimage_entry), kimage_strings,
+			  &n))
 		return -EBADMSG;
 	a->kimages = calloc(n ? n : 1, sizeof(*a->kimages));
 	if (!a->kimages)
@@ -314,8 +329,7 @@ static int load_ksyms(struct archive_reader *a, const struct section *s)
 {
 	size_t n, off = 0;
 
-	if (!COUNT_ENTRIES(s, sizeof(struct arch_ksym_entry),
-			   ((const struct arch_ksym_entry *)e_)->name_len, &n))
+	if (count_entries(s, sizeof(struct arch_ksym_entry), ksym_strings, &n))
 		return -EBADMSG;
 	a->ksyms = calloc(n ? n : 1, sizeof(*a->ksyms));
 	if (!a->ksyms)
@@ -394,6 +408,34 @@ static int load_summaries(struct archive_reader *a, const char **which)
 	return ret;
 }
 
+/* An ARCH_SECTION_LZ4 section's bytes, decoded in place of the block. */
+static int inflate(struct section *s)
+{
+	struct arch_section_lz4 z;
+	unsigned char *out;
+	int n;
+
+	if (s->len < sizeof(z))
+		return -EBADMSG;
+	memcpy(&z, s->data, sizeof(z));
+	if (!z.size || z.size > ARCH_MAX_SECTION_BYTES ||
+	    s->len - sizeof(z) > (size_t)LZ4_compressBound((int)z.size))
+		return -EBADMSG;
+	out = malloc(z.size);
+	if (!out)
+		return -ENOMEM;
+	n = LZ4_decompress_safe((const char *)s->data + sizeof(z), (char *)out,
+				(int)(s->len - sizeof(z)), (int)z.size);
+	if (n != (int)z.size) {
+		free(out);
+		return -EBADMSG;
+	}
+	free(s->data);
+	s->data = out;
+	s->len = z.size;
+	return 0;
+}
+
 /*
  * The footer and what it points at.  1: loaded; 0: no sound footer (scan
  * instead); <0: a sound footer whose trailer is not (with @err).
@@ -460,6 +502,12 @@ static int load_footer(struct archive_reader *a, char *err, size_t errlen)
 				   "trailer section %u at offset %llu: checksum mismatch",
 				   s->id,
 				   (unsigned long long)tab[i].offset);
+			goto out_free;
+		}
+		if ((tab[i].flags & ARCH_SECTION_LZ4) && (ret = inflate(s))) {
+			fail(err, errlen, ret,
+			     "trailer section %u at offset %llu: LZ4 block does not decode",
+			     s->id, (unsigned long long)tab[i].offset);
 			goto out_free;
 		}
 	}

@@ -2,8 +2,9 @@
 /*
  * archive_repair.c - archive__repair(): a file that was never finished
  * (kill -9, power loss, or a live archive) becomes a finished one.  The
- * chunks that scanning finds are kept as they are, bytes untouched; the
- * torn tail after them is truncated away; then a writer that takes over
+ * chunks that scanning finds are kept as they are, bytes untouched, and
+ * so is the file header; the torn tail after the chunks is truncated
+ * away; then a writer that takes over
  * at that point accounts every chunk (decoding it for the summaries) and
  * writes the manifest, the sections and the footer, as at a normal close.
  * A chunk whose payload fails its checksum stays in the manifest (it is
@@ -70,12 +71,12 @@ static int repair_fd(int fd, const char *path, struct archive_repair_stats *st,
 		ret = -errno;
 		goto out_io;
 	}
-	/* Repaired, an archive is finished: no longer live. */
-	h.flags &= ~ARCH_FILE_LIVE;
-	h.crc = arch_crc32c(0, &h, offsetof(struct arch_file_header, crc));
-	ret = arch_pwrite_full(fd, &h, sizeof(h), 0);
-	if (!ret)
-		ret = arch_writer__resume(&w, fd, &h, end);
+	/*
+	 * The header stays as it was (a live archive keeps its flag): the
+	 * file is only ever appended to, so a crash during repair leaves it
+	 * as readable as before.
+	 */
+	ret = arch_writer__resume(&w, fd, &h, end);
 	if (ret)
 		goto out_io;
 	buf = malloc(archive_reader__max_chunk(a) ? archive_reader__max_chunk(a) : 1);

@@ -2,7 +2,7 @@
 /*
  * archive_set.h - the two containers the summaries are built from: a
  * growable byte buffer, and a set of byte-string keys that numbers each
- * distinct key in the order it was first seen (open addressing, FNV-1a).
+ * distinct key in the order it was first seen (open addressing).
  */
 #ifndef FXTPROF_ARCHIVE_SET_H
 #define FXTPROF_ARCHIVE_SET_H

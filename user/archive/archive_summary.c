@@ -21,6 +21,9 @@ struct name_span {
 	uint32_t name_len;
 };
 
+/* The metrics section is this struct's words: archive-format.md. */
+static_assert(sizeof(struct archive_metrics) == 47 * 8, "metrics layout");
+
 struct cpu_windows {
 	uint32_t *n;
 	size_t len, cap;
@@ -32,12 +35,26 @@ struct arch_summary {
 	bool rd_failed;
 	uint64_t undecoded;
 	struct fxt_record rec;
+	/*
+	 * fxtprof's sample events, learnt from the first one the reader
+	 * decodes in a segment: their header word and cpu argument header,
+	 * constant while the string table is.  Later samples are read
+	 * straight from their words.
+	 */
+	bool fast;
+	uint64_t fast_hdr, fast_cpu;
 
 	struct arch_set threads;	/* key (pid, tid) */
 	uint64_t *thread_samples;
 	struct arch_set processes;	/* key pid */
 	uint64_t *process_samples;
 	size_t tcap, pcap;
+	/* The sets' indexes of recent threads, by tid: samples repeat them. */
+	struct {
+		uint64_t pid, tid;
+		uint32_t thread, process;
+		bool valid;
+	} recent[1024];
 
 	bool have_t0;
 	uint64_t t0;
@@ -51,8 +68,9 @@ struct arch_summary {
 	size_t nspans, spans_cap;
 	struct arch_buf name_bytes;
 
-	/* Each distinct entry once: the set's keys are the entries. */
+	/* Each distinct entry once: the sets find them, the bytes hold them. */
 	struct arch_set mappings, kimages, ksyms;
+	struct arch_buf mapping_bytes, kimage_bytes, ksym_bytes;
 };
 
 int arch_summary__new(struct arch_summary **sp)
@@ -84,6 +102,9 @@ void arch_summary__free(struct arch_summary *s)
 	arch_set__fini(&s->mappings);
 	arch_set__fini(&s->kimages);
 	arch_set__fini(&s->ksyms);
+	arch_buf__fini(&s->mapping_bytes);
+	arch_buf__fini(&s->kimage_bytes);
+	arch_buf__fini(&s->ksym_bytes);
 	free(s);
 }
 
@@ -104,6 +125,7 @@ int arch_summary__chunk_begin(struct arch_summary *s, bool continuation)
 	fxt_reader__free(s->rd);
 	s->rd = NULL;
 	s->rd_failed = false;
+	s->fast = false;
 	return fxt_reader__new(0, &s->rd);
 }
 
@@ -241,22 +263,49 @@ static int count_window(struct arch_summary *s, uint32_t cpu, uint64_t ts)
 	return 0;
 }
 
-static int count_sample(struct arch_summary *s, const struct fxt_record *r)
+static int count_sample(struct arch_summary *s, uint64_t pid, uint64_t tid,
+			uint32_t cpu, uint64_t ts)
 {
-	uint64_t key[2] = { r->thread.pid, r->thread.tid };
+	uint64_t key[2] = { pid, tid };
+	typeof(&s->recent[0]) c = &s->recent[key[1] % 1024];
 	bool added;
-	long i;
+	long i, j;
 
 	s->m.samples++;
-	i = arch_set__add(&s->threads, key, sizeof(key), &added);
-	if (i < 0 || grow_u64(&s->thread_samples, &s->tcap, (size_t)i + 1))
-		return -ENOMEM;
-	s->thread_samples[i]++;
-	i = arch_set__add(&s->processes, key, sizeof(key[0]), &added);
-	if (i < 0 || grow_u64(&s->process_samples, &s->pcap, (size_t)i + 1))
-		return -ENOMEM;
-	s->process_samples[i]++;
-	return count_window(s, (uint32_t)arg_uint(r, "cpu"), r->ts);
+	if (!c->valid || c->pid != key[0] || c->tid != key[1]) {
+		i = arch_set__add(&s->threads, key, sizeof(key), &added);
+		if (i < 0 || grow_u64(&s->thread_samples, &s->tcap,
+				      (size_t)i + 1))
+			return -ENOMEM;
+		j = arch_set__add(&s->processes, key, sizeof(key[0]), &added);
+		if (j < 0 || grow_u64(&s->process_samples, &s->pcap,
+				      (size_t)j + 1))
+			return -ENOMEM;
+		c->pid = key[0];
+		c->tid = key[1];
+		c->thread = (uint32_t)i;
+		c->process = (uint32_t)j;
+		c->valid = true;
+	}
+	s->thread_samples[c->thread]++;
+	s->process_samples[c->process]++;
+	return count_window(s, cpu, ts);
+}
+
+/* The encoder's layout (user/encode/fxt_encoder.c): header, ts, pid,
+ * tid, then the cpu argument, its value in the upper half. */
+#define FAST_WORDS	7
+
+static void learn_sample(struct arch_summary *s, const struct fxt_record *r)
+{
+	const struct fxt_argv *a = r->nargs ? &r->args[0] : NULL;
+
+	if (r->size != FAST_WORDS || r->thread.index || !a ||
+	    a->type != FXT_ARG_UINT32 || !str_is(&a->name, "cpu"))
+		return;
+	s->fast_hdr = r->words[0];
+	s->fast_cpu = r->words[4] & 0xffffffffu;
+	s->fast = true;
 }
 
 static void count_loss(struct arch_summary *s, const struct fxt_record *r)
@@ -337,24 +386,39 @@ static int count_name(struct arch_summary *s, uint32_t kind, uint64_t pid,
 	return name_span_new(s, (size_t)i, kind, pid, tid, name, ts);
 }
 
-/* An entry with its strings, padded to 8: the set's key and its bytes. */
-static int add_entry(struct arch_set *set, const void *fixed, size_t flen,
+/*
+ * An entry with its strings, padded to 8, into @out, once per identity:
+ * @id_len leading bytes of the fixed part and the strings (a replayed
+ * mapping may differ in its time or thread, not in what it maps).
+ */
+static int add_entry(struct arch_set *set, struct arch_buf *out,
+		     const void *fixed, size_t flen, size_t id_len,
 		     const struct fxt_str *a, const struct fxt_str *b)
 {
-	unsigned char buf[sizeof(struct arch_mapping_entry) + 2 * 32768 + 8];
-	size_t len = flen;
+	unsigned char key[sizeof(struct arch_mapping_entry) + 2 * 32768];
+	size_t klen = id_len;
 	bool added;
+	int ret;
 
-	memcpy(buf, fixed, flen);
-	memcpy(buf + len, a->data, a->len);
-	len += a->len;
+	memcpy(key, fixed, id_len);
+	memcpy(key + klen, a->data, a->len);
+	klen += a->len;
 	if (b) {
-		memcpy(buf + len, b->data, b->len);
-		len += b->len;
+		memcpy(key + klen, b->data, b->len);
+		klen += b->len;
 	}
-	memset(buf + len, 0, (8 - len % 8) % 8);
-	len += (8 - len % 8) % 8;
-	return arch_set__add(set, buf, (uint32_t)len, &added) < 0 ? -ENOMEM : 0;
+	if (arch_set__add(set, key, (uint32_t)klen, &added) < 0)
+		return -ENOMEM;
+	if (!added)
+		return 0;
+	ret = arch_buf__put(out, fixed, flen);
+	if (!ret)
+		ret = arch_buf__put(out, a->data, a->len);
+	if (!ret && b)
+		ret = arch_buf__put(out, b->data, b->len);
+	if (!ret)
+		ret = arch_buf__pad8(out);
+	return ret;
 }
 
 static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
@@ -382,8 +446,10 @@ static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
 			.flags = arg_uint(r, FXT_PROFILE_ARG_INITIAL) ? 1 : 0,
 		};
 
-		return add_entry(&s->mappings, &e, sizeof(e), &r->kobj.name,
-				 &bid);
+		/* pid, start, end, pgoff: then the path and build id. */
+		return add_entry(&s->mappings, &s->mapping_bytes, &e, sizeof(e),
+				 offsetof(struct arch_mapping_entry, time),
+				 &r->kobj.name, &bid);
 	}
 	case FXT_KOBJ_KMOD: {
 		struct arch_kimage_entry e = {
@@ -394,8 +460,8 @@ static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
 			.flags = arg_uint(r, FXT_PROFILE_ARG_KERNEL) ? 1 : 0,
 		};
 
-		return add_entry(&s->kimages, &e, sizeof(e), &r->kobj.name,
-				 &bid);
+		return add_entry(&s->kimages, &s->kimage_bytes, &e, sizeof(e),
+				 sizeof(e), &r->kobj.name, &bid);
 	}
 	case FXT_KOBJ_KSYM: {
 		struct arch_ksym_entry e = {
@@ -404,7 +470,8 @@ static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
 			.name_len = r->kobj.name.len,
 		};
 
-		return add_entry(&s->ksyms, &e, sizeof(e), &r->kobj.name, NULL);
+		return add_entry(&s->ksyms, &s->ksym_bytes, &e, sizeof(e),
+				 sizeof(e), &r->kobj.name, NULL);
 	}
 	}
 	return 0;
@@ -416,9 +483,33 @@ void arch_summary__record(struct arch_summary *s, const void *rec,
 	struct fxt_record *r = &s->rec;
 	int ret;
 
-	(void)kind;
+	/*
+	 * Only what the summaries read, and what the reader needs to decode
+	 * it (strings, threads): stacks and scheduling records are most of
+	 * the bytes, and nothing here looks into them.
+	 */
+	switch (kind) {
+	case FXT_REC_METADATA: case FXT_REC_INIT: case FXT_REC_STRING:
+	case FXT_REC_THREAD: case FXT_REC_EVENT: case FXT_REC_KERNEL_OBJ:
+		break;
+	default:
+		return;
+	}
 	if (!s->rd || s->rd_failed)
 		goto undecoded;
+	if (kind == FXT_REC_EVENT && s->fast && len == FAST_WORDS * 8) {
+		const uint64_t *w = rec;
+
+		if (w[0] == s->fast_hdr && (w[4] & 0xffffffffu) == s->fast_cpu) {
+			if (count_sample(s, w[2], w[3], (uint32_t)(w[4] >> 32),
+					 w[1]))
+				goto failed;
+			return;
+		}
+	}
+	/* A string record may give the sample's refs another meaning. */
+	if (kind == FXT_REC_STRING)
+		s->fast = false;
 	if (fxt_reader__feed(s->rd, rec, len) ||
 	    fxt_reader__next(s->rd, r) != 1)
 		goto failed;
@@ -430,8 +521,12 @@ void arch_summary__record(struct arch_summary *s, const void *rec,
 	case FXT_REC_EVENT:
 		if (r->subtype == FXT_EVENT_INSTANT &&
 		    str_is(&r->event.name, "sample") &&
-		    str_is(&r->event.category, "cpu"))
-			ret = count_sample(s, r);
+		    str_is(&r->event.category, "cpu")) {
+			ret = count_sample(s, r->thread.pid, r->thread.tid,
+					   (uint32_t)arg_uint(r, "cpu"), r->ts);
+			if (!s->fast)
+				learn_sample(s, r);
+		}
 		else if (r->subtype == FXT_EVENT_COUNTER)
 			count_loss(s, r), ret = 0;
 		else
@@ -455,13 +550,10 @@ undecoded:
 /* The sections                                                        */
 /* ------------------------------------------------------------------ */
 
-static int emit_set(arch_emit_fn emit, void *ctx, uint32_t id,
-		    const struct arch_set *set)
+static int emit_buf(arch_emit_fn emit, void *ctx, uint32_t id,
+		    const struct arch_buf *b)
 {
-	if (!set->n)
-		return 0;
-	/* The keys are the entries, back to back, each padded to 8. */
-	return emit(ctx, id, set->keys.p, set->keys.len);
+	return b->len ? emit(ctx, id, b->p, b->len) : 0;
 }
 
 static int emit_counts(arch_emit_fn emit, void *ctx, uint32_t id,
@@ -556,10 +648,10 @@ int arch_summary__emit(struct arch_summary *s, arch_emit_fn emit, void *ctx)
 	if (!ret)
 		ret = emit_names(s, emit, ctx);
 	if (!ret)
-		ret = emit_set(emit, ctx, ARCHIVE_SEC_MAPPINGS, &s->mappings);
+		ret = emit_buf(emit, ctx, ARCHIVE_SEC_MAPPINGS, &s->mapping_bytes);
 	if (!ret)
-		ret = emit_set(emit, ctx, ARCHIVE_SEC_KIMAGES, &s->kimages);
+		ret = emit_buf(emit, ctx, ARCHIVE_SEC_KIMAGES, &s->kimage_bytes);
 	if (!ret)
-		ret = emit_set(emit, ctx, ARCHIVE_SEC_KSYMS, &s->ksyms);
+		ret = emit_buf(emit, ctx, ARCHIVE_SEC_KSYMS, &s->ksym_bytes);
 	return ret;
 }

@@ -326,9 +326,24 @@ static bool over(const struct archive_writer *w, unsigned int times)
 {
 	if (!w->timed)
 		return false;
-	return w->len - w->ev_off >= (uint64_t)times * w->o.max_bytes ||
-	       w->records - w->ev_records >= (uint64_t)times * w->o.max_records ||
-	       w->t_last - w->t_first >= times * w->o.window_ns;
+	/*
+	 * A chunk repeats its segment's replay: cut by a limit only once
+	 * what follows the replay outweighs it ARCH_REPLAY_RATIO times, so
+	 * the replays stay a small part of the file however large the
+	 * machine's tables (the hard limits below bound the chunk anyway).
+	 */
+	if (times == 1 &&
+	    (w->len - w->ev_off < ARCH_REPLAY_RATIO * (uint64_t)w->ev_off ||
+	     w->records - w->ev_records < ARCH_REPLAY_RATIO * (uint64_t)w->ev_records))
+		return false;
+	if (w->len - w->ev_off >= (uint64_t)times * w->o.max_bytes ||
+	    w->records - w->ev_records >= (uint64_t)times * w->o.max_records)
+		return true;
+	/*
+	 * Not a reason to cut alone: CPUs are drained in turn, so a chunk
+	 * spans a drain turn's times however small its window.
+	 */
+	return times == 1 && w->t_last - w->t_first >= w->o.window_ns;
 }
 
 void archive_writer__commit(struct archive_writer *w, unsigned int kind)
@@ -467,22 +482,41 @@ static int emit_section(void *ctx, uint32_t id, const void *data, size_t len)
 	static const unsigned char zeros[8];
 	struct trailer *t = ctx;
 	struct archive_writer *w = t->w;
-	size_t pad = (8 - len % 8) % 8;
-	int ret;
+	struct arch_section_lz4 *z = NULL;
+	uint16_t flags = 0;
+	size_t pad;
+	int ret, n;
 
-	if (t->n == ARCH_MAX_SECTIONS)
+	if (t->n == ARCH_MAX_SECTIONS || id > UINT16_MAX ||
+	    len > ARCH_MAX_SECTION_BYTES)
 		return -E2BIG;
+	/* Large sections repeat themselves: paths, build ids, names. */
+	if (len >= ARCH_SECTION_LZ4_MIN &&
+	    (z = malloc(sizeof(*z) + (size_t)LZ4_compressBound((int)len)))) {
+		n = LZ4_compress_default(data, (char *)(z + 1), (int)len,
+					 LZ4_compressBound((int)len));
+		if (n > 0 && sizeof(*z) + (size_t)n < len) {
+			z->size = (uint32_t)len;
+			z->reserved = 0;
+			data = z;
+			len = sizeof(*z) + (size_t)n;
+			flags = ARCH_SECTION_LZ4;
+		}
+	}
+	pad = (8 - len % 8) % 8;
 	ret = arch_pwrite_full(w->fd, data, len, w->end);
 	if (!ret && pad)
 		ret = arch_pwrite_full(w->fd, zeros, pad, w->end + len);
-	if (ret)
-		return ret;
-	t->tab[t->n++] = (struct arch_section_entry){
-		.id = id, .crc = arch_crc32c(0, data, len),
-		.offset = w->end, .length = len,
-	};
-	w->end += len + pad;
-	return 0;
+	if (!ret) {
+		t->tab[t->n++] = (struct arch_section_entry){
+			.id = (uint16_t)id, .flags = flags,
+			.crc = arch_crc32c(0, data, len),
+			.offset = w->end, .length = len,
+		};
+		w->end += len + pad;
+	}
+	free(z);
+	return ret;
 }
 
 int archive_writer__finish(struct archive_writer *w)
