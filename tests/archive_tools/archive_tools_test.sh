@@ -132,14 +132,18 @@ check "one corrupt chunk: exit 3, the error names chunk 5, the other 19 chunks' 
 
 # ---- send, receive --archive ------------------------------------------
 mkdir -p "$T/rx" "$T/rxa"
-start_receiver() {	# DIR [--archive]
-	"$FXTPROF" receive "$@" tcp://127.0.0.1:0 -n 2 > "$T/recv.out" 2>&1 &
+# A receiver for 2 streams, bounded in time so that a failure cannot hang
+# the test; it has 60 s to start on a loaded host.
+start_receiver() {	# -o DIR [--archive]
+	timeout 120 "$FXTPROF" receive "$@" tcp://127.0.0.1:0 -n 2 \
+		> "$T/recv.out" 2>&1 &
 	rpid=$!
 	i=0
-	while [ $i -lt 100 ] && ! grep -q '^listening on' "$T/recv.out" 2>/dev/null; do
+	while [ $i -lt 600 ] && ! grep -q '^listening on' "$T/recv.out" 2>/dev/null; do
 		sleep 0.1; i=$((i + 1))
 	done
 	port=$(sed -n 's/^listening on tcp:\/\/.*:\([0-9]*\)$/\1/p' "$T/recv.out")
+	[ -n "$port" ] || { echo "# the receiver did not start:"; sed 's/^/# /' "$T/recv.out"; }
 }
 start_receiver -o "$T/rx"
 "$FXTPROF" send -q "$T/a.fxtz" "tcp://127.0.0.1:$port"; s1=$?
