@@ -161,39 +161,70 @@ static struct archive_reader *open_ok(struct __test_metadata *_metadata,
 	return a;
 }
 
-/* Every chunk: read, checked, alone a valid stream naming its threads. */
-static void check_chunks(struct __test_metadata *_metadata,
-			 struct archive_reader *a, struct sample_sum *sum)
+/* A segment's FXT: a valid stream, naming its threads before their events. */
+static void check_segment(struct __test_metadata *_metadata,
+			  const unsigned char *seg, size_t len, uint64_t records,
+			  size_t first, struct snap_info *si,
+			  struct sample_sum *sum)
 {
-	size_t cap = archive_reader__max_chunk(a);
-	unsigned char *buf = malloc(cap ? cap : 1);
+	uint64_t magic;
+
+	/* It starts a stream: the magic record first. */
+	memcpy(&magic, seg, 8);
+	EXPECT_EQ(0x0016547846040010ull, magic);
+	memset(si, 0, sizeof(*si));
+	snap_analyze(seg, len, si);
+	ASSERT_EQ(0, si->err) TH_LOG("chunk %zu: %s", first, si->errmsg);
+	EXPECT_EQ(0, si->unnamed) TH_LOG("chunk %zu: tid %llu", first,
+		(unsigned long long)si->first_unnamed_tid);
+	EXPECT_EQ(records, si->records);
+	if (sum)
+		sum_samples(seg, len, sum);
+}
+
+/*
+ * Every chunk read and checked.  Without @continuations, each alone is a
+ * valid stream; with, each segment (a chunk and the continuations after
+ * it) is.
+ */
+static void check_chunks(struct __test_metadata *_metadata,
+			 struct archive_reader *a, struct sample_sum *sum,
+			 bool continuations)
+{
+	size_t total = 0, len = 0, first = 0, n = archive_reader__nchunks(a);
 	struct snap_info *si = calloc(1, sizeof(*si));
+	unsigned char *seg;
+	uint64_t records = 0;
 	char err[256];
 
-	ASSERT_NE(NULL, buf);
+	for (size_t i = 0; i < n; i++)
+		total += archive_reader__chunk(a, i)->uncompressed;
+	seg = malloc(total ? total : 1);
+	ASSERT_NE(NULL, seg);
 	ASSERT_NE(NULL, si);
-	for (size_t i = 0; i < archive_reader__nchunks(a); i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct archive_chunk_info *c = archive_reader__chunk(a, i);
-		ssize_t n = archive_reader__read_chunk(a, i, buf, cap, err,
-						       sizeof(err));
-		uint64_t magic;
+		bool cont = c->flags & ARCHIVE_CHUNK_CONTINUATION;
+		ssize_t got;
 
-		ASSERT_EQ((ssize_t)c->uncompressed, n) TH_LOG("%s", err);
-		EXPECT_EQ(0, c->flags & ARCHIVE_CHUNK_CONTINUATION);
-		/* It starts a stream: the magic record first. */
-		memcpy(&magic, buf, 8);
-		EXPECT_EQ(0x0016547846040010ull, magic);
-		memset(si, 0, sizeof(*si));
-		snap_analyze(buf, (size_t)n, si);
-		ASSERT_EQ(0, si->err) TH_LOG("chunk %zu: %s", i, si->errmsg);
-		EXPECT_EQ(0, si->unnamed) TH_LOG("chunk %zu: tid %llu", i,
-			(unsigned long long)si->first_unnamed_tid);
-		EXPECT_EQ(c->records, si->records);
-		if (sum)
-			sum_samples(buf, (size_t)n, sum);
+		if (!continuations)
+			EXPECT_FALSE(cont);
+		if (!cont && len) {
+			check_segment(_metadata, seg, len, records, first, si, sum);
+			len = 0;
+			records = 0;
+			first = i;
+		}
+		got = archive_reader__read_chunk(a, i, seg + len, total - len,
+						 err, sizeof(err));
+		ASSERT_EQ((ssize_t)c->uncompressed, got) TH_LOG("%s", err);
+		len += (size_t)got;
+		records += c->records;
 	}
+	if (len)
+		check_segment(_metadata, seg, len, records, first, si, sum);
 	free(si);
-	free(buf);
+	free(seg);
 }
 
 /* The footer's layout, as archive-format.md gives it. */
@@ -257,7 +288,7 @@ TEST_F(arch, round_trip_matches_plain_fxt_and_every_chunk_decodes_alone)
 	EXPECT_EQ(ARCHIVE_INDEX_FOOTER, archive_reader__index(a));
 	/* 3 s at 2 x 10 kHz: cut by 50 000 records or 1 MiB, before 100 ms. */
 	EXPECT_LE(20, archive_reader__nchunks(a));
-	check_chunks(_metadata, a, &arch);
+	check_chunks(_metadata, a, &arch, false);
 	EXPECT_EQ(plain.n, arch.n);
 	EXPECT_EQ(plain.hash, arch.hash);
 
@@ -405,7 +436,7 @@ TEST_F(arch, truncated_anywhere_reads_every_complete_chunk_and_repairs)
 		ASSERT_NE(NULL, b);
 		EXPECT_EQ(ARCHIVE_INDEX_FOOTER, archive_reader__index(b));
 		EXPECT_EQ(expect, archive_reader__nchunks(b));
-		check_chunks(_metadata, b, NULL);
+		check_chunks(_metadata, b, NULL, false);
 		archive_reader__close(b);
 	}
 	/* The whole file: finished, repair leaves it. */
@@ -531,7 +562,7 @@ TEST_F(arch, an_unknown_future_section_is_skipped)
 	EXPECT_EQ(0, memcmp(data, future, dlen));
 	ASSERT_EQ(0, archive_reader__metrics(a, &m));
 	EXPECT_EQ(archive_reader__nchunks(a), m.chunks);
-	check_chunks(_metadata, a, NULL);
+	check_chunks(_metadata, a, NULL, false);
 	archive_reader__close(a);
 	free(out);
 	free(bytes);
@@ -542,19 +573,17 @@ struct live {
 	const char *path;
 	volatile bool done;
 	uint64_t looks, chunks_seen, failures;
-	char failure[256];
+	char failure[320];
 };
 
 static void *live_reader(void *arg)
 {
 	struct live *l = arg;
 	struct archive_reader *a = NULL;
-	unsigned char *buf = malloc(ARCHIVE_MAX_CHUNK_BYTES);
+	unsigned char *seg = NULL, *p;
+	size_t len = 0, cap = 0, read = 0;
 	char err[256];
-	size_t read = 0;
 
-	while (!buf)
-		return NULL;
 	for (;;) {
 		bool last = l->done;
 
@@ -563,15 +592,31 @@ static void *live_reader(void *arg)
 		if (a) {
 			archive_reader__refresh(a);
 			for (; read < archive_reader__nchunks(a); read++) {
-				ssize_t n = archive_reader__read_chunk(a, read,
-					buf, ARCHIVE_MAX_CHUNK_BYTES, err,
-					sizeof(err));
+				const struct archive_chunk_info *c =
+					archive_reader__chunk(a, read);
 				struct fxt_error fe;
+				ssize_t n;
 
-				if (n < 0 || fxt_check_buffer(buf, (size_t)n, &fe)) {
+				/* A segment: a chunk and its continuations. */
+				if (!(c->flags & ARCHIVE_CHUNK_CONTINUATION))
+					len = 0;
+				if (len + c->uncompressed > cap) {
+					cap = 2 * (len + c->uncompressed);
+					p = realloc(seg, cap);
+					if (!p)
+						abort();
+					seg = p;
+				}
+				n = archive_reader__read_chunk(a, read, seg + len,
+							       cap - len, err,
+							       sizeof(err));
+				if (n >= 0)
+					len += (size_t)n;
+				if (n < 0 || fxt_check_buffer(seg, len, &fe)) {
 					l->failures++;
 					snprintf(l->failure, sizeof(l->failure),
-						 "%s", n < 0 ? err : fe.msg);
+						 "chunk %zu: %s", read,
+						 n < 0 ? err : fe.msg);
 				}
 			}
 			l->chunks_seen = read;
@@ -581,36 +626,46 @@ static void *live_reader(void *arg)
 			break;
 	}
 	archive_reader__close(a);
-	free(buf);
+	free(seg);
 	return NULL;
 }
 
-TEST_F(arch, a_live_archive_reads_while_it_grows)
+/* Record live at @period_ns with a 1 ms flush, a reader thread reading. */
+static void live_run(struct __test_metadata *_metadata, struct live *l,
+		     uint64_t period_ns, uint64_t *samples)
 {
 	struct sink_opts so = { .archive = true, .archive_flush_ms = 1,
 				.archive_opts = { .live = true } };
-	struct live l = { .path = tmp_path("live.fxtz") };
-	struct archive_repair_stats rs;
-	struct archive_reader *a;
-	struct archive_metrics m;
 	pthread_t t;
 	struct gen g;
-	char err[256];
 
-	unlink(l.path);
-	ASSERT_EQ(0, pthread_create(&t, NULL, live_reader, &l));
-	ASSERT_EQ(0, gen_open(&g, l.path, &so, PERIOD_NS));
+	unlink(l->path);
+	ASSERT_EQ(0, pthread_create(&t, NULL, live_reader, l));
+	ASSERT_EQ(0, gen_open(&g, l->path, &so, period_ns));
 	for (uint64_t until = GEN_NS; until <= 3 * GEN_NS;
 	     until += GEN_TURN_NS) {
 		gen_run(&g, until);
 		usleep(2000);	/* the turn's flush time passes */
 	}
+	*samples = g.samples;
 	EXPECT_EQ(0, gen_close(&g));
-	l.done = true;
+	l->done = true;
 	pthread_join(t, NULL);
-	EXPECT_EQ(0, l.failures) TH_LOG("%s", l.failure);
-	EXPECT_LT(1, l.looks);
+	EXPECT_EQ(0, l->failures) TH_LOG("%s", l->failure);
+	EXPECT_LT(1, l->looks);
+}
 
+TEST_F(arch, a_live_archive_reads_while_it_grows)
+{
+	struct live l = { .path = tmp_path("live.fxtz") };
+	struct sample_sum sum = { 0 };
+	struct archive_repair_stats rs;
+	struct archive_reader *a;
+	struct archive_metrics m;
+	uint64_t samples;
+	char err[256];
+
+	live_run(_metadata, &l, PERIOD_NS, &samples);
 	/* Chunks only: scanned, every one there, each a segment. */
 	a = open_ok(_metadata, l.path, 0);
 	ASSERT_NE(NULL, a);
@@ -618,14 +673,56 @@ TEST_F(arch, a_live_archive_reads_while_it_grows)
 	EXPECT_EQ(0, archive_reader__tail_bytes(a));
 	EXPECT_EQ(l.chunks_seen, archive_reader__nchunks(a));
 	EXPECT_EQ(-ENOENT, archive_reader__metrics(a, &m));
-	check_chunks(_metadata, a, NULL);
+	check_chunks(_metadata, a, &sum, false);
+	EXPECT_EQ(samples, sum.n);
 	archive_reader__close(a);
 	ASSERT_EQ(0, archive__repair(l.path, &rs, err, sizeof(err))) TH_LOG("%s", err);
 	a = open_ok(_metadata, l.path, 0);
 	ASSERT_NE(NULL, a);
 	EXPECT_EQ(ARCHIVE_INDEX_FOOTER, archive_reader__index(a));
 	ASSERT_EQ(0, archive_reader__metrics(a, &m));
-	EXPECT_EQ(2 * 20000, m.samples);
+	EXPECT_EQ(2 * 20000, samples);
+	EXPECT_EQ(samples, m.samples);
+	archive_reader__close(a);
+}
+
+/*
+ * At 20 Hz a flush holds fewer events than the replay outweighs: the
+ * next chunk continues it, and segments still decode whole.
+ */
+TEST_F(arch, a_trickle_flushes_as_continuations)
+{
+	struct live l = { .path = tmp_path("live.fxtz") };
+	struct sample_sum sum = { 0 };
+	struct archive_repair_stats rs;
+	struct archive_reader *a;
+	struct archive_metrics m;
+	uint64_t samples;
+	size_t cont = 0, n;
+	char err[256];
+
+	live_run(_metadata, &l, 50000000ull, &samples);
+	a = open_ok(_metadata, l.path, 0);
+	ASSERT_NE(NULL, a);
+	n = archive_reader__nchunks(a);
+	EXPECT_LE(10, n);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t f = archive_reader__chunk(a, i)->flags;
+
+		EXPECT_TRUE(f & ARCHIVE_CHUNK_FLUSHED || i == n - 1);
+		cont += !!(f & ARCHIVE_CHUNK_CONTINUATION);
+	}
+	EXPECT_LE(n / 2, cont);
+	EXPECT_FALSE(archive_reader__chunk(a, 0)->flags &
+		     ARCHIVE_CHUNK_CONTINUATION);
+	check_chunks(_metadata, a, &sum, true);
+	EXPECT_EQ(samples, sum.n);
+	archive_reader__close(a);
+	/* Repair decodes continuations after their chunk: nothing lost. */
+	ASSERT_EQ(0, archive__repair(l.path, &rs, err, sizeof(err))) TH_LOG("%s", err);
+	a = open_ok(_metadata, l.path, 0);
+	ASSERT_EQ(0, archive_reader__metrics(a, &m));
+	EXPECT_EQ(samples, m.samples);
 	archive_reader__close(a);
 }
 

@@ -115,6 +115,14 @@ bool archive_writer__cut_wanted(const struct archive_writer *w);
  * new segment asked for, between two of the state's calls.
  */
 int archive_writer__cut(struct archive_writer *w, unsigned int flags);
+/*
+ * Live: write the partial chunk now, flagged ARCHIVE_CHUNK_FLUSHED.  1: it
+ * held enough events to be worth a segment's replay, so the sink should
+ * ask for one (and cut where it begins, as above); 0: the next chunk
+ * continues this one (ARCHIVE_CHUNK_CONTINUATION) until a limit cuts it
+ * at a segment; or -errno.  Between two of the state's calls only.
+ */
+int archive_writer__flush(struct archive_writer *w);
 /* Records the sink dropped before the writer (they go in the metrics). */
 void archive_writer__count_dropped(struct archive_writer *w,
 				   uint64_t records, uint64_t bytes);

@@ -41,6 +41,9 @@ struct archive_writer {
 	size_t ev_off;			/* its first event's offset */
 	uint32_t ev_records;		/* records before it */
 	uint16_t flags;			/* ARCHIVE_CHUNK_CONTINUATION */
+	/* The segment the chunk belongs to, over its continuations. */
+	uint64_t seg_replay;		/* bytes before its first event */
+	uint64_t seg_events;		/* bytes from it on, chunks before */
 
 	uint64_t last_ts;		/* of the latest event, any chunk */
 	uint64_t seq;
@@ -272,6 +275,9 @@ void archive_writer__free(struct archive_writer *w)
 	free(w);
 }
 
+static int cut_chunk(struct archive_writer *w, unsigned int flags,
+		     bool next_continues);
+
 /* Room for @need more bytes in the chunk buffer, and for its block. */
 static int grow(struct archive_writer *w, size_t need)
 {
@@ -306,8 +312,7 @@ void *archive_writer__reserve(struct archive_writer *w, size_t len)
 		goto refuse;
 	/* The largest chunk: what follows continues in the next. */
 	if (w->len + len > ARCHIVE_MAX_CHUNK_BYTES) {
-		archive_writer__cut(w, 0);
-		w->flags = ARCHIVE_CHUNK_CONTINUATION;
+		cut_chunk(w, 0, true);
 		if (w->st.error)
 			goto refuse;
 	}
@@ -359,6 +364,8 @@ void archive_writer__commit(struct archive_writer *w, unsigned int kind)
 			w->ev_off = w->pend_off;
 			w->ev_records = w->records;
 			w->t_first = w->t_last = ts;
+			if (!(w->flags & ARCHIVE_CHUNK_CONTINUATION))
+				w->seg_replay = w->ev_off;
 		} else if (ts < w->t_first) {
 			w->t_first = ts;
 		} else if (ts > w->t_last) {
@@ -371,8 +378,7 @@ void archive_writer__commit(struct archive_writer *w, unsigned int kind)
 	account_record(w, rec, len, kind);
 	/* No segment came at the limit: the rest continues this one. */
 	if (over(w, 2)) {
-		archive_writer__cut(w, 0);
-		w->flags = ARCHIVE_CHUNK_CONTINUATION;
+		cut_chunk(w, 0, true);
 	}
 }
 
@@ -396,7 +402,9 @@ bool archive_writer__cut_wanted(const struct archive_writer *w)
 	return over(w, 1);
 }
 
-int archive_writer__cut(struct archive_writer *w, unsigned int flags)
+/* The chunk out, with @flags; the next continues it, or starts a segment. */
+static int cut_chunk(struct archive_writer *w, unsigned int flags,
+		     bool next_continues)
 {
 	struct arch_chunk_header *h = (void *)w->zbuf;
 	struct archive_chunk_info info;
@@ -453,12 +461,38 @@ out_lost:
 	w->st.records_lost += w->records;
 	w->st.bytes_lost += w->len;
 out_reset:
+	if (next_continues)
+		w->seg_events += w->timed ? w->len - w->ev_off : w->len;
+	else
+		w->seg_events = w->seg_replay = 0;
 	w->len = 0;
 	w->records = 0;
 	w->timed = false;
-	w->flags = 0;
-	arch_summary__chunk_begin(w->sum, false);
+	w->flags = next_continues ? ARCHIVE_CHUNK_CONTINUATION : 0;
+	arch_summary__chunk_begin(w->sum, next_continues);
 	return ret;
+}
+
+int archive_writer__cut(struct archive_writer *w, unsigned int flags)
+{
+	return cut_chunk(w, flags, false);
+}
+
+int archive_writer__flush(struct archive_writer *w)
+{
+	uint64_t events = w->seg_events + (w->timed ? w->len - w->ev_off : 0);
+	bool segment;
+	int ret;
+
+	if (!w->len)
+		return 0;
+	/*
+	 * A segment costs a replay: worth it once the segment's events,
+	 * over its continuations, outweigh the replay it began with.
+	 */
+	segment = events && events >= ARCH_REPLAY_RATIO * w->seg_replay;
+	ret = cut_chunk(w, ARCHIVE_CHUNK_FLUSHED, !segment);
+	return ret ? ret : segment;
 }
 
 void archive_writer__count_dropped(struct archive_writer *w,

@@ -9,9 +9,10 @@
  * record, calls sink__segment_begun(), and that is where the chunk is cut:
  * the new chunk starts with the prologue and the replay of names,
  * mappings and kernel symbols, and decodes alone.  A live archive also
- * cuts the partial chunk when it is older than the flush time, on an
+ * writes the partial chunk when it is older than the flush time, on an
  * io_uring timeout (or at sink__flush() without a loop), between two of
- * the state's calls, and asks for a segment for what follows.
+ * the state's calls; what follows is a new segment, or, when the chunk
+ * held too few events to be worth a replay, a continuation of it.
  *
  * Accounting: records in the chunk are buffered; written chunks are sent;
  * at close the file is synced and the sent records are delivered.  A
@@ -88,13 +89,19 @@ static bool flush_due(const struct sink *s)
 	       mono_ms() - s->arch_cut_ms >= (int64_t)s->arch_flush_ms;
 }
 
-/* Live: the partial chunk goes out; what follows is a new segment. */
+/*
+ * Live: the partial chunk goes out.  What follows is a new segment if the
+ * chunk was worth its replay, else it continues the chunk: a trickle of
+ * records must not cost a replay every flush.
+ */
 static void live_flush(struct sink *s)
 {
 	if (s->state != SINK_UP || s->closing || !flush_due(s))
 		return;
-	cut(s, ARCHIVE_CHUNK_FLUSHED);
-	s->segment_wanted = true;
+	if (archive_writer__flush(s->arch) == 1)
+		s->segment_wanted = true;
+	s->arch_cut_ms = mono_ms();
+	sync_stats(s);
 }
 
 static void arm_timer(struct sink *s)
