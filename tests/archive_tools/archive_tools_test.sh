@@ -164,6 +164,17 @@ check "receive --archive: each archive extracts to the plain FXT's records" \
 		"$FXTPROF" extract -q "$f" -o "$T/rx.fxt" && events "$T/rx.fxt" | cmp -s - "$T/plain.ev" || exit 1
 	 done'
 
+mkdir -p "$T/rxe"
+start_receiver -o "$T/rxe"
+"$FXTPROF" extract -q "$T/a.fxtz" -o "tcp://127.0.0.1:$port"; e1=$?
+"$FXTPROF" extract -q "$T/a.fxtz" --from 0.5s --to 0.6s -o "tcp://127.0.0.1:$port"; e2=$?
+wait $rpid
+check "extract -o tcp://: exit 0, both streams received, each passes check" \
+	'[ $e1 = 0 ] && [ $e2 = 0 ] && [ "$(ls "$T/rxe" | wc -l)" = 2 ] &&
+	 for f in "$T"/rxe/*; do "$FXTPROF" check -q -W "$f" || exit 1; done'
+check "extract -o tcp://: the streams hold all 4000 samples and the 201 of the range" \
+	'[ "$(for f in "$T"/rxe/*; do events "$f" | grep -c "^Event"; done | sort -n | tr "\n" " ")" = "201 4000 " ]'
+
 # ---- report, flamegraph, export --time --------------------------------
 R() { "$FXTPROF" report --no-children --sort comm,sym "$@" > "$T/out" 2> "$T/err"; }
 for spec in 0.5,0.6 1500000001ns,1600000000ns ,0.3 1.9,; do
