@@ -135,6 +135,9 @@ mkdir -p "$T/rx" "$T/rxa"
 # A receiver for 2 streams, bounded in time so that a failure cannot hang
 # the test; it has 60 s to start on a loaded host.
 start_receiver() {	# -o DIR [--archive]
+	# Emptied here, not by the child's redirection: the loop below must
+	# not read the previous receiver's address.
+	: > "$T/recv.out"
 	timeout 120 "$FXTPROF" receive "$@" tcp://127.0.0.1:0 -n 2 \
 		> "$T/recv.out" 2>&1 &
 	rpid=$!

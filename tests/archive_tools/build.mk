@@ -37,3 +37,16 @@ $(ARTOOLS_T)/bench_archive: tests/archive_tools/bench_archive.c \
 ifeq ($(ARCH),x86_64)
 USER_PROGS += $(ARTOOLS_T)/bench_archive
 endif
+
+# The same script on the fxtprof that tests/report builds with
+# ASan+UBSan (the commands, archive_input.c among them).
+$(B)/asan/tests/archive_tools/run_archive_tools: \
+		tests/archive_tools/archive_tools_test.sh \
+		$(B)/asan/tests/report/fxtprof $(ARTOOLS_T)/gen_archive
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s %s\n' $(abspath $<) \
+		$(abspath $(B)/asan/tests/report/fxtprof) \
+		$(abspath $(ARTOOLS_T)/gen_archive) > $@
+	@chmod +x $@
+
+HOST_TESTS += $(B)/asan/tests/archive_tools/run_archive_tools
