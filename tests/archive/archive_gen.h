@@ -174,7 +174,26 @@ static void gen_task(struct gen *g, bool fork_it, uint64_t ts)
 	}
 }
 
-/* Generate from 1 s on, up to @until; the sink is flushed every turn. */
+/* The ring of CPU 1 lost @records records of 100 bytes each. */
+static void gen_lost(struct gen *g, uint64_t ts, uint64_t records)
+{
+	struct fxtprof_lost l;
+
+	memset(&l, 0, sizeof(l));
+	l.hdr.size = sizeof(l);
+	l.hdr.type = FXTPROF_REC_LOST;
+	l.hdr.cpu = 1;
+	l.hdr.time_ns = ts;
+	l.records = records;
+	l.bytes = 100 * records;
+	l.first_ns = l.last_ns = ts;
+	gen_feed(g, &l);
+}
+
+/*
+ * Generate from 1 s on, up to @until; the sink is flushed every turn.
+ * CPU 1's ring loses 7 records at 2 s and 5 more at 3 s.
+ */
 static void gen_run(struct gen *g, uint64_t until)
 {
 	const uint64_t born = GEN_NS + GEN_NS / 2, gone = 2 * GEN_NS + GEN_NS / 2;
@@ -207,6 +226,8 @@ static void gen_run(struct gen *g, uint64_t until)
 		}
 		if (g->t <= gone && end > gone)
 			gen_task(g, false, gone);
+		if (g->t % GEN_NS == 0 && g->t / GEN_NS >= 2)
+			gen_lost(g, g->t, g->t / GEN_NS == 2 ? 7 : 5);
 		sink__flush(g->sink);
 		g->t = end;
 	}

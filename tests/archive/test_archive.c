@@ -299,6 +299,10 @@ TEST_F(arch, round_trip_matches_plain_fxt_and_every_chunk_decodes_alone)
 	EXPECT_EQ(GEN_NS, m.t_first);
 	EXPECT_EQ(4 * GEN_NS - PERIOD_NS + 1, m.t_last);
 	EXPECT_EQ(0, m.sink_dropped_records);
+	/* The rings' losses, from the last fxtprof:kernel_lost totals. */
+	EXPECT_EQ(12, m.kernel_lost_records);
+	EXPECT_EQ(1200, m.kernel_lost_bytes);
+	EXPECT_EQ(0, m.output_dropped_records);
 	sum = 0;
 	for (size_t i = 0; i < archive_reader__nchunks(a); i++)
 		sum += archive_reader__chunk(a, i)->records;

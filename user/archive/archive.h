@@ -37,7 +37,8 @@
 #define ARCHIVE_CHUNK_CONTINUATION	(1u << 0)
 /* Cut by the live flush timer, not by a limit. */
 #define ARCHIVE_CHUNK_FLUSHED		(1u << 1)
-/* Reader only, never on disk: the header is sound, the payload is not. */
+/* Never on disk, nor set by the reader: for tools that mark a chunk whose
+ * read failed (its header is sound, its payload is not). */
 #define ARCHIVE_CHUNK_BAD		(1u << 31)
 
 /* Stream id of a chunk holding every CPU's records (the reader's). */
@@ -245,7 +246,8 @@ enum archive_index archive_reader__index(const struct archive_reader *a);
 /* Scanned: the bytes after the last complete chunk (a torn tail). */
 uint64_t archive_reader__tail_bytes(const struct archive_reader *a);
 /* Scanned only: look for chunks appended since (a live archive grows).
- * Returns how many were found. */
+ * Returns how many were found.  Not concurrently with other calls on @a;
+ * every other reader call may run in several threads at once. */
 int archive_reader__refresh(struct archive_reader *a);
 
 size_t archive_reader__nchunks(const struct archive_reader *a);

@@ -290,11 +290,7 @@ static int grow(struct archive_writer *w, size_t need)
 		cap *= 2;
 	if (cap > ARCHIVE_MAX_CHUNK_BYTES)
 		cap = ARCHIVE_MAX_CHUNK_BYTES;
-	p = realloc(w->buf, cap);
-	if (!p)
-		return -ENOMEM;
-	w->buf = p;
-	w->cap = cap;
+	/* The block's room first: the buffer never outgrows it. */
 	p = realloc(w->zbuf, sizeof(struct arch_chunk_header) +
 			     (size_t)LZ4_compressBound((int)cap));
 	if (!p)
@@ -302,6 +298,11 @@ static int grow(struct archive_writer *w, size_t need)
 	w->zbuf = p;
 	w->zcap = sizeof(struct arch_chunk_header) +
 		  (size_t)LZ4_compressBound((int)cap);
+	p = realloc(w->buf, cap);
+	if (!p)
+		return -ENOMEM;
+	w->buf = p;
+	w->cap = cap;
 	return 0;
 }
 
