@@ -12,7 +12,7 @@
 #   make check-fresh     the README's commands in a new Debian root
 #   make vm-suite        boot the VM suite for CFG only (default: ARCH)
 #   make demo | bench-kernel | bench-reader | bench-socket | bench-receive
-#        | bench-symbolize | bench-flush
+#        | bench-symbolize | bench-flush | bench-archive
 #                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
 #   make install         libfxtprof.a and its public headers (DESTDIR, PREFIX)
@@ -97,7 +97,7 @@ HOST_TESTS :=
 
 .PHONY: all module user deps check check-fresh vm-suite demo bench-kernel \
 	bench-reader bench-socket bench-receive bench-symbolize install clean \
-	demo-host bench-bpf bench-flush
+	demo-host bench-bpf bench-flush bench-archive
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -180,6 +180,14 @@ demo-host:
 
 bench-bpf:
 	scripts/bench-bpf.sh
+
+# The archive (.fxtz): compression against the lz4 and zstd command lines,
+# the reader's CPU and bytes per sample against plain FXT and perf
+# record -z in the x86_64 VM, the bytes a 1 s extract reads.
+bench-archive:
+	scripts/setup.sh
+	$(MAKE) all
+	scripts/bench-archive.sh $(CFG)
 
 # sched.switch against perf sched record (also run by bench-flush).
 .PHONY: bench-sched

@@ -9,20 +9,21 @@ set -eu
 cd "$(dirname "$0")/.."
 allowed() {
 	case $1 in
-	cmd)		echo "cmd source state encode fxt sink transport profile symbolize export" ;;
+	cmd)		echo "cmd source state encode fxt sink transport profile symbolize export archive" ;;
 	source)		echo "source" ;;
 	state)		echo "state encode sink transport" ;;
 	encode)		echo "encode fxt sink transport" ;;
-	sink)		echo "sink transport" ;;
+	sink)		echo "sink transport archive" ;;
 	transport)	echo "transport" ;;
 	profile)	echo "profile fxt" ;;
 	symbolize)	echo "symbolize profile" ;;
 	export)		echo "export profile symbolize" ;;
+	archive)	echo "archive fxt" ;;
 	*)		echo "$1" ;;
 	esac
 }
 bad=0
-for part in cmd source state encode sink transport profile symbolize export; do
+for part in cmd source state encode sink transport profile symbolize export archive; do
 	ok=$(allowed "$part")
 	for f in user/"$part"/*.[ch]; do
 		[ -e "$f" ] || continue

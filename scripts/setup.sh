@@ -43,8 +43,8 @@ HOST_PKGS=(
 	golang-go protobuf-compiler
 	# the VM bench: QEMU, a static busybox, the initramfs tools
 	qemu-system-x86 qemu-system-arm ipxe-qemu busybox-static cpio kmod
-	# benchmarks and make check-fresh
-	linux-perf mmdebstrap
+	# benchmarks and make check-fresh; lz4, the archive bench's ceiling
+	linux-perf mmdebstrap lz4
 	# the flame graph test checks the SVG is well-formed XML (xmllint)
 	libxml2-utils
 	# the tree tests read the tracked files

@@ -24,17 +24,17 @@
 #                                 objects against Debian 6.1 and 6.12 BTF
 
 BPF_TEST_LIBS := $(BPF_SOURCE_LIB) $(B)/lib/libstate.a $(B)/lib/libencode.a \
-		 $(B)/lib/libsink.a $(B)/lib/libtransport.a \
+		 $(B)/lib/libsink.a $(ARCHIVE_LIB) $(B)/lib/libtransport.a \
 		 $(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
 
 $(B)/tests/bpf/%.o: CPPFLAGS += -Iuser -Iuser/fxt -Iuser/source/bpf
 
 $(B)/tests/bpf/bpf_record: $(B)/tests/bpf/bpf_record.o $(BPF_TEST_LIBS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(BPF_SOURCE_LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS) $(BPF_SOURCE_LDLIBS)
 
 $(B)/tests/bpf/test_bpf_source: $(B)/tests/bpf/test_bpf_source.o \
 		$(BPF_TEST_LIBS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(BPF_SOURCE_LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS) $(BPF_SOURCE_LDLIBS)
 
 $(B)/tests/bpf/test_bpf_ring: $(B)/tests/bpf/test_bpf_ring.o \
 		$(B)/user/source/bpf/bpf_ring.o $(B)/lib/libfxtprof.a

@@ -15,6 +15,7 @@
 # spelled out as paths all the same: no fragment relies on the order.
 
 RDR_LIBS := $(B)/lib/libstate.a $(B)/lib/libencode.a $(B)/lib/libsink.a \
+	    $(ARCHIVE_LIB) \
 	    $(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
 
 $(B)/tests/reader/test_record.o: CPPFLAGS += -Iuser/fxt
@@ -40,7 +41,7 @@ $(B)/bin/fxt_sink: $(B)/tests/reader/fxt_sink.o
 # tests/host/build.mk).
 $(B)/bin/bench_reader: $(B)/tests/reader/bench_reader.o $(RING_SIM_LIB) $(RDR_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS)
 
 VM_TEST_PROGS += $(B)/tests/reader/test_record $(B)/tests/reader/rec_workload \
 	$(B)/tests/reader/test_flight

@@ -18,9 +18,10 @@ SYMBOLS := $(if $(filter x86_64,$(ARCH)),1,)
 
 CMD_SRCS := user/cmd/main.c user/cmd/record.c user/cmd/send.c \
 	    user/cmd/receive.c user/cmd/framer.c user/cmd/delivery.c \
-	    user/cmd/sources.c user/cmd/trigger.c
+	    user/cmd/sources.c user/cmd/trigger.c \
+	    user/cmd/archive_cmd.c user/cmd/archive_input.c
 CMD_LIBS_SYMBOLS :=
-CMD_LDLIBS := -luring
+CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS)
 ifneq ($(SYMBOLS),)
 CMD_SRCS += user/cmd/report.c user/cmd/report_cmd.c user/cmd/report_tree.c \
 	    user/cmd/report_annot.c \
@@ -36,7 +37,8 @@ CMD_OBJS := $(CMD_SRCS:%.c=$(B)/%.o)
 # (user/source/bpf/build.mk); its libraries are $(BPF_SOURCE_LDLIBS).
 CMD_LIBS := $(CMD_LIBS_SYMBOLS) $(B)/lib/libsource_bpf.a \
 	    $(B)/lib/libsource.a $(B)/lib/libstate.a \
-	    $(B)/lib/libencode.a $(B)/lib/libsink.a $(B)/lib/libtransport.a \
+	    $(B)/lib/libencode.a $(B)/lib/libsink.a $(ARCHIVE_LIB) \
+	    $(B)/lib/libtransport.a \
 	    $(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
 
 $(CMD_OBJS): CPPFLAGS += -Iuser -Iuser/fxt $(if $(SYMBOLS),-DFXTPROF_HAVE_SYMBOLS)
@@ -48,7 +50,7 @@ $(B)/bin/fxtprof: $(CMD_OBJS) $(CMD_LIBS)
 
 $(B)/user/cmd/vm/fxtprof: $(CMD_OBJS) $(CMD_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -luring \
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS) \
 		$(BPF_SOURCE_LDLIBS) $(CMD_STATIC_LDLIBS)
 
 USER_PROGS += $(B)/bin/fxtprof

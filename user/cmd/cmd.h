@@ -48,5 +48,12 @@ int cmd_trigger_name_ok(const char *name);
 int cmd_report(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_receive(int argc, char **argv);
+/* The archive's commands (archive_cmd.c). */
+int cmd_info(int argc, char **argv);
+int cmd_extract(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
+/* dump and check, reading archives too (archive_input.c). */
+int cmd_dump(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif /* FXTPROF_CMD_H */

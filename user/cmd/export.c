@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "archive_input.h"
 #include "export.h"
 #include "export/pprof.h"
 #include "profile/profile.h"
@@ -105,13 +106,52 @@ static int read_all(const char *path, uint8_t **out, size_t *out_len)
 	return 0;
 }
 
+/*
+ * --time: keep the records of the range (the samples, and every
+ * definition), timed from the first sample of the whole recording.
+ */
+static int export_clip_time(struct export_cmd *c)
+{
+	struct profile_error perr = { 0 };
+	uint64_t from, to, first = 0;
+	uint8_t *data;
+	size_t len;
+	int err;
+
+	if (profile__nr_samples(c->profile))
+		first = profile__sample(c->profile, 0)->ts;
+	err = archive_time_spec__parse(c->time, first, &from, &to);
+	if (!err)
+		err = archive_input__clip_buffer(c->data, c->len, from, to,
+						 &data, &len);
+	if (err)
+		return err;
+	free(c->data);
+	c->data = data;
+	c->len = len;
+	profile__free(c->profile);
+	c->profile = NULL;
+	err = profile__load_buffer(c->data, c->len, &c->profile, &perr);
+	if (err)
+		return reader_err(err, "%s: at byte %" PRIu64 " of its range: %s",
+				  c->input, perr.offset, perr.msg);
+	return 0;
+}
+
 int export_cmd__load(struct export_cmd *c)
 {
 	struct profile_error perr = { 0 };
+	struct archive_input ain;
+	const char *input = c->input;
 	uint64_t bad = 0;
 	int err;
 
-	err = read_all(c->input, &c->data, &c->len);
+	/* An archive: only the chunks --time needs, through a pipe. */
+	if (archive_input__open_profile(&ain, &input, &c->time) < 0)
+		return -EINVAL;
+	err = read_all(input, &c->data, &c->len);
+	if (archive_input__close(&ain) && !err)
+		return reader_err(-EIO, "%s could not be read whole", c->input);
 	if (err)
 		return reader_err(err, "cannot read %s", c->input);
 	if (!c->len)
@@ -129,6 +169,8 @@ int export_cmd__load(struct export_cmd *c)
 		return reader_err(err, "%s: at byte %" PRIu64 ": %s", c->input,
 				  perr.offset, perr.msg[0] ? perr.msg :
 				  "cannot load the recording");
+	if (c->time && (err = export_clip_time(c)))
+		return err;
 	err = symbolizer__new(&c->sym, &c->symbolizer);
 	if (err)
 		return reader_err(err, "cannot start the symbolizer");
@@ -250,6 +292,7 @@ enum {
 	OPT_MODE,
 	OPT_NO_LINES,
 	OPT_NO_INLINES,
+	OPT_TIME,
 };
 
 static const struct option export_longopts[] = {
@@ -265,6 +308,7 @@ static const struct option export_longopts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -307,7 +351,10 @@ static void export_usage(FILE *f, const char *cmd)
 		"      --mode OCTAL       the output file's mode (default 0600:\n"
 		"                         profiles hold kernel addresses)\n");
 	if (pprof)
-		fprintf(f, "      --no-lines         no source files and lines\n");
+		fprintf(f, "      --no-lines         no source files and lines\n"
+			"      --time FROM,TO     only the samples with FROM <= ts <= TO:\n"
+			"                         seconds from the first sample (0.5,2\n"
+			"                         or ,1.5), or absolute ns ('123ns')\n");
 	fprintf(f,
 		"      --no-inlines       no inline frames\n"
 		"  -h, --help             this text\n\n"
@@ -381,6 +428,11 @@ int export_cmd__parse(struct export_cmd *c, int argc, char **argv,
 			break;
 		case OPT_NO_INLINES:
 			c->sym.inlines = false;
+			break;
+		case OPT_TIME:
+			if (!pprof)
+				goto bad;
+			c->time = optarg;
 			break;
 		case 'h':
 			export_usage(stdout, cmd);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "archive_input.h"
 #include "report_tree.h"
 
 #define FRAME_H		16
@@ -401,7 +402,9 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 int cmd_flamegraph(int argc, char **argv)
 {
 	struct flame_opts o;
+	struct archive_input ain;
 	struct rt_flame fl = { 0 };
+	const char *load;
 	struct rtree t;
 	FILE *out = stdout;
 	int ret, status = CMD_EXIT_FAILED;
@@ -409,7 +412,14 @@ int cmd_flamegraph(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? CMD_EXIT_OK : ret;
-	if (rtree__load(&t, o.path, &o.rt))
+	/* An archive: only the chunks --time needs, through a pipe. */
+	load = o.path;
+	if (archive_input__open_profile(&ain, &load, &o.rt.filter.time) < 0)
+		return CMD_EXIT_FAILED;
+	ret = rtree__load(&t, load, &o.rt);
+	if (archive_input__close(&ain) && !ret)
+		ret = reader_err(-EIO, "%s could not be read whole", o.path);
+	if (ret)
 		goto out_tree;
 	if (o.out && strcmp(o.out, "-") && !(out = fopen(o.out, "w"))) {
 		reader_err(-errno, "%s", o.out);

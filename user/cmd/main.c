@@ -90,9 +90,15 @@ static const struct {
 	{ "receive", cmd_receive, "accept FXT streams and write each to a file" },
 	{ "sources", cmd_sources, "list the data sources of the module and of "
 				  "the bpf source" },
-	{ "dump", fxt_dump_main, "print any FXT stream, one record per line" },
-	{ "check", fxt_check_main, "validate an FXT stream against the spec "
-				   "and Perfetto's import rules" },
+	{ "dump", cmd_dump, "print any FXT stream, one record per line" },
+	{ "check", cmd_check, "validate an FXT stream against the spec "
+			      "and Perfetto's import rules" },
+	{ "info", cmd_info, "the summary of an archive (.fxtz), without "
+			    "decompressing it" },
+	{ "extract", cmd_extract, "a time range of an archive as a "
+				  "self-contained FXT stream" },
+	{ "archive", cmd_archive, "archive repair: finish an archive that was "
+				  "cut off" },
 #ifdef FXTPROF_HAVE_SYMBOLS
 	/* The commands that name frames: they need libdw. */
 	{ "report", cmd_report, "top functions, call trees, as perf report "

@@ -49,6 +49,9 @@
 
 #include "cmd.h"
 #include "framer.h"
+#include "archive/archive.h"
+#include "fxt/fxt.h"
+#include "sink/sink.h"
 #include "receive.h"
 #include "transport/stream_ack.h"
 #include "transport/evloop.h"
@@ -76,6 +79,12 @@ struct stream {
 	struct framer fr;
 	uint64_t written;	/* bytes written to the file, partial record too */
 	unsigned char *buf;
+	/* --archive: the archive sink, and a record cut by the buffer. */
+	struct sink *arch;
+	unsigned char *part;
+	size_t part_len, part_need;
+	uint64_t arch_records;	/* passed to the sink */
+	bool arch_closed;
 };
 
 struct receiver {
@@ -114,6 +123,9 @@ static void receive_usage(FILE *f)
 "  -o, --output DIR       directory for the streams (created if missing)\n"
 "  -n, --count N          exit after N streams have ended\n"
 "  -q, --quiet            no per-stream summary\n"
+"      --archive          write each stream as an archive, DIR/...fxtz\n"
+"                         (Documentation/archive-format.md), through the\n"
+"                         archive sink: whole records only\n"
 "      --mode MODE        file mode of the streams, octal (default 0600)\n"
 "      --max-record SIZE  largest record (default 256K)\n"
 "      --max-stream SIZE  largest stream (default 16G)\n"
@@ -188,9 +200,118 @@ static int write_all(int fd, const unsigned char *p, size_t len)
 
 static int stream_open_file(struct stream *s)
 {
-	s->file_fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			  s->rc->o.mode);
-	return s->file_fd < 0 ? -errno : 0;
+	struct sink_opts so = { .archive = true };
+	int fd, ret;
+
+	fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		  s->rc->o.mode);
+	if (fd < 0)
+		return -errno;
+	if (!s->rc->o.archive) {
+		s->file_fd = fd;
+		return 0;
+	}
+	/* The peer's records carry no segments to cut at: the writer cuts
+	 * by its limits, and chunks after the first continue it. */
+	so.archive_opts.stream = ARCHIVE_STREAM_ALL;
+	ret = sink__open_archive_fd(&s->arch, fd, &s->rc->loop, &so);
+	if (ret)
+		close(fd);
+	return ret;
+}
+
+/* Whether the stream has its output yet. */
+static bool stream_has_file(const struct stream *s)
+{
+	return s->file_fd >= 0 || s->arch;
+}
+
+/* One whole record to the archive: 0, or -errno. */
+static int stream_archive_record(struct stream *s, const unsigned char *rec,
+				 size_t len)
+{
+	uint64_t h;
+	int ret;
+
+	memcpy(&h, rec, 8);
+	/* A magic record after the first: the peer began a new segment
+	 * (its replay follows), where a chunk can start. */
+	if (h == FXT_MAGIC && s->arch_records)
+		sink__segment_begun(s->arch);
+	s->arch_records++;
+	ret = sink__write(s->arch, rec, len, (unsigned int)(h & 0xf));
+	if (!ret && sink__error(s->arch))
+		ret = -sink__error(s->arch);
+	return ret;
+}
+
+/*
+ * --archive: the @len bytes the framer took, as whole records; a record
+ * the buffer cuts waits in s->part (at most --max-record).
+ */
+static int stream_archive_feed(struct stream *s, const unsigned char *p,
+			       size_t len)
+{
+	int ret;
+
+	while (len) {
+		size_t n, rec;
+
+		if (s->part_len < 8 || s->part_len < s->part_need) {
+			uint64_t h;
+
+			if (!s->part_len && len >= 8) {
+				memcpy(&h, p, 8);
+				rec = (size_t)((h & 0xf) == 15 ?
+					(h >> 4) & 0xffffffffu : (h >> 4) & 0xfff) * 8;
+				if (len >= rec) {
+					ret = stream_archive_record(s, p, rec);
+					if (ret)
+						return ret;
+					p += rec;
+					len -= rec;
+					continue;
+				}
+			}
+			if (!s->part) {
+				s->part = malloc(s->rc->o.max_record);
+				if (!s->part)
+					return -ENOMEM;
+			}
+			/* The header first, then the rest of the record. */
+			n = s->part_len < 8 ? 8 - s->part_len :
+					      s->part_need - s->part_len;
+			if (n > len)
+				n = len;
+			memcpy(s->part + s->part_len, p, n);
+			s->part_len += n;
+			p += n;
+			len -= n;
+			if (s->part_len == 8) {
+				memcpy(&h, s->part, 8);
+				s->part_need = (size_t)((h & 0xf) == 15 ?
+					(h >> 4) & 0xffffffffu : (h >> 4) & 0xfff) * 8;
+			}
+		}
+		if (s->part_len >= 8 && s->part_len == s->part_need) {
+			ret = stream_archive_record(s, s->part, s->part_len);
+			s->part_len = s->part_need = 0;
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Write the archive's trailer and sync it: 0 or -errno.  Once. */
+static int stream_archive_close(struct stream *s)
+{
+	if (!s->arch || s->arch_closed)
+		return 0;
+	s->arch_closed = true;
+	sink__flush_close(s->arch);
+	return sink__complete(s->arch) ? 0 :
+	       -(sink__error(s->arch) ? sink__error(s->arch) : EIO);
 }
 
 /*
@@ -216,7 +337,7 @@ static void stream_summary(struct stream *s, const char *how)
 		return;
 	printf("stream %s: %s: %" PRIu64 " bytes, %" PRIu64 " records, %"
 	       PRIu64 " gaps announced, %s\n", s->peer,
-	       s->file_fd >= 0 ? s->path : "no file", s->written,
+	       stream_has_file(s) ? s->path : "no file", s->written,
 	       s->fr.records, s->fr.gaps, how);
 	fflush(stdout);
 }
@@ -227,6 +348,11 @@ static void stream_free(struct stream *s)
 		close(s->fd);
 	if (s->file_fd >= 0)
 		close(s->file_fd);
+	if (s->arch) {
+		stream_archive_close(s);
+		sink__close(s->arch);
+	}
+	free(s->part);
 	free(s->buf);
 	free(s);
 }
@@ -286,6 +412,12 @@ static void stream_on_eof(struct stream *s)
 		/* The file may end inside a record: no ack. */
 		stream_describe_end(s, how, sizeof(how));
 		stream_end(s, how);
+		return;
+	}
+	if (s->arch) {
+		/* The trailer, then fdatasync: done when this returns. */
+		nothing_to_sync.res = stream_archive_close(s);
+		stream_on_sync(&s->sync_h, &nothing_to_sync);
 		return;
 	}
 	if (s->file_fd < 0) {
@@ -387,7 +519,7 @@ static bool stream_take(struct stream *s, int res)
 		capped = true;
 	}
 	take = framer__feed(&s->fr, s->buf, len);
-	if (take && s->file_fd < 0 && (ret = stream_open_file(s))) {
+	if (take && !stream_has_file(s) && (ret = stream_open_file(s))) {
 		/* In the summary only: a log line per peer is the peer's to
 		 * multiply. */
 		snprintf(how, sizeof(how), "cannot create %s: %s", s->path,
@@ -395,7 +527,18 @@ static bool stream_take(struct stream *s, int res)
 		stream_end(s, how);
 		return false;
 	}
-	if (take) {
+	if (take && s->arch) {
+		ret = stream_archive_feed(s, s->buf, take);
+		s->written += take;
+		rc->disk_used += take;
+		if (ret) {
+			snprintf(how, sizeof(how), "cannot write %s: %s; whole "
+				 "records before it kept", s->path,
+				 strerror(-ret));
+			stream_end(s, how);
+			return false;
+		}
+	} else if (take) {
 		ret = write_all(s->file_fd, s->buf, take);
 		if (ret) {
 			/* Part may be on disk: count it, trim cuts it. */
@@ -472,8 +615,9 @@ static void stream_name(struct stream *s, const char *dir, unsigned long seq)
 	for (i = 0; s->peer[i] && i < sizeof(peer) - 1; i++)
 		peer[i] = strchr(":[]/", s->peer[i]) ? '_' : s->peer[i];
 	peer[i] = '\0';
-	snprintf(s->path, sizeof(s->path), "%s/%s-%s.%03ld-%lu.fxt", dir,
-		 peer, when, ts.tv_nsec / 1000000, seq);
+	snprintf(s->path, sizeof(s->path), "%s/%s-%s.%03ld-%lu.%s", dir,
+		 peer, when, ts.tv_nsec / 1000000, seq,
+		 s->rc->o.archive ? "fxtz" : "fxt");
 }
 
 /* ------------------------------------------------------------------ */
@@ -716,6 +860,7 @@ enum {
 	OPT_MAX_STREAMS,
 	OPT_MAX_MEMORY,
 	OPT_MAX_DISK,
+	OPT_ARCHIVE,
 };
 
 static int receive_parse(int argc, char **argv, struct receive_opts *o)
@@ -731,6 +876,7 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 		{ "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
 		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 		{ "max-disk", required_argument, NULL, OPT_MAX_DISK },
+		{ "archive", no_argument, NULL, OPT_ARCHIVE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -760,6 +906,9 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case OPT_ARCHIVE:
+			o->archive = true;
 			break;
 		case OPT_MODE:
 			errno = 0;

@@ -29,6 +29,7 @@ struct receive_opts {
 	unsigned long max_streams;
 	uint64_t max_memory;		/* bytes of stream buffers */
 	uint64_t max_disk;		/* bytes; 0 = half the free space */
+	bool archive;			/* each stream as an archive (.fxtz) */
 };
 
 #endif /* FXTPROF_RECEIVE_H */

@@ -42,6 +42,7 @@
 #ifdef FXTPROF_HAVE_SYMBOLS
 #include "export.h"
 #endif
+#include "archive/archive.h"
 #include "encode/fxt_encoder.h"
 #include <libfxtprof.h>
 #include "sink/sink.h"
@@ -52,6 +53,7 @@
 #include "source/ring_source.h"
 #include "state/stream_state.h"
 #include "transport/evloop.h"
+#include "transport/netaddr.h"
 
 #define TICK_MS		100
 #define MAX_TRIGGERS	32	/* names in --trigger */
@@ -83,6 +85,10 @@ struct record_opts {
 	/* --flight-recorder: a window of this many seconds, 0 = off. */
 	double flight_secs;
 	uint64_t max_window_bytes;
+	/* --archive, --live-archive, the chunk limits (sink.h). */
+	bool archive;
+	struct archive_writer_opts archive_opts;
+	unsigned int archive_flush_ms;
 	const char *triggers[MAX_TRIGGERS];
 	unsigned int ntriggers;
 	char trigger_buf[4096];	/* the names, split out of their lists */
@@ -186,6 +192,18 @@ static void record_usage(FILE *f)
 "  -o, --output URI       the output, instead of the URI operand\n"
 "  -q, --quiet            no status line, no summary\n"
 "\n"
+"Archive (Documentation/archive-format.md): a URI ending in .fxtz, or:\n"
+"      --archive          write an archive: LZ4 chunks that each decode\n"
+"                         alone, then a manifest and summaries\n"
+"      --live-archive     an archive another process may read as it grows:\n"
+"                         chunks only (fxtprof archive repair adds the\n"
+"                         summaries), the partial chunk written every\n"
+"                         --flush-ms\n"
+"      --chunk-ms MS      cut a chunk after MS of trace time (default %llu)\n"
+"      --chunk-bytes SIZE  or SIZE bytes of FXT (default %uK)\n"
+"      --chunk-records N  or N records (default %u), whichever comes first\n"
+"      --flush-ms MS      live: write the partial chunk after MS (default %u)\n"
+"\n"
 "Flight recorder (Documentation/flight-recorder.md):\n"
 "      --flight-recorder SECS  keep the newest SECS seconds in memory and\n"
 "                         write nothing until a trigger: then a snapshot of\n"
@@ -210,7 +228,10 @@ static void record_usage(FILE *f)
 		FXTPROF_MIN_FREQ, FXTPROF_MAX_FREQ, FXTPROF_DEFAULT_FREQ,
 		FXTPROF_MAX_STACK_DEPTH, FXTPROF_DEFAULT_STACK_DEPTH,
 		FXTPROF_DEFAULT_RING_SIZE >> 10, SINK_DEFAULT_MAX_BUFFERED >> 20,
-		FXTPROF_DEVICE, DEFAULT_WINDOW_BYTES >> 20,
+		FXTPROF_DEVICE,
+		(unsigned long long)(ARCHIVE_DEFAULT_WINDOW_NS / 1000000),
+		ARCHIVE_DEFAULT_CHUNK_BYTES >> 10, ARCHIVE_DEFAULT_CHUNK_RECORDS,
+		ARCHIVE_DEFAULT_FLUSH_MS, DEFAULT_WINDOW_BYTES >> 20,
 		FLIGHT_MIN_BYTES >> 20);
 }
 
@@ -313,7 +334,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	enum { OPT_MAX_STACK = 256, OPT_SKIP_IDLE, OPT_NO_TASKS,
 	       OPT_MAX_BUFFERED, OPT_LINGER, OPT_DEVICE, OPT_RECONNECT,
 	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS, OPT_SOURCE, OPT_SYMBOLIZE,
-	       OPT_SOURCES, OPT_FLIGHT, OPT_MAX_WINDOW, OPT_TRIGGER };
+	       OPT_SOURCES, OPT_FLIGHT, OPT_MAX_WINDOW, OPT_TRIGGER,
+	       OPT_ARCHIVE, OPT_LIVE_ARCHIVE, OPT_CHUNK_MS, OPT_CHUNK_BYTES,
+	       OPT_CHUNK_RECORDS, OPT_FLUSH_MS };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -329,6 +352,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
 		{ "max-window-bytes", required_argument, NULL, OPT_MAX_WINDOW },
 		{ "trigger", required_argument, NULL, OPT_TRIGGER },
+		{ "archive", no_argument, NULL, OPT_ARCHIVE },
+		{ "live-archive", no_argument, NULL, OPT_LIVE_ARCHIVE },
+		{ "chunk-ms", required_argument, NULL, OPT_CHUNK_MS },
+		{ "chunk-bytes", required_argument, NULL, OPT_CHUNK_BYTES },
+		{ "chunk-records", required_argument, NULL, OPT_CHUNK_RECORDS },
+		{ "flush-ms", required_argument, NULL, OPT_FLUSH_MS },
 		{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
 		{ "linger", required_argument, NULL, OPT_LINGER },
 		{ "mode", required_argument, NULL, OPT_MODE },
@@ -420,6 +449,43 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				return reader_err(-EINVAL,
 						  "bad --max-buffered '%s'", optarg);
 			break;
+		case OPT_ARCHIVE:
+			o->archive = true;
+			break;
+		case OPT_LIVE_ARCHIVE:
+			o->archive = o->archive_opts.live = true;
+			break;
+		case OPT_CHUNK_MS:
+		case OPT_FLUSH_MS:
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !v || v > 3600000)
+				return reader_err(-EINVAL, "bad --%s '%s' (milliseconds, 1 to 3600000)",
+						  c == OPT_CHUNK_MS ? "chunk-ms" : "flush-ms",
+						  optarg);
+			if (c == OPT_CHUNK_MS)
+				o->archive_opts.window_ns = v * 1000000ull;
+			else
+				o->archive_flush_ms = (unsigned int)v;
+			break;
+		case OPT_CHUNK_BYTES: {
+			uint64_t sz;
+
+			if (reader_parse_size(optarg, &sz) || sz < 4096 ||
+			    sz > ARCHIVE_MAX_CHUNK_BYTES / 2)
+				return reader_err(-EINVAL, "bad --chunk-bytes '%s' (4K to %uM)",
+						  optarg, ARCHIVE_MAX_CHUNK_BYTES >> 21);
+			o->archive_opts.max_bytes = (uint32_t)sz;
+			break;
+		}
+		case OPT_CHUNK_RECORDS:
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !v || v > 10000000)
+				return reader_err(-EINVAL, "bad --chunk-records '%s' (1 to 10000000)",
+						  optarg);
+			o->archive_opts.max_records = (uint32_t)v;
+			break;
 		case OPT_LINGER:
 			o->linger = strtod(optarg, &end);
 			if (*end || o->linger < 0 || o->linger > 3600)
@@ -508,6 +574,16 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	}
 	if (!o->uri)
 		o->uri = argv[optind];
+	if (sink__is_archive_uri(o->uri))
+		o->archive = true;
+	o->archive_opts.stream = ARCHIVE_STREAM_ALL;
+	if (o->archive) {
+		if (netaddr__is_socket_uri(o->uri) || !strcmp(o->uri, "-"))
+			return reader_err(-EINVAL, "an archive is written to a file, not %s",
+					  o->uri);
+		if (o->flight_secs || o->symbolize || o->reconnect)
+			return reader_err(-EINVAL, "an archive takes none of --flight-recorder, --symbolize and --reconnect");
+	}
 	if (o->ntriggers && !o->flight_secs)
 		return reader_err(-EINVAL, "--trigger needs --flight-recorder");
 	if (o->flight_secs) {
@@ -1308,6 +1384,9 @@ int cmd_record(int argc, char **argv)
 	sopts.max_buffered = opts.max_buffered;
 	sopts.reconnect = opts.reconnect;
 	sopts.file_mode = opts.file_mode;
+	sopts.archive = opts.archive;
+	sopts.archive_opts = opts.archive_opts;
+	sopts.archive_flush_ms = opts.archive_flush_ms;
 	if (opts.flight_secs) {
 		struct flight_window_opts wo = {
 			.window_ns = (uint64_t)(opts.flight_secs * 1e9),

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "archive_input.h"
 #include "report.h"
 #include "report_tree.h"
 
@@ -239,9 +240,38 @@ static int strip_summary(int argc, char **argv, char ***out)
 	return n;
 }
 
+/* --summary [-n N] FILE: an archive is summarized as its whole stream. */
+static int summary_of_archive(int argc, char **argv)
+{
+	struct archive_input ain;
+	const char *path;
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n"))
+			i++;
+		else if (argv[i][0] != '-' || !strcmp(argv[i], "-"))
+			break;
+	}
+	if (i >= argc)
+		return report_summary_main(argc, argv);
+	path = argv[i];
+	if (archive_input__open(&ain, &path, 0, UINT64_MAX) < 0)
+		return CMD_EXIT_FAILED;
+	argv[i] = (char *)path;
+	ret = report_summary_main(argc, argv);
+	if (archive_input__close(&ain) && !ret) {
+		reader_err(-EIO, "%s could not be read whole", ain.path);
+		ret = CMD_EXIT_FAILED;
+	}
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
+	struct archive_input ain;
+	const char *load;
 	struct rt_report r;
 	struct rtree t;
 	int i, ret;
@@ -253,7 +283,7 @@ int cmd_report(int argc, char **argv)
 
 			if (n < 0)
 				return reader_err(n, "report"), CMD_EXIT_FAILED;
-			ret = report_summary_main(n, nv);
+			ret = summary_of_archive(n, nv);
 			free(nv);
 			return ret;
 		}
@@ -261,7 +291,14 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? CMD_EXIT_OK : ret;
-	if (rtree__load(&t, o.path, &o.rt)) {
+	/* An archive: only the chunks --time needs, through a pipe. */
+	load = o.path;
+	if (archive_input__open_profile(&ain, &load, &o.rt.filter.time) < 0)
+		return CMD_EXIT_FAILED;
+	ret = rtree__load(&t, load, &o.rt);
+	if (archive_input__close(&ain) && !ret)
+		ret = reader_err(-EIO, "%s could not be read whole", o.path);
+	if (ret) {
 		rtree__free(&t);
 		return CMD_EXIT_FAILED;
 	}

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "archive_input.h"
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
 #include "sink/sink.h"
@@ -273,16 +274,20 @@ static int send_stream(int fd, struct evloop *loop, struct sink *out,
 int cmd_send(int argc, char **argv)
 {
 	struct send_opts opts;
+	struct archive_input ain;
 	struct send_errors errs = { 0 };
 	const struct sink_stats *st;
 	struct evloop loop;
 	struct sink *out;
 	char err[256];
-	int fd, ret, status;
+	int fd, ret, status = CMD_EXIT_FAILED;
 
 	ret = send_parse(argc, argv, &opts);
 	if (ret)
 		return ret > 0 ? CMD_EXIT_OK : CMD_EXIT_USAGE;
+	/* An archive is replayed as the FXT stream it holds. */
+	if (archive_input__open(&ain, &opts.file, 0, UINT64_MAX) < 0)
+		return CMD_EXIT_FAILED;
 	fd = strcmp(opts.file, "-") ? open(opts.file, O_RDONLY | O_CLOEXEC) :
 				      STDIN_FILENO;
 	if (fd < 0) {
@@ -329,5 +334,10 @@ out_fini_loop:
 out_close_file:
 	if (fd != STDIN_FILENO)
 		close(fd);
+	if (archive_input__close(&ain) && !ret) {
+		reader_err(-EIO, "%s could not be read whole: the output is "
+			   "incomplete", ain.path);
+		status = CMD_EXIT_INCOMPLETE;
+	}
 	return ret ? CMD_EXIT_FAILED : status;
 }

@@ -6,7 +6,7 @@
 #                        libtransport.a and -luring
 
 SINK_SRCS := user/sink/record_queue.c user/sink/sink.c \
-	     user/sink/flight_window.c \
+	     user/sink/flight_window.c user/sink/sink_archive.c \
 	     user/sink/sink_file.c user/sink/sink_socket.c
 
 $(SINK_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser

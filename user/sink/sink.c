@@ -104,6 +104,12 @@ void *sink__reserve(struct sink *s, size_t len, unsigned int kind)
 	}
 	if (s->state != SINK_UP || s->closing)
 		goto drop;
+	if (s->arch) {
+		p = sink_archive_reserve(s, len, kind);
+		if (!p)
+			goto drop;
+		return p;
+	}
 	p = record_queue__reserve(&s->q, len, kind);
 	/* A file waits for the disk instead of dropping. */
 	if (!p && !s->socket && !sink_file_write_out(s))
@@ -133,6 +139,8 @@ void sink__commit(struct sink *s)
 {
 	if (s->win)
 		flight_window__commit(s->win);
+	else if (s->arch)
+		sink_archive_commit(s);
 	else
 		sink_queued(s, 0);
 }
@@ -145,12 +153,12 @@ int sink__write(struct sink *s, const void *rec, size_t len,
 
 	if (!len || len % 8)
 		return -EINVAL;
-	if (s->win) {
+	if (s->win || s->arch) {
 		p = sink__reserve(s, len, kind);
 		if (!p)
 			return -ENOBUFS;
 		memcpy(p, rec, len);
-		flight_window__commit(s->win);
+		sink__commit(s);
 		return 0;
 	}
 	/*
@@ -209,6 +217,7 @@ static int sink_alloc(struct sink **sp, struct evloop *loop, bool socket,
 
 static void sink_free(struct sink *s)
 {
+	archive_writer__free(s->arch);
 	record_queue__fini(&s->q);
 	flight_window__free(s->win);
 	free(s);
@@ -241,6 +250,8 @@ int sink__open(struct sink **sp, const char *uri, struct evloop *loop,
 	       const struct sink_opts *opts, char *err, size_t errlen)
 {
 	bool socket = netaddr__is_socket_uri(uri);
+	bool archive = !socket && ((opts && opts->archive) ||
+				   sink__is_archive_uri(uri));
 	struct sink *s;
 	int ret;
 
@@ -249,6 +260,15 @@ int sink__open(struct sink **sp, const char *uri, struct evloop *loop,
 	if (ret) {
 		snprintf(err, errlen, "cannot set up the output queue");
 		return ret;
+	}
+	if (archive) {
+		struct sink_opts o = { 0 };
+
+		ret = sink_archive_open(s, uri, opts ? opts : &o, err, errlen);
+		if (ret < 0)
+			goto out_free;
+		*sp = s;
+		return 0;
 	}
 	ret = socket ? sink_socket_open(s, uri, err, errlen) :
 		       sink_file_open(uri, s->file_mode, err, errlen);
@@ -260,10 +280,33 @@ int sink__open(struct sink **sp, const char *uri, struct evloop *loop,
 	return 0;
 
 out_free:
+	if (s->fd >= 0)
+		close(s->fd);
 	sink_free(s);
 	if (!err[0])
 		snprintf(err, errlen, "%s: %s", uri, strerror(-ret));
 	return ret;
+}
+
+int sink__open_archive_fd(struct sink **sp, int fd, struct evloop *loop,
+			  const struct sink_opts *opts)
+{
+	struct sink_opts o = { 0 };
+	struct sink *s;
+	int ret;
+
+	ret = sink_alloc(&s, loop, false, opts);
+	if (ret)
+		return ret;
+	s->fd = fd;
+	ret = sink_archive_start(s, opts ? opts : &o);
+	if (ret) {
+		s->fd = -1;	/* still the caller's */
+		sink_free(s);
+		return ret;
+	}
+	*sp = s;
+	return 0;
 }
 
 int sink__open_fd(struct sink **sp, int fd, struct evloop *loop,
@@ -298,6 +341,8 @@ int sink__flush(struct sink *s)
 {
 	if (s->win)
 		return 0;
+	if (s->arch)
+		return sink_archive_flush(s);
 	if (!s->socket)
 		return s->state == SINK_UP ? sink_file_write_out(s) : -s->error;
 	sink_socket_flush(s);
@@ -309,6 +354,9 @@ bool sink__segment_wanted(const struct sink *s)
 {
 	if (s->win)
 		return !s->closing && flight_window__segment_wanted(s->win);
+	/* An archive: also when its chunk is full, to cut it there. */
+	if (s->arch && sink_archive_cut_wanted(s))
+		return s->state == SINK_UP && !s->closing;
 	return s->segment_wanted && s->state == SINK_UP && !s->closing;
 }
 
@@ -317,6 +365,8 @@ void sink__segment_begun(struct sink *s)
 	s->segment_wanted = false;
 	if (s->win)
 		flight_window__segment_begun(s->win);
+	else if (s->arch)
+		sink_archive_segment_begun(s);
 }
 
 bool sink__gap_pending(const struct sink *s)
@@ -347,6 +397,10 @@ void sink__flush_close(struct sink *s)
 	if (s->win) {
 		flight_window__close(s->win);
 		s->state = SINK_CLOSED;
+		return;
+	}
+	if (s->arch) {
+		sink_archive_flush_close(s);
 		return;
 	}
 	switch (s->state) {
@@ -392,6 +446,8 @@ static void sink_give_up(struct sink *s)
 	s->teardown = true;
 	if (s->socket)
 		sink_socket_cancel_all(s);
+	if (s->arch)
+		sink_archive_give_up(s);
 	sink_drop_queue(s);
 	if (s->fd >= 0) {
 		if (s->socket)
@@ -428,6 +484,8 @@ int sink__linger(struct sink *s, int64_t timeout_ms)
 
 bool sink__drained(const struct sink *s)
 {
+	if (s->arch)
+		return !s->st.buffered_records;
 	return !record_queue__unsent(&s->q) && !s->sending;
 }
 

@@ -59,6 +59,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "archive/archive.h"
 #include "flight_window.h"
 #include "transport/evloop.h"
 
@@ -112,7 +113,19 @@ struct sink_opts {
 	int sndbuf;			/* SO_SNDBUF for sockets we create, 0 = default */
 	enum sink_send_mode send_mode;
 	unsigned int file_mode;		/* 0 = SINK_DEFAULT_FILE_MODE */
+	/*
+	 * A file as an archive (user/archive/archive.h), also chosen by a
+	 * name ending in .fxtz: each chunk one segment.  archive_opts.live:
+	 * chunks only, the partial one written every archive_flush_ms
+	 * (0 = ARCHIVE_DEFAULT_FLUSH_MS).
+	 */
+	bool archive;
+	struct archive_writer_opts archive_opts;
+	unsigned int archive_flush_ms;
 };
+
+/* A path or file:// URI whose name ends in .fxtz: an archive. */
+bool sink__is_archive_uri(const char *uri);
 
 struct sink;
 
@@ -124,6 +137,13 @@ struct sink;
  */
 int sink__open(struct sink **sp, const char *uri, struct evloop *loop,
 	       const struct sink_opts *opts, char *err, size_t errlen);
+
+/*
+ * Adopt @fd, an empty file opened for writing, as an archive sink (the
+ * sink closes it).  opts->archive_opts as for sink__open().
+ */
+int sink__open_archive_fd(struct sink **sp, int fd, struct evloop *loop,
+			  const struct sink_opts *opts);
 
 /* Adopt a connected stream socket (set blocking; never reconnected). */
 int sink__open_fd(struct sink **sp, int fd, struct evloop *loop,

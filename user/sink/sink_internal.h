@@ -42,6 +42,16 @@ struct sink {
 	struct record_queue q;
 	/* A window sink (sink__open_window()): records go here, not to q. */
 	struct flight_window *win;
+	/* An archive sink (sink_archive.c): records go to its chunk. */
+	struct archive_writer *arch;
+	unsigned int arch_kind;		/* of the reservation in progress */
+	bool arch_live, arch_timing;
+	unsigned int arch_flush_ms;
+	int64_t arch_cut_ms;		/* CLOCK_MONOTONIC of the last cut */
+	uint64_t arch_lost_records;	/* lost chunks already counted */
+	uint64_t arch_lost_bytes;
+	struct ev_handler arch_timer_h;	/* live: the flush timer */
+	struct __kernel_timespec arch_ts;
 
 	/* Reconnection. */
 	bool reconnect;
@@ -83,6 +93,22 @@ int sink_file_open(const char *uri, unsigned int mode, char *err,
 void sink_file_finish(struct sink *s);
 /* write() everything queued; a failure is sticky in s->error. */
 int sink_file_write_out(struct sink *s);
+
+/* sink_archive.c */
+int sink_archive_open(struct sink *s, const char *uri,
+		      const struct sink_opts *opts, char *err, size_t errlen);
+/* Start the archive on s->fd; 0 or -errno. */
+int sink_archive_start(struct sink *s, const struct sink_opts *opts);
+void *sink_archive_reserve(struct sink *s, size_t len, unsigned int kind);
+void sink_archive_commit(struct sink *s);
+/* Live: write the partial chunk if it is older than the flush time. */
+int sink_archive_flush(struct sink *s);
+bool sink_archive_cut_wanted(const struct sink *s);
+void sink_archive_segment_begun(struct sink *s);
+/* Finish the archive (trailer, footer), sync and close the file. */
+void sink_archive_flush_close(struct sink *s);
+/* Stop the timer; what the chunk holds is dropped and counted. */
+void sink_archive_give_up(struct sink *s);
 
 /* sink_socket.c */
 void sink_socket_init(struct sink *s);

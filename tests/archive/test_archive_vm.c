@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_archive_vm - `fxtprof record` to an archive, in the VM, with the
+ * module: a .fxtz name writes a finished archive whose every chunk
+ * decodes alone, passes the FXT checker and names its threads, and whose
+ * summaries agree with the chunks; a live archive whose recorder is
+ * killed with SIGKILL reads up to its last complete chunk by scanning and
+ * repairs into a finished one.  A busy child keeps the CPUs sampling.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "archive/archive.h"
+#include "fxt_reader.h"
+#include "snapshot_check.h"
+
+static const char *prog_path(const char *name)
+{
+	static char out[4096];
+	char self[2048], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(out, sizeof(out), "%s/%s", self, name);
+			if (!access(out, X_OK))
+				return out;
+		}
+	}
+	snprintf(out, sizeof(out), "/tests/%s", name);
+	return out;
+}
+
+/* A child spinning until killed. */
+static pid_t busy(void)
+{
+	pid_t p = fork();
+
+	if (!p) {
+		volatile unsigned long x = 0;
+
+		for (;;)
+			x++;
+	}
+	return p;
+}
+
+static pid_t start_record(const char *const *args)
+{
+	const char *argv[16] = { "fxtprof", "record", "-q", "-F", "1000" };
+	int i = 5;
+	pid_t p;
+
+	for (; *args; args++)
+		argv[i++] = *args;
+	argv[i] = NULL;
+	p = fork();
+	if (!p) {
+		execv(prog_path("fxtprof"), (char **)argv);
+		_exit(127);
+	}
+	return p;
+}
+
+/* A segment: the checker, its threads named (see below); its samples. */
+static uint64_t check_segment(struct __test_metadata *_metadata,
+			      const unsigned char *seg, size_t len,
+			      uint64_t records, size_t first, pid_t recorder,
+			      struct snap_info *si)
+{
+	memset(si, 0, sizeof(*si));
+	si->ignore_pid = (uint64_t)recorder;
+	snap_analyze(seg, len, si);
+	EXPECT_EQ(0, si->err) TH_LOG("chunk %zu: %s", first, si->errmsg);
+	/*
+	 * From the second segment on, the replay names every live thread
+	 * first.  The first is the recording's start, as in a flat file:
+	 * the rings are drained one CPU after another, so a sample of a
+	 * thread may come before the SNAPSHOT record naming it from another
+	 * CPU's ring.
+	 */
+	if (first)
+		EXPECT_EQ(0, si->unnamed) TH_LOG("chunk %zu: tid %llu", first,
+			(unsigned long long)si->first_unnamed_tid);
+	EXPECT_EQ(records, si->records);
+	return si->samples;
+}
+
+/* Every segment (a chunk and its continuations) checked; the samples. */
+static uint64_t check_chunks(struct __test_metadata *_metadata,
+			     struct archive_reader *a, pid_t recorder)
+{
+	size_t total = 0, len = 0, first = 0, n = archive_reader__nchunks(a);
+	struct snap_info *si = calloc(1, sizeof(*si));
+	uint64_t samples = 0, records = 0;
+	unsigned char *seg;
+	char err[256];
+
+	for (size_t i = 0; i < n; i++)
+		total += archive_reader__chunk(a, i)->uncompressed;
+	seg = malloc(total ? total : 1);
+	if (!seg || !si)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		const struct archive_chunk_info *c = archive_reader__chunk(a, i);
+		ssize_t got;
+
+		if (!(c->flags & ARCHIVE_CHUNK_CONTINUATION) && len) {
+			samples += check_segment(_metadata, seg, len, records,
+						 first, recorder, si);
+			len = 0;
+			records = 0;
+			first = i;
+		}
+		got = archive_reader__read_chunk(a, i, seg + len, total - len,
+						 err, sizeof(err));
+		EXPECT_EQ((ssize_t)c->uncompressed, got) TH_LOG("%s", err);
+		if (got < 0)
+			break;
+		len += (size_t)got;
+		records += c->records;
+	}
+	if (len)
+		samples += check_segment(_metadata, seg, len, records, first,
+					 recorder, si);
+	free(si);
+	free(seg);
+	return samples;
+}
+
+TEST(record_to_fxtz_writes_a_finished_archive)
+{
+	const char *path = "/tmp/vm.fxtz";
+	const char *args[] = { "-d", "3", "--chunk-ms", "50", path, NULL };
+	const struct archive_thread_count *th;
+	struct archive_metrics m;
+	struct archive_reader *a;
+	struct stat st;
+	uint64_t samples, sum = 0;
+	size_t n;
+	char err[256];
+	int status;
+	pid_t b, rec;
+
+	if (access("/dev/fxtprof", F_OK))
+		SKIP(return, "no /dev/fxtprof (module not loaded)");
+	b = busy();
+	rec = start_record(args);
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	kill(b, SIGKILL);
+	waitpid(b, NULL, 0);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ(0600, st.st_mode & 07777);
+
+	ASSERT_EQ(0, archive_reader__open(&a, path, 0, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(ARCHIVE_INDEX_FOOTER, archive_reader__index(a));
+	EXPECT_LE(2, archive_reader__nchunks(a));
+	samples = check_chunks(_metadata, a, rec);
+	ASSERT_EQ(0, archive_reader__metrics(a, &m));
+	EXPECT_LT(0, samples);
+	EXPECT_EQ(samples, m.samples);
+	EXPECT_EQ(archive_reader__nchunks(a), m.chunks);
+	EXPECT_EQ(0, m.sink_dropped_records);
+	ASSERT_EQ(0, archive_reader__threads(a, &th, &n));
+	for (size_t i = 0; i < n; i++)
+		sum += th[i].samples;
+	EXPECT_EQ(samples, sum);
+	archive_reader__close(a);
+	unlink(path);
+}
+
+TEST(a_killed_live_archive_scans_and_repairs)
+{
+	const char *path = "/tmp/live.fxtz";
+	const char *args[] = { "--live-archive", "--flush-ms", "100", path,
+			       NULL };
+	struct archive_repair_stats rs;
+	struct archive_metrics m;
+	struct archive_reader *a;
+	uint64_t samples;
+	size_t chunks;
+	char err[256];
+	int status;
+	pid_t b, rec;
+
+	if (access("/dev/fxtprof", F_OK))
+		SKIP(return, "no /dev/fxtprof (module not loaded)");
+	b = busy();
+	rec = start_record(args);
+	/* Long enough for several flushes, whatever the VM's speed. */
+	sleep(3);
+	kill(rec, SIGKILL);
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	kill(b, SIGKILL);
+	waitpid(b, NULL, 0);
+	ASSERT_TRUE(WIFSIGNALED(status));
+
+	ASSERT_EQ(0, archive_reader__open(&a, path, 0, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(ARCHIVE_INDEX_SCAN, archive_reader__index(a));
+	chunks = archive_reader__nchunks(a);
+	EXPECT_LE(2, chunks);
+	samples = check_chunks(_metadata, a, rec);
+	EXPECT_LT(0, samples);
+	archive_reader__close(a);
+
+	ASSERT_EQ(0, archive__repair(path, &rs, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_FALSE(rs.was_finished);
+	EXPECT_EQ(chunks, rs.chunks);
+	EXPECT_EQ(0, rs.bad_chunks);
+	ASSERT_EQ(0, archive_reader__open(&a, path, 0, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(ARCHIVE_INDEX_FOOTER, archive_reader__index(a));
+	ASSERT_EQ(0, archive_reader__metrics(a, &m));
+	EXPECT_EQ(samples, m.samples);
+	EXPECT_EQ(chunks, m.chunks);
+	archive_reader__close(a);
+	unlink(path);
+}
+
+TEST_HARNESS_MAIN
