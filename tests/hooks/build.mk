@@ -49,3 +49,18 @@ ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/hooks/test_hooks $(B)/tests/hooks/test_kokkos_loader \
 	$(B)/asan/tests/hooks/test_hooks
 endif
+
+# fxt-bench-hooks (make bench-hooks, scripts/bench-hooks.sh): linked to the
+# library on the host; for the VM, the same objects linked static (a
+# static program cannot dlopen), passed to the VM by the script.
+$(B)/tests/hooks/fxt-bench-hooks: $(B)/tests/hooks/bench_hooks.o $(HOOKS_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(B)/lib -l:libfxtprof-hooks.so \
+		-Wl,-rpath,$(abspath $(B)/lib)
+
+$(B)/tests/hooks/vm/fxt-bench-hooks: $(B)/tests/hooks/bench_hooks.o \
+		$(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(HOOKS_PIC_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $< \
+		$(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/lib/libstate.a \
+		$(B)/pic/lib/libencode.a $(B)/pic/lib/libsink.a \
+		$(B)/pic/lib/libtransport.a $(B)/pic/lib/libfxt.a -luring -lpthread

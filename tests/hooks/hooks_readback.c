@@ -40,6 +40,15 @@ static int add_event(struct rb_trace *t, const struct fxt_record *r)
 	char cat[16];
 
 	copy_str(cat, sizeof(cat), &r->event.category);
+	if (r->event.name.len == 19 &&
+	    !memcmp(r->event.name.data, "fxtprof:kernel_lost", 19)) {
+		t->lost_notices++;
+		for (unsigned int i = 0; i < r->nargs; i++)
+			if (r->args[i].name.len == 7 &&
+			    !memcmp(r->args[i].name.data, "records", 7))
+				t->lost_records = r->args[i].v.u64;
+		return 0;
+	}
 	if (strcmp(cat, "region") && strcmp(cat, "section") &&
 	    strcmp(cat, "kernel") && strcmp(cat, "event"))
 		return 0;

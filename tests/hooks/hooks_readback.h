@@ -28,6 +28,9 @@ struct rb_trace {
 	struct rb_event *ev;		/* categories region/section/kernel/event */
 	unsigned int n;
 	unsigned int threads_named;	/* thread kernel objects */
+	/* The in-band loss notices (counter fxtprof:kernel_lost). */
+	unsigned int lost_notices;
+	uint64_t lost_records;		/* the last notice's total */
 };
 
 /* `fxtprof check PATH` exits 0: 0, else its exit status (or -errno). */

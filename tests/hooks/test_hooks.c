@@ -373,6 +373,45 @@ TEST(uri_unknown)
 }
 
 /* ------------------------------------------------------------------ */
+/* A ring too small: drops, counted and said in the stream             */
+/* ------------------------------------------------------------------ */
+
+#define BURST_PAIRS	100000
+
+TEST(ring_full_announced)
+{
+	char uri[128], path[96];
+	struct hooks_api api;
+	struct fxtprof_hooks_stats st;
+	struct rb_trace t;
+
+	setenv("FXTPROF_HOOKS_RING_SIZE", "4096", 1);
+	ASSERT_EQ(0, hooks_api__load(&api));
+	tmp_uri(uri, sizeof(uri), path, sizeof(path));
+	ASSERT_EQ(0, api.h.initialize(uri));
+	/* Faster than the writer drains 4 KiB every few ms. */
+	for (int i = 0; i < BURST_PAIRS; i++) {
+		api.h.begin_region("burst");
+		api.h.end_region();
+	}
+	ASSERT_EQ(EIO, api.h.finalize());
+	st = hooks_api__stats(&api);
+	ASSERT_LT(0, st.dropped);
+	ASSERT_EQ(2ull * BURST_PAIRS, st.annotations + st.dropped);
+	ASSERT_EQ(0, st.output_dropped);
+
+	ASSERT_EQ(0, rb_check(path));
+	ASSERT_EQ(0, rb_load(path, &t));
+	EXPECT_EQ(st.annotations, t.n);
+	/* Drops said at the next record that fit; the last ones may not be. */
+	ASSERT_LT(0, t.lost_notices);
+	ASSERT_LT(0, t.lost_records);
+	ASSERT_GE(st.dropped, t.lost_records);
+	rb_free(&t);
+	tmp_remove(path);
+}
+
+/* ------------------------------------------------------------------ */
 /* A peer that never reads                                             */
 /* ------------------------------------------------------------------ */
 

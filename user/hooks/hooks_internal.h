@@ -81,6 +81,8 @@ struct hooks_thread {
 	/* Standalone: the queue to the writer thread, and its bookkeeping. */
 	struct thread_ring ring;
 	bool ring_ok;
+	/* Records the ring refused since the last LOST record in it. */
+	uint64_t lost_records, lost_bytes, lost_first_ns, lost_last_ns;
 	_Atomic bool exited;		/* the thread is gone: free when drained */
 	_Atomic int refs;		/* the thread, and the writer's list */
 	struct hooks_thread *next;	/* the writer's list */

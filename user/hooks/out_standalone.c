@@ -17,7 +17,9 @@
  * writer moves them to its own list, drains every ring in turn, feeds the
  * records to the stream state, and frees the rings of threads that have
  * exited once they are empty.  Between turns it waits on its io_uring
- * loop, which also completes the socket's sends.
+ * loop, which also completes the socket's sends.  A ring that refused
+ * records says so in the stream, as the module's rings do: a LOST record
+ * at the next reserve that succeeds.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,7 +43,14 @@
 
 #define RING_SIZE_DEFAULT	(256u << 10)	/* per thread */
 #define LINGER_MS_DEFAULT	2000
-#define WRITER_IDLE_MS		5	/* the writer's wait when all is drained */
+/*
+ * The writer's wait between turns.  A turn that found this many records
+ * or more goes again at once: the rings are filling faster than one wait
+ * empties them.  Fewer, and it waits, so that a steady trickle of
+ * annotations does not keep a CPU busy.
+ */
+#define WRITER_IDLE_MS		5
+#define WRITER_BUSY_RECORDS	1024
 
 struct standalone {
 	struct evloop loop;
@@ -141,22 +150,52 @@ int out_standalone__add_thread(struct hooks_thread *t)
 	return 0;
 }
 
+/*
+ * Drops are said in the stream as the module's rings say theirs: a LOST
+ * record, in the ring, at the next reserve that succeeds.
+ */
+static bool report_lost(struct hooks_thread *t)
+{
+	struct fxtprof_lost *l = thread_ring__reserve(&t->ring, sizeof(*l));
+
+	if (!l)
+		return false;
+	l->hdr.size = sizeof(*l);
+	l->hdr.type = FXTPROF_REC_LOST;
+	l->hdr.cpu = (uint16_t)sched_getcpu();
+	l->hdr.time_ns = t->lost_last_ns;
+	l->records = t->lost_records;
+	l->bytes = t->lost_bytes;
+	l->first_ns = t->lost_first_ns;
+	l->last_ns = t->lost_last_ns;
+	thread_ring__commit(&t->ring);
+	t->lost_records = t->lost_bytes = 0;
+	t->lost_first_ns = t->lost_last_ns = 0;
+	return true;
+}
+
 void out_standalone__emit(struct hooks_thread *t, unsigned int kind,
 			  uint64_t key, const char *name, uint16_t len)
 {
 	size_t size = offsetof(struct fxtprof_annotation_rec, name) +
 		      (((size_t)len + 7) & ~(size_t)7);
-	struct fxtprof_annotation_rec *r;
+	uint64_t now = now_boottime();
+	struct fxtprof_annotation_rec *r = NULL;
 
-	r = t->ring_ok ? thread_ring__reserve(&t->ring, size) : NULL;
+	if (t->ring_ok && (!t->lost_records || report_lost(t)))
+		r = thread_ring__reserve(&t->ring, size);
 	if (!r) {
+		if (!t->lost_records++)
+			t->lost_first_ns = now;
+		t->lost_last_ns = now;
+		t->lost_bytes += size;
 		hooks_inc(dropped);
 		return;
 	}
 	r->hdr.size = (uint32_t)size;
 	r->hdr.type = FXTPROF_REC_ANNOTATION;
 	r->hdr.cpu = (uint16_t)sched_getcpu();
-	r->hdr.time_ns = now_boottime();
+	r->hdr.time_ns = now;
 	r->pid = t->pid;
 	r->tid = t->tid;
 	r->kind = (uint16_t)kind;
@@ -254,7 +293,8 @@ static void *writer_main(void *arg)
 		sink__flush(sa.sink);
 		if (stop && !n)
 			break;
-		evloop__run_once(&sa.loop, n ? 0 : WRITER_IDLE_MS);
+		evloop__run_once(&sa.loop,
+				 n >= WRITER_BUSY_RECORDS ? 0 : WRITER_IDLE_MS);
 	}
 	sa.result = writer_finish();
 	return NULL;
