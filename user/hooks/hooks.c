@@ -140,13 +140,30 @@ static struct hooks_thread *self_or_drop(void)
 	return t;
 }
 
+/* Both checks of an annotation on the calling thread: NULL, counted. */
+static struct hooks_thread *active_self(void)
+{
+	return hooks_active() ? self_or_drop() : NULL;
+}
+
+/* A section's annotation, from whichever thread begins or ends it. */
+static void emit_section(unsigned int kind, uint64_t key, const char *name,
+			 uint16_t len)
+{
+	struct hooks_thread *t = self_or_drop();
+
+	if (t)
+		hooks_emit(t, kind, key, name, len);
+}
+
 void fxtprof_begin_region(const char *name)
 {
 	struct hooks_thread *t;
 	uint16_t len;
 	int ret;
 
-	if (!hooks_active() || !(t = self_or_drop()))
+	t = active_self();
+	if (!t)
 		return;
 	len = hooks_name(&name);
 	/* Once one is refused, the ones inside it are too: ends stay paired. */
@@ -168,7 +185,8 @@ void fxtprof_end_region(void)
 	const struct name_stack_entry *e;
 	struct hooks_thread *t;
 
-	if (!hooks_active() || !(t = self_or_drop()))
+	t = active_self();
+	if (!t)
 		return;
 	if (t->lost_depth) {
 		t->lost_depth--;
@@ -188,7 +206,7 @@ void fxtprof_end_region(void)
 /* Sections: the shared key table                                      */
 /* ------------------------------------------------------------------ */
 
-fxtprof_section_key fxtprof_create_section(const char *name)
+uint64_t fxtprof_create_section(const char *name)
 {
 	uint64_t key;
 	uint16_t len;
@@ -219,10 +237,9 @@ static void count_section(enum section_result r)
 	}
 }
 
-void fxtprof_begin_section(fxtprof_section_key key)
+void fxtprof_begin_section(uint64_t key)
 {
 	enum section_result r;
-	struct hooks_thread *t;
 	const char *name;
 	uint16_t len;
 
@@ -230,14 +247,13 @@ void fxtprof_begin_section(fxtprof_section_key key)
 		return;
 	r = section_table__begin(&sections, key, &name, &len);
 	count_section(r);
-	if (r == SECTION_OK && (t = self_or_drop()))
-		hooks_emit(t, FXTPROF_ANNOT_SECTION_BEGIN, key, name, len);
+	if (r == SECTION_OK)
+		emit_section(FXTPROF_ANNOT_SECTION_BEGIN, key, name, len);
 }
 
-void fxtprof_end_section(fxtprof_section_key key)
+void fxtprof_end_section(uint64_t key)
 {
 	enum section_result r;
-	struct hooks_thread *t;
 	const char *name;
 	uint16_t len;
 
@@ -245,14 +261,13 @@ void fxtprof_end_section(fxtprof_section_key key)
 		return;
 	r = section_table__end(&sections, key, &name, &len);
 	count_section(r);
-	if (r == SECTION_OK && (t = self_or_drop()))
-		hooks_emit(t, FXTPROF_ANNOT_SECTION_END, key, name, len);
+	if (r == SECTION_OK)
+		emit_section(FXTPROF_ANNOT_SECTION_END, key, name, len);
 }
 
-void fxtprof_destroy_section(fxtprof_section_key key)
+void fxtprof_destroy_section(uint64_t key)
 {
 	enum section_result r;
-	struct hooks_thread *t;
 	const char *name;
 	uint16_t len;
 
@@ -267,8 +282,7 @@ void fxtprof_destroy_section(fxtprof_section_key key)
 		return;
 	/* Destroyed while begun: end it, so that its pair stays whole. */
 	hooks_inc(section_destroyed_begun);
-	if ((t = self_or_drop()))
-		hooks_emit(t, FXTPROF_ANNOT_SECTION_END, key, name, len);
+	emit_section(FXTPROF_ANNOT_SECTION_END, key, name, len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -280,7 +294,8 @@ void fxtprof_event(const char *name)
 	struct hooks_thread *t;
 	uint16_t len;
 
-	if (!hooks_active() || !(t = self_or_drop()))
+	t = active_self();
+	if (!t)
 		return;
 	len = hooks_name(&name);
 	hooks_emit(t, FXTPROF_ANNOT_EVENT, 0, name, len);
@@ -311,7 +326,8 @@ uint64_t hooks_kernel_begin(const char *name)
 	uint16_t len;
 	int ret;
 
-	if (!hooks_active() || !(t = self_or_drop()))
+	t = active_self();
+	if (!t)
 		return KERNEL_UNTRACKED;
 	len = hooks_name(&name);
 	kid = atomic_fetch_add_explicit(&next_kernel_id, 1,
@@ -333,8 +349,10 @@ void hooks_kernel_end(uint64_t kid)
 	const struct name_stack_entry *e;
 	struct hooks_thread *t;
 
-	if (!hooks_active() || (kid & KERNEL_UNTRACKED) ||
-	    !(t = self_or_drop()))
+	if (!hooks_active() || (kid & KERNEL_UNTRACKED))
+		return;
+	t = self_or_drop();
+	if (!t)
 		return;
 	e = kid ? name_stack__find(&t->kernels, kid) : NULL;
 	if (!e) {

@@ -58,6 +58,7 @@ struct standalone {
 	struct fxt_encoder *enc;
 	struct stream_state state;
 	pthread_t writer;
+
 	_Atomic bool stop;
 	int result;			/* the writer's: 0 or -EIO */
 	/* Threads not seen by the writer yet (pushed by their producers). */

@@ -28,6 +28,7 @@
 struct thread_ring {
 	unsigned char *buf;
 	size_t size;			/* a power of two */
+
 	_Atomic uint64_t head __attribute__((aligned(64)));	/* consumer */
 	_Atomic uint64_t tail __attribute__((aligned(64)));	/* producer */
 	uint64_t cached_head;		/* producer's view of head */
