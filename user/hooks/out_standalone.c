@@ -13,10 +13,12 @@
  * every thread before its first event, and again at every new segment
  * (a reconnected socket).
  *
- * New threads hand their ring to the writer through a lock-free list; the
- * writer moves them to its own list, drains every ring in turn, feeds the
- * records to the stream state, and frees the rings of threads that have
- * exited once they are empty.  Between turns it waits on its io_uring
+ * The writer thread opens the pipeline itself (initialize waits for it):
+ * the io_uring loop is single issuer, and only the thread that made it may
+ * submit.  New threads hand their ring to the writer through a lock-free
+ * list; the writer moves them to its own list, drains every ring in turn,
+ * feeds the records to the stream state, and frees the rings of threads
+ * that have exited once they are empty.  Between turns it waits on its io_uring
  * loop, which also completes the socket's sends.  A ring that refused
  * records says so in the stream, as the module's rings do: a LOST record
  * at the next reserve that succeeds.
@@ -26,6 +28,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +61,10 @@ struct standalone {
 	struct fxt_encoder *enc;
 	struct stream_state state;
 	pthread_t writer;
+	char *uri;			/* until the writer opened it */
+	size_t max_buffered;
+	sem_t opened;			/* the writer posts open_result */
+	int open_result;
 
 	_Atomic bool stop;
 	int result;			/* the writer's: 0 or -EIO */
@@ -247,12 +254,18 @@ static unsigned int writer_drain(void)
 	return n;
 }
 
+/* The notices, and the output's counts for fxtprof_get_stats(). */
 static void writer_announce(void)
 {
 	uint64_t now = now_boottime();
 
 	stream_state__announce_errors(&sa.state, now);
 	stream_state__announce_gap(&sa.state, now);
+	atomic_store_explicit(&hooks_count.output_dropped,
+			      sink__stats(sa.sink)->dropped_records,
+			      memory_order_relaxed);
+	atomic_store_explicit(&hooks_count.encode_errors,
+			      sa.state.st.encode_errors, memory_order_relaxed);
 }
 
 /* After the last drain: the notices, then flush and close, bounded. */
@@ -283,62 +296,26 @@ static int writer_finish(void)
 	return ret;
 }
 
-static void *writer_main(void *arg)
-{
-	(void)arg;
-	for (;;) {
-		bool stop = atomic_load_explicit(&sa.stop, memory_order_acquire);
-		unsigned int n = writer_drain();
-
-		writer_announce();
-		sink__flush(sa.sink);
-		if (stop && !n)
-			break;
-		evloop__run_once(&sa.loop,
-				 n >= WRITER_BUSY_RECORDS ? 0 : WRITER_IDLE_MS);
-	}
-	sa.result = writer_finish();
-	return NULL;
-}
-
-/* The writer takes no signal: they stay the application's. */
-static int writer_start(void)
-{
-	sigset_t all, old;
-	int ret;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = -pthread_create(&sa.writer, NULL, writer_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!ret)
-		pthread_setname_np(sa.writer, "fxtprof-hooks");
-	return ret;
-}
-
-int out_standalone__open(const char *uri)
+/*
+ * The pipeline, opened on the writer thread: its io_uring is single
+ * issuer, so the thread that submits must be the one that made it.
+ * 0 or -errno, said on stderr.
+ */
+static int writer_open(void)
 {
 	struct sink_opts so = { 0 };
 	struct fxtprof_snapshot s;
 	char err[256] = "";
 	int ret;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.pid = (uint32_t)getpid();
-	sa.ppid = (uint32_t)getppid();
-	sa.ring_size = env_u64("FXTPROF_HOOKS_RING_SIZE", RING_SIZE_DEFAULT);
-	sa.linger_ms = (int64_t)env_u64("FXTPROF_HOOKS_LINGER_MS",
-					LINGER_MS_DEFAULT);
-	so.max_buffered = env_u64("FXTPROF_HOOKS_MAX_BUFFERED", 0);
-	read_process_comm(sa.process_comm);
-
+	so.max_buffered = sa.max_buffered;
 	ret = evloop__init(&sa.loop, 16);
 	if (ret) {
 		fprintf(stderr, "fxtprof-hooks: cannot set up io_uring: %s\n",
 			strerror(-ret));
 		return ret;
 	}
-	ret = sink__open(&sa.sink, uri, &sa.loop, &so, err, sizeof(err));
+	ret = sink__open(&sa.sink, sa.uri, &sa.loop, &so, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "fxtprof-hooks: %s\n", err);
 		goto out_fini_loop;
@@ -359,12 +336,6 @@ int out_standalone__open(const char *uri)
 	/* The process is named even if its main thread never annotates. */
 	snapshot_fill(&s, sa.pid, sa.process_comm);
 	stream_state__record(&sa.state, &s.hdr);
-	ret = writer_start();
-	if (ret) {
-		fprintf(stderr, "fxtprof-hooks: cannot start the writer thread: %s\n",
-			strerror(-ret));
-		goto out_free_encoder;
-	}
 	return 0;
 
 out_free_encoder:
@@ -374,6 +345,81 @@ out_close_sink:
 	sink__close(sa.sink);
 out_fini_loop:
 	evloop__fini(&sa.loop);
+	return ret;
+}
+
+static void writer_close(void)
+{
+	stream_state__fini(&sa.state);
+	fxt_encoder__free(sa.enc);
+	sink__close(sa.sink);
+	evloop__fini(&sa.loop);
+}
+
+static void *writer_main(void *arg)
+{
+	int ret = writer_open();
+
+	(void)arg;
+	sa.open_result = ret;
+	sem_post(&sa.opened);
+	if (ret)
+		return NULL;
+	for (;;) {
+		bool stop = atomic_load_explicit(&sa.stop, memory_order_acquire);
+		unsigned int n = writer_drain();
+
+		writer_announce();
+		sink__flush(sa.sink);
+		if (stop && !n)
+			break;
+		evloop__run_once(&sa.loop,
+				 n >= WRITER_BUSY_RECORDS ? 0 : WRITER_IDLE_MS);
+	}
+	sa.result = writer_finish();
+	writer_close();
+	return NULL;
+}
+
+int out_standalone__open(const char *uri)
+{
+	sigset_t all, old;
+	int ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.pid = (uint32_t)getpid();
+	sa.ppid = (uint32_t)getppid();
+	sa.ring_size = env_u64("FXTPROF_HOOKS_RING_SIZE", RING_SIZE_DEFAULT);
+	sa.linger_ms = (int64_t)env_u64("FXTPROF_HOOKS_LINGER_MS",
+					LINGER_MS_DEFAULT);
+	sa.max_buffered = env_u64("FXTPROF_HOOKS_MAX_BUFFERED", 0);
+	read_process_comm(sa.process_comm);
+	sa.uri = strdup(uri);
+	if (!sa.uri || sem_init(&sa.opened, 0, 0)) {
+		free(sa.uri);
+		return -ENOMEM;
+	}
+
+	/* The writer takes no signal: they stay the application's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&sa.writer, NULL, writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		fprintf(stderr, "fxtprof-hooks: cannot start the writer thread: %s\n",
+			strerror(-ret));
+		goto out_free;
+	}
+	pthread_setname_np(sa.writer, "fxtprof-hooks");
+	while (sem_wait(&sa.opened) && errno == EINTR)
+		;
+	ret = sa.open_result;
+	if (ret)
+		pthread_join(sa.writer, NULL);
+out_free:
+	sem_destroy(&sa.opened);
+	free(sa.uri);
+	sa.uri = NULL;
 	return ret;
 }
 
@@ -395,9 +441,5 @@ int out_standalone__close(void)
 		sa.threads = t->next;
 		hooks_thread__put(t);
 	}
-	stream_state__fini(&sa.state);
-	fxt_encoder__free(sa.enc);
-	sink__close(sa.sink);
-	evloop__fini(&sa.loop);
 	return sa.result;
 }
