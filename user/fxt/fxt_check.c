@@ -52,6 +52,7 @@ struct fxt_checker {
 	size_t ncpus;
 	/* Duration and async begin/end pairs, judged per segment. */
 	struct fxt_spans *spans;
+	uint64_t spans_skipped;		/* events not kept this segment */
 };
 
 static size_t tid_slot(const struct fxt_checker *c, uint64_t tid)
@@ -528,6 +529,7 @@ static void span_issue(void *ctx, const struct fxt_span_issue *is)
 static int check_spans(struct fxt_checker *c)
 {
 	fxt_spans__end_segment(c->spans, span_issue, c);
+	c->spans_skipped = 0;
 	return c->err;
 }
 
@@ -626,15 +628,19 @@ static int check_record(struct fxt_checker *c, const struct fxt_record *rec)
 						 "duration-end-before-begin",
 						 "duration complete ends before it begins");
 		}
-		/* Memory failure only loses the pairing check. */
-		if (is_span_event(rec->subtype))
-			fxt_spans__add(c->spans, rec->subtype, (uint64_t)ns,
-				       rec->thread.pid, rec->thread.tid,
-				       rec->event.category.data,
-				       rec->event.category.len,
-				       rec->event.name.data,
-				       rec->event.name.len,
-				       rec->event.payload, rec->offset);
+		if (is_span_event(rec->subtype) &&
+		    fxt_spans__add(c->spans, rec->subtype, (uint64_t)ns,
+				   rec->thread.pid, rec->thread.tid,
+				   rec->event.category.data,
+				   rec->event.category.len,
+				   rec->event.name.data, rec->event.name.len,
+				   rec->event.payload, rec->offset) &&
+		    !c->spans_skipped++) {
+			/* What is judged after a hole is judged as after loss. */
+			fxt_spans__records_lost(c->spans);
+			warning(c, rec->offset, "span-check-limit",
+				"duration and async pairs not all judged in this segment (memory, or over 2M begin/end events)");
+		}
 		if (rec->subtype == FXT_EVENT_COUNTER) {
 			for (unsigned int i = 0; i < rec->nargs; i++)
 				if (!is_numeric(rec->args[i].type))

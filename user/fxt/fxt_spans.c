@@ -24,7 +24,9 @@
 #include "fxt.h"
 #include "fxt_spans.h"
 
-#define SPAN_NAME_KEEP	48	/* bytes of a name kept for messages */
+#define SPAN_NAME_KEEP	32	/* bytes of a name kept for messages */
+/* Events kept per segment (about 100 bytes each): past it, not judged. */
+#define SPAN_MAX_EVENTS	(2u << 20)
 
 struct span_event {
 	/* The group: (0, pid, tid, 0) for durations, (1, pid, hash, id). */
@@ -73,6 +75,8 @@ int fxt_spans__add(struct fxt_spans *s, uint8_t event_type, uint64_t ts,
 	struct span_event *e;
 	uint64_t hash;
 
+	if (s->n == SPAN_MAX_EVENTS)
+		return -E2BIG;
 	if (s->n == s->cap) {
 		size_t ncap = s->cap ? 2 * s->cap : 1024;
 		struct span_event *nev = realloc(s->ev, ncap * sizeof(*nev));

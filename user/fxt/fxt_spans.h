@@ -32,7 +32,8 @@ void fxt_spans__free(struct fxt_spans *s);
 
 /*
  * Remember a duration (type 2, 3) or async (5, 7) begin or end event.
- * -ENOMEM loses only this check; the caller may ignore it.
+ * -ENOMEM, or -E2BIG past 2M events in a segment, loses only this
+ * check: the event is not judged.
  */
 int fxt_spans__add(struct fxt_spans *s, uint8_t event_type, uint64_t ts,
 		   uint64_t pid, uint64_t tid, const char *category,
