@@ -46,14 +46,20 @@ extern "C" {
 /* The default destination, when the URI is NULL or empty. */
 #define FXTPROF_HOOKS_DEFAULT_URI	"fxtprof:"
 
+/*
+ * A section key: non-zero, unique, never reused; 0 means "none".  Its own
+ * name because callers store keys and the contract calls them keys.
+ */
+typedef uint64_t fxtprof_section_key;
+
 typedef uint64_t (*fxtprof_interface_version_fn)(void);
 typedef int (*fxtprof_initialize_fn)(const char *uri);
 typedef void (*fxtprof_begin_region_fn)(const char *name);
 typedef void (*fxtprof_end_region_fn)(void);
-typedef uint64_t (*fxtprof_create_section_fn)(const char *name);
-typedef void (*fxtprof_destroy_section_fn)(uint64_t key);
-typedef void (*fxtprof_begin_section_fn)(uint64_t key);
-typedef void (*fxtprof_end_section_fn)(uint64_t key);
+typedef fxtprof_section_key (*fxtprof_create_section_fn)(const char *name);
+typedef void (*fxtprof_destroy_section_fn)(fxtprof_section_key key);
+typedef void (*fxtprof_begin_section_fn)(fxtprof_section_key key);
+typedef void (*fxtprof_end_section_fn)(fxtprof_section_key key);
 typedef int (*fxtprof_finalize_fn)(void);
 
 /* FXTPROF_HOOKS_INTERFACE_VERSION. */
@@ -74,14 +80,13 @@ void fxtprof_end_region(void);
 /*
  * A section: created once, begun and ended any number of times (never
  * begun twice without an end), destroyed once.  Sections may overlap, and
- * different keys may be used from different threads at once.  A key is
- * non-zero, unique and never reused; 0 when the section cannot be made
- * (not active, or no memory: counted).
+ * different keys may be used from different threads at once.  0 when the
+ * section cannot be made (not active, or no memory: counted).
  */
-uint64_t fxtprof_create_section(const char *name);
-void fxtprof_destroy_section(uint64_t key);
-void fxtprof_begin_section(uint64_t key);
-void fxtprof_end_section(uint64_t key);
+fxtprof_section_key fxtprof_create_section(const char *name);
+void fxtprof_destroy_section(fxtprof_section_key key);
+void fxtprof_begin_section(fxtprof_section_key key);
+void fxtprof_end_section(fxtprof_section_key key);
 
 /* An instant on the calling thread. */
 void fxtprof_event(const char *name);
