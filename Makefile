@@ -218,3 +218,10 @@ install: $(FXTPROF_LIB)
 
 clean:
 	rm -rf build/x86_64 build/arm64 build/debug build/results
+
+# Application annotations (libfxtprof-hooks): one region pair in
+# standalone mode on the host and in fxtprof: mode in the VM, next to a
+# clock_gettime pair and a write() to /dev/null (scripts/bench-hooks.sh).
+.PHONY: bench-hooks
+bench-hooks:
+	scripts/bench-hooks.sh $(CFG)

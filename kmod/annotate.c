@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * annotate.c - /dev/fxtprof-annotate, where processes other than the
- * reader fire triggers (FXTPROF_IOC_TRIGGER) into the running session.
+ * reader fire triggers (FXTPROF_IOC_TRIGGER) and write annotations
+ * (write(2) of a struct fxtprof_annotation, ABI 4) into the running
+ * session.
  *
- * The device is separate from /dev/fxtprof so that firing a trigger needs
- * no access to the rings: who may open it is set by its node's owner and
- * mode alone.  By default the node is root:root 0600; the group module
+ * The device is separate from /dev/fxtprof so that annotating needs no
+ * access to the rings: nothing here reads trace data or configures, and
+ * who may open it is set by its node's owner and mode alone.  By default the node is root:root 0600; the group module
  * parameter makes it root:GROUP 0660, so that members of that group may
  * trigger (Documentation/security.md).  A plain char device is used rather
  * than a misc device because only a device_type's devnode() can give the
@@ -36,7 +38,7 @@
 static int group = -1;
 module_param(group, int, 0444);
 MODULE_PARM_DESC(group,
-		 "Group allowed to fire triggers through " FXTPROF_ANNOTATE_DEVICE
+		 "Group allowed to annotate and fire triggers through " FXTPROF_ANNOTATE_DEVICE
 		 " (node mode 0660); -1, the default: root only (0600)");
 
 static struct fxtprof_session __rcu *fxtprof_annotate_sess;
@@ -114,6 +116,119 @@ static int fxtprof_fire(const char *name, int len)
 	return 0;
 }
 
+/*
+ * Annotations of up to this many bytes are copied to the stack, longer
+ * ones (names up to FXTPROF_ANNOTATION_NAME_MAX) to a kmalloc() buffer:
+ * most names are short, and a 536-byte frame is more than a syscall
+ * should take.
+ */
+#define FXTPROF_ANNOT_STACK_BYTES	128
+#define FXTPROF_ANNOT_MAX_BYTES		(sizeof(struct fxtprof_annotation) + \
+					 FXTPROF_ANNOTATION_NAME_MAX)
+
+static bool fxtprof_annot_keyed(u16 kind)
+{
+	return kind == FXTPROF_ANNOT_SECTION_BEGIN ||
+	       kind == FXTPROF_ANNOT_SECTION_END ||
+	       kind == FXTPROF_ANNOT_KERNEL_BEGIN ||
+	       kind == FXTPROF_ANNOT_KERNEL_END;
+}
+
+/* The rules of the uapi comment on struct fxtprof_annotation. */
+static int fxtprof_annot_check(const struct fxtprof_annotation *a,
+			       size_t count)
+{
+	if (a->size != count ||
+	    a->size != offsetof(struct fxtprof_annotation, name) + a->name_len)
+		return -EINVAL;
+	if (!a->kind || a->kind >= FXTPROF_ANNOT_KIND_MAX)
+		return -EINVAL;
+	if (a->flags || a->reserved)
+		return -EINVAL;
+	if (!a->name_len || a->name_len > FXTPROF_ANNOTATION_NAME_MAX)
+		return -EINVAL;
+	if (memchr(a->name, '\0', a->name_len))
+		return -EINVAL;
+	if (fxtprof_annot_keyed(a->kind) != (a->key != 0))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * As fxtprof_fire(), but no drain mark and no wakeup: annotations come
+ * at application rates, and the watermark's wakeup suffices.
+ */
+static int fxtprof_annot_emit(const struct fxtprof_annotation *a)
+{
+	const u32 size = fxtprof_rec_size(sizeof(struct fxtprof_annotation_rec) +
+					  a->name_len);
+	struct fxtprof_annotation_rec *rec;
+	struct fxtprof_session *sess;
+	struct fxtprof_kring *ring;
+	unsigned long irqflags;
+
+	rcu_read_lock();
+	sess = rcu_dereference(fxtprof_annotate_sess);
+	if (!sess) {
+		rcu_read_unlock();
+		return -ESRCH;
+	}
+	local_irq_save(irqflags);
+	ring = sess->rings[smp_processor_id()];
+	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_ANNOTATION,
+				    ktime_get_boot_fast_ns());
+	if (rec) {
+		rec->pid = current->tgid;
+		rec->tid = current->pid;
+		rec->kind = a->kind;
+		rec->name_len = a->name_len;
+		rec->reserved = 0;
+		rec->key = a->key;
+		memset(rec->name, 0, size - sizeof(*rec));
+		memcpy(rec->name, a->name, a->name_len);
+		fxtprof_kring_commit(ring, size);
+	}
+	local_irq_restore(irqflags);
+	rcu_read_unlock();
+	/* A full ring counted it as lost, as any record: not our error. */
+	return 0;
+}
+
+/*
+ * One annotation per write, copied whole before interrupts go off:
+ * copy_from_user() may fault and sleep.  Invalid fields are -EINVAL
+ * whether or not a session runs; then -ESRCH without one.
+ */
+static ssize_t fxtprof_annotate_write(struct file *file,
+				      const char __user *ubuf, size_t count,
+				      loff_t *ppos)
+{
+	union {
+		struct fxtprof_annotation a;
+		u8 bytes[FXTPROF_ANNOT_STACK_BYTES];
+	} stack;
+	struct fxtprof_annotation *a = &stack.a;
+	int ret;
+
+	if (count < sizeof(*a) || count > FXTPROF_ANNOT_MAX_BYTES)
+		return -EINVAL;
+	if (count > sizeof(stack)) {
+		a = kmalloc(count, GFP_KERNEL);
+		if (!a)
+			return -ENOMEM;
+	}
+	ret = -EFAULT;
+	if (copy_from_user(a, ubuf, count))
+		goto out_free;
+	ret = fxtprof_annot_check(a, count);
+	if (!ret)
+		ret = fxtprof_annot_emit(a);
+out_free:
+	if (a != &stack.a)
+		kfree(a);
+	return ret ? ret : count;
+}
+
 static long fxtprof_annotate_ioctl(struct file *file, unsigned int cmd,
 				   unsigned long arg)
 {
@@ -143,6 +258,7 @@ static long fxtprof_annotate_ioctl(struct file *file, unsigned int cmd,
 static const struct file_operations fxtprof_annotate_fops = {
 	.owner = THIS_MODULE,
 	.open = nonseekable_open,
+	.write = fxtprof_annotate_write,
 	.unlocked_ioctl = fxtprof_annotate_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

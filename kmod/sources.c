@@ -62,9 +62,12 @@ static const struct fxtprof_source_def fxtprof_sources[] = {
 		.available = fxtprof_sched_available,
 	},
 	{
-		/* Listed so readers can name it; the annotation device is to come. */
+		/*
+		 * No bits: /dev/fxtprof-annotate writes into every running
+		 * session (annotate.c), so there is nothing to enable here.
+		 */
 		.name = "app.annotations",
-		.description = "application annotations (not implemented yet)",
+		.description = "application annotations via /dev/fxtprof-annotate, always on",
 		.cfg_flags = 0,
 		.enable_flags = 0,
 		.is_default = false,

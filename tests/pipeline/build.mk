@@ -56,3 +56,13 @@ HOST_TESTS += $(B)/tests/pipeline/test_sched \
 	$(B)/tests/pipeline/test_flight_window \
 	$(B)/asan/tests/pipeline/test_flight_window
 endif
+
+# test_annotate: ANNOTATION validation (libfxtprof), the encoder's events
+# for each kind, word for word, and the checker's pairing rules.
+$(B)/tests/pipeline/test_annotate: $(B)/tests/pipeline/test_annotate.o \
+		$(FXTPROF_LIB) $(PIPE_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(B)/tests/pipeline/test_annotate
+endif

@@ -46,3 +46,29 @@ $(B)/bin/bench_reader: $(B)/tests/reader/bench_reader.o $(RING_SIM_LIB) $(RDR_LI
 VM_TEST_PROGS += $(B)/tests/reader/test_record $(B)/tests/reader/rec_workload \
 	$(B)/tests/reader/test_flight
 USER_PROGS += $(B)/bin/bench_reader $(B)/bin/fxt_sink
+
+# test_annotations: libfxtprof-hooks.so in "fxtprof:" mode under fxtprof
+# record, end to end.  Its workload is dynamic, as the applications it
+# stands for are: it dlopen()s the library, which needs liburing's shared
+# object in the VM next to the loader and libc (tests/symbols/build.mk).
+$(B)/tests/reader/test_annotations.o: CPPFLAGS += -Iuser/fxt
+$(B)/tests/reader/test_annotations: $(B)/tests/reader/test_annotations.o \
+		$(B)/lib/libfxt.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+
+$(B)/tests/reader/annot_workload: tests/reader/annot_workload.c \
+		include/fxtprof_hooks.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(filter-out -static,$(LDFLAGS)) -o $@ $< \
+		-ldl -lpthread
+
+ANNOT_MULTIARCH := $(shell $(CC) -print-multiarch)
+ifeq ($(ARCH),x86_64)
+ANNOT_URING := /usr/lib/$(ANNOT_MULTIARCH)/liburing.so.2
+else
+ANNOT_URING := $(ARM64_ROOT)/usr/lib/$(ANNOT_MULTIARCH)/liburing.so.2
+endif
+
+VM_TEST_PROGS += $(B)/tests/reader/test_annotations \
+	$(B)/tests/reader/annot_workload $(HOOKS_LIB)
+VM_TEST_FILES += $(ANNOT_URING):/lib/$(ANNOT_MULTIARCH)/liburing.so.2

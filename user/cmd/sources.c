@@ -38,7 +38,7 @@ static const struct fxtprof_source bpf_sources[] = {
 	},
 	{
 		.name = "app.annotations",
-		.description = "not implemented yet",
+		.description = "module only",
 	},
 };
 

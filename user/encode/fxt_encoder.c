@@ -511,6 +511,76 @@ static int on_trigger(struct fxt_encoder *e,
 				   name, &arg, 1);
 }
 
+/*
+ * An application's annotation (Documentation/fxt-mapping.md): an event
+ * on the thread that wrote it, its category the kind's family, its name
+ * the application's.  Region and kernel ends carry their begin's name, so
+ * each record stands alone; a section is an async pair keyed by its key,
+ * a kernel a duration that carries the Kokkos kernel id.  Names and
+ * categories are interned: a region is entered many times.
+ */
+static int on_annotation(struct fxt_encoder *e,
+			 const struct fxtprof_annotation_rec *a)
+{
+	static const char *const cat_s[FXTPROF_ANNOT_KIND_MAX] = {
+		[FXTPROF_ANNOT_REGION_BEGIN] = "region",
+		[FXTPROF_ANNOT_REGION_END] = "region",
+		[FXTPROF_ANNOT_SECTION_BEGIN] = "section",
+		[FXTPROF_ANNOT_SECTION_END] = "section",
+		[FXTPROF_ANNOT_KERNEL_BEGIN] = "kernel",
+		[FXTPROF_ANNOT_KERNEL_END] = "kernel",
+		[FXTPROF_ANNOT_EVENT] = "event",
+	};
+	static const uint8_t ev_type[FXTPROF_ANNOT_KIND_MAX] = {
+		[FXTPROF_ANNOT_REGION_BEGIN] = FXT_EVENT_DURATION_BEGIN,
+		[FXTPROF_ANNOT_REGION_END] = FXT_EVENT_DURATION_END,
+		[FXTPROF_ANNOT_SECTION_BEGIN] = FXT_EVENT_ASYNC_BEGIN,
+		[FXTPROF_ANNOT_SECTION_END] = FXT_EVENT_ASYNC_END,
+		[FXTPROF_ANNOT_KERNEL_BEGIN] = FXT_EVENT_DURATION_BEGIN,
+		[FXTPROF_ANNOT_KERNEL_END] = FXT_EVENT_DURATION_END,
+		[FXTPROF_ANNOT_EVENT] = FXT_EVENT_INSTANT,
+	};
+	static const char kernel_id_s[] = "kernel_id";
+	struct fxt_event ev = {
+		.ts = a->hdr.time_ns,
+		.thread = fxt_tref_inline(a->pid, a->tid),
+	};
+	struct fxt_arg arg;
+	int ret;
+
+	/* Validated by libfxtprof; an encoder must not index out of it. */
+	if (!a->kind || a->kind >= FXTPROF_ANNOT_KIND_MAX ||
+	    a->name_len > FXTPROF_ANNOTATION_NAME_MAX)
+		return -EINVAL;
+	ev.type = ev_type[a->kind];
+	ret = fxt_writer__string_ref(e->w, cat_s[a->kind],
+				     strlen(cat_s[a->kind]), &ev.category);
+	if (!ret)
+		ret = fxt_writer__string_ref(e->w, a->name, a->name_len,
+					     &ev.name);
+	if (ret)
+		return ret;
+	switch (a->kind) {
+	case FXTPROF_ANNOT_SECTION_BEGIN:
+	case FXTPROF_ANNOT_SECTION_END:
+		ev.payload = a->key;
+		break;
+	case FXTPROF_ANNOT_KERNEL_BEGIN:
+	case FXTPROF_ANNOT_KERNEL_END:
+		ret = fxt_writer__string_ref(e->w, kernel_id_s,
+					     sizeof(kernel_id_s) - 1,
+					     &arg.name);
+		if (ret)
+			return ret;
+		arg.type = FXT_ARG_UINT64;
+		arg.v.u64 = a->key;
+		ev.args = &arg;
+		ev.nargs = 1;
+		break;
+	}
+	return fxt_writer__event(e->w, &ev);
+}
+
 static int counter(struct fxt_encoder *e, uint64_t ts, struct fxt_sref name,
 		   const struct fxt_arg *args, unsigned int nargs)
 {
@@ -566,6 +636,8 @@ fxt_enc_record_slow(struct fxt_encoder *e, const struct fxtprof_rec_hdr *rec)
 		return on_wakeup(e, (const void *)rec);
 	case FXTPROF_REC_TRIGGER:
 		return on_trigger(e, (const void *)rec);
+	case FXTPROF_REC_ANNOTATION:
+		return on_annotation(e, (const void *)rec);
 	default:
 		/* rename, snapshot: only names; flush: nothing. */
 		return 0;

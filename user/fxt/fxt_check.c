@@ -19,6 +19,7 @@
 #include "fxt_internal.h"
 #include "fxt_profile.h"
 #include "fxt_reader.h"
+#include "fxt_spans.h"
 
 #define MAX_SEEN_PROVIDERS	64
 
@@ -49,6 +50,9 @@ struct fxt_checker {
 		bool valid;
 	} *cpus;
 	size_t ncpus;
+	/* Duration and async begin/end pairs, judged per segment. */
+	struct fxt_spans *spans;
+	uint64_t spans_skipped;		/* events not kept this segment */
 };
 
 static size_t tid_slot(const struct fxt_checker *c, uint64_t tid)
@@ -112,14 +116,21 @@ int fxt_checker__new(fxt_warn_fn warn, void *ctx, struct fxt_checker **out)
 	if (!c)
 		return -ENOMEM;
 	err = fxt_reader__new(0, &c->reader);
-	if (err) {
-		free(c);
-		return err;
-	}
+	if (err)
+		goto free_checker;
+	err = fxt_spans__new(&c->spans);
+	if (err)
+		goto free_reader;
 	c->warn = warn;
 	c->warn_ctx = ctx;
 	*out = c;
 	return 0;
+
+free_reader:
+	fxt_reader__free(c->reader);
+free_checker:
+	free(c);
+	return err;
 }
 
 void fxt_checker__free(struct fxt_checker *c)
@@ -127,6 +138,7 @@ void fxt_checker__free(struct fxt_checker *c)
 	if (!c)
 		return;
 	fxt_reader__free(c->reader);
+	fxt_spans__free(c->spans);
 	free(c->tids);
 	free(c->cpus);
 	free(c);
@@ -503,6 +515,31 @@ static int check_sched(struct fxt_checker *c, const struct fxt_record *rec,
 	return 0;
 }
 
+static void span_issue(void *ctx, const struct fxt_span_issue *is)
+{
+	struct fxt_checker *c = ctx;
+
+	if (!is->error)
+		warning(c, is->offset, is->rule, "%s", is->msg);
+	else if (!c->err)
+		violation(c, is->offset, is->rule, "%s", is->msg);
+}
+
+/* The segment's duration and async pairs (fxt_spans.c): errors stop. */
+static int check_spans(struct fxt_checker *c)
+{
+	fxt_spans__end_segment(c->spans, span_issue, c);
+	c->spans_skipped = 0;
+	return c->err;
+}
+
+static bool is_span_event(uint8_t type)
+{
+	return type == FXT_EVENT_DURATION_BEGIN ||
+	       type == FXT_EVENT_DURATION_END ||
+	       type == FXT_EVENT_ASYNC_BEGIN || type == FXT_EVENT_ASYNC_END;
+}
+
 static int check_record(struct fxt_checker *c, const struct fxt_record *rec)
 {
 	int64_t ns = 0, end_ns;
@@ -541,6 +578,13 @@ static int check_record(struct fxt_checker *c, const struct fxt_record *rec)
 		/* Lost records or a new segment break every CPU's chain. */
 		if (rec->subtype == FXT_META_PROVIDER_EVENT || is_magic(rec))
 			sched_forget(c);
+		if (rec->subtype == FXT_META_PROVIDER_EVENT)
+			fxt_spans__records_lost(c->spans);
+		if (is_magic(rec) && c->stats.records > 1) {
+			err = check_spans(c);
+			if (err)
+				return err;
+		}
 		if (rec->subtype == FXT_META_PROVIDER_INFO) {
 			uint32_t id = rec->meta.provider_id;
 
@@ -583,6 +627,19 @@ static int check_record(struct fxt_checker *c, const struct fxt_record *rec)
 				return violation(c, rec->offset,
 						 "duration-end-before-begin",
 						 "duration complete ends before it begins");
+		}
+		if (is_span_event(rec->subtype) &&
+		    fxt_spans__add(c->spans, rec->subtype, (uint64_t)ns,
+				   rec->thread.pid, rec->thread.tid,
+				   rec->event.category.data,
+				   rec->event.category.len,
+				   rec->event.name.data, rec->event.name.len,
+				   rec->event.payload, rec->offset) &&
+		    !c->spans_skipped++) {
+			/* What is judged after a hole is judged as after loss. */
+			fxt_spans__records_lost(c->spans);
+			warning(c, rec->offset, "span-check-limit",
+				"duration and async pairs not all judged in this segment (memory, or over 2M begin/end events)");
 		}
 		if (rec->subtype == FXT_EVENT_COUNTER) {
 			for (unsigned int i = 0; i < rec->nargs; i++)
@@ -691,7 +748,7 @@ int fxt_checker__finish(struct fxt_checker *c)
 	if (c->stats.records == 0)
 		return violation(c, 0, "magic-first",
 				 "empty stream: no magic record");
-	return 0;
+	return check_spans(c);
 }
 
 int fxt_check_buffer(const void *data, size_t len, struct fxt_error *err)

@@ -45,6 +45,8 @@ static inline __u32 fxt_rec_min_size(__u16 type)
 	case FXTPROF_REC_SWITCH:	return sizeof(struct fxtprof_switch);
 	case FXTPROF_REC_WAKEUP:	return sizeof(struct fxtprof_wakeup);
 	case FXTPROF_REC_TRIGGER:	return sizeof(struct fxtprof_trigger_rec);
+	case FXTPROF_REC_ANNOTATION:
+		return sizeof(struct fxtprof_annotation_rec);
 	}
 	return 0;
 }

@@ -27,6 +27,7 @@
  * checked against our own consumer position on every peek; every record
  * is validated against the bytes actually pending before it is read.
  */
+#include <stdbool.h>
 #include <string.h>
 #include "libfxtprof_internal.h"
 
@@ -129,6 +130,29 @@ size_t fxtprof_ring__pending(const struct fxtprof_ring *ring)
 	return avail > ring->size ? ring->size : avail;
 }
 
+/*
+ * The module's rules for an annotation (uapi: struct fxtprof_annotation),
+ * checked again: a record is input, and the encoder puts the name in a
+ * string table and the kind in an FXT event type.
+ */
+static bool annotation_ok(const struct fxtprof_annotation_rec *a,
+			  __u32 size)
+{
+	bool keyed = a->kind == FXTPROF_ANNOT_SECTION_BEGIN ||
+		     a->kind == FXTPROF_ANNOT_SECTION_END ||
+		     a->kind == FXTPROF_ANNOT_KERNEL_BEGIN ||
+		     a->kind == FXTPROF_ANNOT_KERNEL_END;
+
+	if (!a->kind || a->kind >= FXTPROF_ANNOT_KIND_MAX || a->reserved)
+		return false;
+	if (!a->name_len || a->name_len > FXTPROF_ANNOTATION_NAME_MAX ||
+	    a->name_len > size - sizeof(*a))
+		return false;
+	if (keyed != (a->key != 0))
+		return false;
+	return !memchr(a->name, '\0', a->name_len);
+}
+
 /* Validate @rec and return its size, read exactly once, or 0. */
 static __u32 rec_check(const struct fxtprof_rec_hdr *rec, size_t avail)
 {
@@ -194,6 +218,10 @@ static __u32 rec_check(const struct fxtprof_rec_hdr *rec, size_t avail)
 			return 0;
 		break;
 	}
+	case FXTPROF_REC_ANNOTATION:
+		if (!annotation_ok((const void *)rec, size))
+			return 0;
+		break;
 	}
 	return size;
 }
