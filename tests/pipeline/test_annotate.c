@@ -5,7 +5,7 @@
  *  - libfxtprof's validation of the record, field by field;
  *  - the FXT encoder's events for each kind, word for word, as the stream
  *    state hands them on (Documentation/fxt-mapping.md), and `fxtprof
- *    check` passing them;
+ *    check` passing them, and `fxtprof dump` printing them;
  *  - the checker's pairing rules: nesting judged in time order, not file
  *    order; unmatched ends warned; bad nesting and duplicate async begins
  *    refused, and only warned once records were lost.
@@ -308,6 +308,57 @@ TEST(encode_each_kind)
 	ASSERT_WORDS(w, n, ev_hdr(4, 0, 0, event, frame), 1500, 100, 101);
 	n = event_words(&p.m, 6, w);
 	ASSERT_WORDS(w, n, ev_hdr(4, 3, 0, region, solve), 1600, 100, 101);
+	pipe_close(&p);
+}
+
+/* The @nth event, as `fxtprof dump` prints it, into @line. */
+static void event_line(const struct mem *m, unsigned int nth, char *line,
+		       size_t cap)
+{
+	struct fxt_reader *rd;
+	struct fxt_record rec;
+	unsigned int n = 0;
+
+	line[0] = '\0';
+	if (fxt_reader__new(0, &rd))
+		return;
+	fxt_reader__feed(rd, m->buf, m->len);
+	while (fxt_reader__next(rd, &rec) > 0) {
+		if (rec.type != FXT_REC_EVENT || n++ != nth)
+			continue;
+		fxt_record__format(&rec, line, cap);
+		break;
+	}
+	fxt_reader__free(rd);
+}
+
+TEST(dump_prints_each_kind)
+{
+	static const char *const want[] = {
+		"Event(ts: 1000, pt: 100/101, category: \"region\", name: \"solve\", DurationBegin",
+		"Event(ts: 1100, pt: 100/101, category: \"section\", name: \"halo\", AsyncBegin(id: 42)",
+		"Event(ts: 1200, pt: 100/101, category: \"kernel\", name: \"axpy\", DurationBegin, {kernel_id: uint64(7)",
+		"Event(ts: 1300, pt: 100/101, category: \"kernel\", name: \"axpy\", DurationEnd, {kernel_id: uint64(7)",
+		"Event(ts: 1400, pt: 100/102, category: \"section\", name: \"halo\", AsyncEnd(id: 42)",
+		"Event(ts: 1500, pt: 100/101, category: \"event\", name: \"frame\", Instant",
+		"Event(ts: 1600, pt: 100/101, category: \"region\", name: \"solve\", DurationEnd",
+	};
+	static struct pipe p;
+	char line[512];
+
+	ASSERT_EQ(0, pipe_open(&p));
+	feed(&p, FXTPROF_ANNOT_REGION_BEGIN, "solve", 0, 1000, 101);
+	feed(&p, FXTPROF_ANNOT_SECTION_BEGIN, "halo", 42, 1100, 101);
+	feed(&p, FXTPROF_ANNOT_KERNEL_BEGIN, "axpy", 7, 1200, 101);
+	feed(&p, FXTPROF_ANNOT_KERNEL_END, "axpy", 7, 1300, 101);
+	feed(&p, FXTPROF_ANNOT_SECTION_END, "halo", 42, 1400, 102);
+	feed(&p, FXTPROF_ANNOT_EVENT, "frame", 0, 1500, 101);
+	feed(&p, FXTPROF_ANNOT_REGION_END, "solve", 0, 1600, 101);
+	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		event_line(&p.m, i, line, sizeof(line));
+		EXPECT_EQ(0, strncmp(line, want[i], strlen(want[i])))
+			TH_LOG("event %u: %s", i, line);
+	}
 	pipe_close(&p);
 }
 

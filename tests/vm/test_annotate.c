@@ -2,7 +2,8 @@
 /*
  * test_annotate - write(2) of a struct fxtprof_annotation on
  * /dev/fxtprof-annotate (ABI 4), in the VM:
- *  - no running session (none, configured, stopped): -ESRCH;
+ *  - no running session (none, configured, stopped): -ESRCH; the main
+ *    device takes no annotation (-EINVAL);
  *  - every invalid field, one at a time: -EINVAL (a bad buffer -EFAULT),
  *    and nothing reaches the rings;
  *  - each kind, from each online CPU, is an ANNOTATION record in that
@@ -113,6 +114,13 @@ TEST(no_session_is_esrch)
 	EXPECT_EQ(0, annotate(FXTPROF_ANNOT_EVENT, "running", 0));
 	ASSERT_EQ(0, fxtprof_dev__stop(dev));
 	EXPECT_EQ(-ESRCH, annotate(FXTPROF_ANNOT_EVENT, "stopped", 0));
+	/* The main device does not take them. */
+	{
+		union annot u;
+		size_t n = mk(&u, FXTPROF_ANNOT_EVENT, "main", 0);
+
+		EXPECT_EQ(-EINVAL, put_fd(fxtprof_dev__fd(dev), &u, n));
+	}
 	fxtprof_dev__close(dev);
 	/* An invalid one is -EINVAL with or without a session. */
 	EXPECT_EQ(-EINVAL, annotate(FXTPROF_ANNOT_EVENT, "key", 1));
