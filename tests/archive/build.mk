@@ -9,7 +9,7 @@ ARCH_TEST_LIBS := $(B)/lib/libstate.a $(B)/lib/libencode.a \
 		  $(B)/lib/libsink.a $(ARCHIVE_LIB) $(B)/lib/libtransport.a \
 		  $(B)/lib/libfxt.a
 
-$(B)/tests/archive/%.o: CPPFLAGS += -Iuser -Iuser/fxt -Itests/pipeline
+$(B)/tests/archive/%.o: CPPFLAGS += -Iuser -Iuser/fxt -Itests/pipeline -Itests/vm
 
 $(B)/tests/archive/test_archive: $(B)/tests/archive/test_archive.o \
 		$(ARCH_TEST_LIBS)
@@ -33,7 +33,7 @@ endif
 
 # test_archive_vm: fxtprof record to an archive in the VM (static).
 $(B)/tests/archive/test_archive_vm: $(B)/tests/archive/test_archive_vm.o \
-		$(ARCHIVE_LIB) $(B)/lib/libfxt.a
+		$(B)/tests/vm/vm_util.o $(FXTPROF_LIB) $(ARCHIVE_LIB) $(B)/lib/libfxt.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ \
 		$(ARCHIVE_LDLIBS) -lpthread
 

@@ -24,26 +24,7 @@
 #include "archive/archive.h"
 #include "fxt_reader.h"
 #include "snapshot_check.h"
-
-static const char *prog_path(const char *name)
-{
-	static char out[4096];
-	char self[2048], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n > 0) {
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			snprintf(out, sizeof(out), "%s/%s", self, name);
-			if (!access(out, X_OK))
-				return out;
-		}
-	}
-	snprintf(out, sizeof(out), "/tests/%s", name);
-	return out;
-}
+#include "vm_util.h"
 
 /* A child spinning until killed. */
 static pid_t busy(void)
@@ -70,7 +51,7 @@ static pid_t start_record(const char *const *args)
 	argv[i] = NULL;
 	p = fork();
 	if (!p) {
-		execv(prog_path("fxtprof"), (char **)argv);
+		execv(vm_test_path("fxtprof"), (char **)argv);
 		_exit(127);
 	}
 	return p;

@@ -61,9 +61,8 @@ $(B)/tests/hooks/vm/fxt-bench-hooks: $(B)/tests/hooks/bench_hooks.o \
 		$(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(HOOKS_PIC_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $< \
-		$(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/lib/libstate.a \
-		$(B)/pic/lib/libencode.a $(B)/pic/lib/libsink.a \
-		$(B)/pic/lib/libtransport.a $(B)/pic/lib/libfxt.a -luring -lpthread
+		$(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(HOOKS_PIC_LIBS) -luring \
+		$(ARCHIVE_LDLIBS) -lpthread
 
 # test_hooks_trigger (VM): fxtprof_trigger() under `fxtprof record
 # --flight-recorder`; the library's PIC objects linked in statically.
@@ -71,8 +70,7 @@ $(B)/tests/hooks/test_hooks_trigger.o: CPPFLAGS += -Itests/pipeline
 $(B)/tests/hooks/test_hooks_trigger: $(B)/tests/hooks/test_hooks_trigger.o \
 		$(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(HOOKS_PIC_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $< \
-		$(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/lib/libstate.a \
-		$(B)/pic/lib/libencode.a $(B)/pic/lib/libsink.a \
-		$(B)/pic/lib/libtransport.a $(B)/pic/lib/libfxt.a -luring -lpthread
+		$(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(HOOKS_PIC_LIBS) -luring \
+		$(ARCHIVE_LDLIBS) -lpthread
 
 VM_TEST_PROGS += $(B)/tests/hooks/test_hooks_trigger

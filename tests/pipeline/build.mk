@@ -61,7 +61,7 @@ endif
 # for each kind, word for word, and the checker's pairing rules.
 $(B)/tests/pipeline/test_annotate: $(B)/tests/pipeline/test_annotate.o \
 		$(FXTPROF_LIB) $(PIPE_TEST_LIBS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS)
 
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/pipeline/test_annotate

@@ -18,15 +18,17 @@ RDR_LIBS := $(B)/lib/libstate.a $(B)/lib/libencode.a $(B)/lib/libsink.a \
 	    $(ARCHIVE_LIB) \
 	    $(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(B)/lib/libfxt.a
 
-$(B)/tests/reader/test_record.o: CPPFLAGS += -Iuser/fxt
+$(B)/tests/reader/test_record.o: CPPFLAGS += -Iuser/fxt -Itests/vm
 $(B)/tests/reader/bench_reader.o: CPPFLAGS += -Iuser -Iuser/fxt -Itests/host
 
-$(B)/tests/reader/test_record: $(B)/tests/reader/test_record.o $(B)/lib/libfxt.a
+$(B)/tests/reader/test_record: $(B)/tests/reader/test_record.o \
+		$(B)/tests/vm/vm_util.o $(FXTPROF_LIB) $(B)/lib/libfxt.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
 
 # test_flight: the flight recorder and fxtprof trigger, with the module.
-$(B)/tests/reader/test_flight.o: CPPFLAGS += -Iuser/fxt -Itests/pipeline
-$(B)/tests/reader/test_flight: $(B)/tests/reader/test_flight.o $(B)/lib/libfxt.a
+$(B)/tests/reader/test_flight.o: CPPFLAGS += -Iuser/fxt -Itests/pipeline -Itests/vm
+$(B)/tests/reader/test_flight: $(B)/tests/reader/test_flight.o \
+		$(B)/tests/vm/vm_util.o $(FXTPROF_LIB) $(B)/lib/libfxt.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
 
 $(B)/tests/reader/rec_workload: $(B)/tests/reader/rec_workload.o
@@ -51,9 +53,9 @@ USER_PROGS += $(B)/bin/bench_reader $(B)/bin/fxt_sink
 # record, end to end.  Its workload is dynamic, as the applications it
 # stands for are: it dlopen()s the library, which needs liburing's shared
 # object in the VM next to the loader and libc (tests/symbols/build.mk).
-$(B)/tests/reader/test_annotations.o: CPPFLAGS += -Iuser/fxt
+$(B)/tests/reader/test_annotations.o: CPPFLAGS += -Iuser/fxt -Itests/vm
 $(B)/tests/reader/test_annotations: $(B)/tests/reader/test_annotations.o \
-		$(B)/lib/libfxt.a
+		$(B)/tests/vm/vm_util.o $(FXTPROF_LIB) $(B)/lib/libfxt.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
 
 $(B)/tests/reader/annot_workload: tests/reader/annot_workload.c \

@@ -31,25 +31,7 @@
 #include <linux/fxtprof.h>
 #include "fxt.h"
 #include "fxt_reader.h"
-
-static const char *prog_path(const char *name, char *buf, size_t len)
-{
-	char self[4096], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n > 0) {
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			snprintf(buf, len, "%s/%s", self, name);
-			if (!access(buf, R_OK))
-				return buf;
-		}
-	}
-	snprintf(buf, len, "/tests/%s", name);
-	return buf;
-}
+#include "vm_util.h"
 
 static int fire(const char *name)
 {
@@ -77,7 +59,7 @@ static pid_t start_record(const char **args, const char *out,
 		argv[i++] = args[k];
 	argv[i++] = out;
 	argv[i] = NULL;
-	prog_path("fxtprof", path, sizeof(path));
+	snprintf(path, sizeof(path), "%s", vm_test_path("fxtprof"));
 	pid = fork();
 	if (pid == 0) {
 		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -117,8 +99,8 @@ static void run_workload(const char *trigger, struct workload *w)
 
 	memset(w, 0, sizeof(*w));
 	w->status = -1;
-	prog_path("annot_workload", prog, sizeof(prog));
-	prog_path("libfxtprof-hooks.so", lib, sizeof(lib));
+	snprintf(prog, sizeof(prog), "%s", vm_test_path("annot_workload"));
+	snprintf(lib, sizeof(lib), "%s", vm_test_path("libfxtprof-hooks.so"));
 	snprintf(out, sizeof(out), "/tmp/annot-workload-%d.out", getpid());
 	pid = fork();
 	if (pid == 0) {

@@ -30,26 +30,7 @@
 #include "kselftest_harness.h"
 #include <linux/fxtprof.h>
 #include "snapshot_check.h"
-
-static const char *prog_path(const char *name)
-{
-	static char buf[4096];
-	char self[4096], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n > 0) {
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			if (snprintf(buf, sizeof(buf), "%s/%s", self, name) <
-			    (int)sizeof(buf) && !access(buf, X_OK))
-				return buf;
-		}
-	}
-	snprintf(buf, sizeof(buf), "/tests/%s", name);
-	return buf;
-}
+#include "vm_util.h"
 
 
 static int fire(const char *name)
@@ -82,7 +63,7 @@ static pid_t start_record(const char **args, const char *dir,
 		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		dup2(fd, 2);
-		execv(prog_path("fxtprof"), (char **)argv);
+		execv(vm_test_path("fxtprof"), (char **)argv);
 		_exit(127);
 	}
 	/* Running once a trigger finds a session (this one is not listed). */
@@ -220,7 +201,7 @@ TEST(trigger_without_recorder_says_so)
 		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		dup2(fd, 2);
-		execl(prog_path("fxtprof"), "fxtprof", "trigger", "lonely",
+		execl(vm_test_path("fxtprof"), "fxtprof", "trigger", "lonely",
 		      (char *)NULL);
 		_exit(127);
 	}

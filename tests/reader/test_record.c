@@ -40,6 +40,7 @@
 
 #include "kselftest_harness.h"
 #include "fxt_reader.h"
+#include "vm_util.h"
 
 #define MAX_WL		64
 #define RECORD_SECS	"3"
@@ -47,28 +48,6 @@
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
-
-static const char *prog_path(const char *name)
-{
-	static char buf[2][4096];
-	static int which;
-	char self[4096], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *out = buf[which++ & 1];
-
-	if (n > 0) {
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			if (snprintf(out, sizeof(buf[0]), "%s/%s", self, name) <
-			    (int)sizeof(buf[0]) && !access(out, X_OK))
-				return out;
-		}
-	}
-	snprintf(out, sizeof(buf[0]), "/tests/%s", name);
-	return out;
-}
 
 static double now(void)
 {
@@ -444,7 +423,7 @@ static void record(struct __test_metadata *_metadata, struct run *r)
 		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		dup2(fd, 2);
-		execv(prog_path("fxtprof"), (char **)argv);
+		execv(vm_test_path("fxtprof"), (char **)argv);
 		_exit(127);
 	}
 	/* The first drain (after START) writes the first bytes. */
@@ -465,7 +444,7 @@ static void record(struct __test_metadata *_metadata, struct run *r)
 	if (!wl) {
 		dup2(pfd[1], 1);
 		close(pfd[0]);
-		execl(prog_path("rec_workload"), "rec_workload", "-t", "500",
+		execl(vm_test_path("rec_workload"), "rec_workload", "-t", "500",
 		      (char *)NULL);
 		_exit(127);
 	}
@@ -718,7 +697,7 @@ TEST(record_file_bpf)
 	/* A 10 ms recording: a build without the source says so at once. */
 	snprintf(probe, sizeof(probe), "%s record --source bpf -q -d 0.01 "
 		 "/tmp/rec-bpf-probe.fxt > /tmp/rec-bpf-probe.log 2>&1",
-		 prog_path("fxtprof"));
+		 vm_test_path("fxtprof"));
 	st = system(probe);
 	unlink("/tmp/rec-bpf-probe.fxt");
 	if (!system("grep -q 'built without the bpf source' "

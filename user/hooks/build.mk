@@ -11,7 +11,9 @@
 # version script exports only the public names.  The fragments of those
 # parts are read after this one (in name order), so their sources are
 # found here by wildcard; an archive pulls in only the objects it needs.
-# liburing is linked as a shared library: its static archive is not PIC.
+# liburing and liblz4 are linked as shared libraries: their static
+# archives are not PIC.  The sink brings the archive part (a standalone
+# file:///x.fxtz is an archive, as for `fxtprof record`).
 
 HOOKS_SRCS := user/hooks/hooks.c user/hooks/hooks_thread.c \
 	      user/hooks/name_stack.c user/hooks/section_table.c \
@@ -19,7 +21,8 @@ HOOKS_SRCS := user/hooks/hooks.c user/hooks/hooks_thread.c \
 	      user/hooks/out_standalone.c user/hooks/kokkos.c
 HOOKS_MAP := user/hooks/libfxtprof-hooks.map
 HOOKS_LIB := $(B)/lib/libfxtprof-hooks.so
-HOOKS_PIC_PARTS := state encode sink transport fxt
+# In link order: a part before the parts it uses.
+HOOKS_PIC_PARTS := state encode sink archive transport fxt
 HOOKS_PIC_LIBS := $(HOOKS_PIC_PARTS:%=$(B)/pic/lib/lib%.a)
 
 # PIC objects of any source: the pipeline's and the library's own.
@@ -38,14 +41,11 @@ $(HOOKS_PIC_LIBS):
 # their search path.
 HOOKS_LDFLAGS := $(filter-out -static,$(LDFLAGS))
 
-# In link order: a part before the parts it uses.
-$(HOOKS_LIB): $(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/lib/libstate.a \
-		$(B)/pic/lib/libencode.a $(B)/pic/lib/libsink.a \
-		$(B)/pic/lib/libtransport.a $(B)/pic/lib/libfxt.a $(HOOKS_MAP)
+$(HOOKS_LIB): $(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(HOOKS_PIC_LIBS) $(HOOKS_MAP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(HOOKS_LDFLAGS) -shared -fPIC \
 		-Wl,--version-script=$(HOOKS_MAP) -Wl,-Bsymbolic \
 		-Wl,-z,nodelete -Wl,--no-undefined -Wl,-soname,libfxtprof-hooks.so \
-		-o $@ $(filter %.o %.a,$^) -luring -lpthread
+		-o $@ $(filter %.o %.a,$^) -luring $(ARCHIVE_LDLIBS) -lpthread
 
 USER_PROGS += $(HOOKS_LIB)
