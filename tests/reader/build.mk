@@ -51,8 +51,8 @@ USER_PROGS += $(B)/bin/bench_reader $(B)/bin/fxt_sink
 
 # test_annotations: libfxtprof-hooks.so in "fxtprof:" mode under fxtprof
 # record, end to end.  Its workload is dynamic, as the applications it
-# stands for are: it dlopen()s the library, which needs liburing's shared
-# object in the VM next to the loader and libc (tests/symbols/build.mk).
+# stands for are: it dlopen()s the library, which needs its shared
+# objects in the VM next to the loader and libc (tests/symbols/build.mk).
 $(B)/tests/reader/test_annotations.o: CPPFLAGS += -Iuser/fxt -Itests/vm
 $(B)/tests/reader/test_annotations: $(B)/tests/reader/test_annotations.o \
 		$(B)/tests/vm/vm_util.o $(FXTPROF_LIB) $(B)/lib/libfxt.a
@@ -64,13 +64,16 @@ $(B)/tests/reader/annot_workload: tests/reader/annot_workload.c \
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(filter-out -static,$(LDFLAGS)) -o $@ $< \
 		-ldl -lpthread
 
+# The shared objects the library needs besides libc: liburing, and liblz4
+# for the archive part its sink brings.
 ANNOT_MULTIARCH := $(shell $(CC) -print-multiarch)
+ANNOT_SHLIBS := liburing.so.2 liblz4.so.1
 ifeq ($(ARCH),x86_64)
-ANNOT_URING := /usr/lib/$(ANNOT_MULTIARCH)/liburing.so.2
+ANNOT_LIBDIR := /usr/lib/$(ANNOT_MULTIARCH)
 else
-ANNOT_URING := $(ARM64_ROOT)/usr/lib/$(ANNOT_MULTIARCH)/liburing.so.2
+ANNOT_LIBDIR := $(ARM64_ROOT)/usr/lib/$(ANNOT_MULTIARCH)
 endif
 
 VM_TEST_PROGS += $(B)/tests/reader/test_annotations \
 	$(B)/tests/reader/annot_workload $(HOOKS_LIB)
-VM_TEST_FILES += $(ANNOT_URING):/lib/$(ANNOT_MULTIARCH)/liburing.so.2
+VM_TEST_FILES += $(foreach l,$(ANNOT_SHLIBS),$(ANNOT_LIBDIR)/$(l):/lib/$(ANNOT_MULTIARCH)/$(l))

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,6 +65,9 @@ static pid_t start_record(const char **args, const char *out,
 	if (pid == 0) {
 		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
+		/* A failed assertion ends the test: take the recorder along,
+		 * or it holds /dev/fxtprof for the tests after this one. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(fd, 2);
 		execv(path, (char **)argv);
 		_exit(127);
@@ -303,16 +307,18 @@ TEST(annotations_in_the_system_recording)
 	size_t len;
 	char *buf;
 	pid_t rec;
+	int rc;
 
 	snprintf(path, sizeof(path), "/tmp/annot-%d.fxt", getpid());
 	snprintf(errpath, sizeof(errpath), "%s.err", path);
 	rec = start_record(args, path, errpath);
 	ASSERT_LT(0, rec);
 	run_workload(NULL, &w);
+	rc = stop_record(rec);
 	EXPECT_EQ(0, w.status);
 	ASSERT_NE(0, w.tid);
 	EXPECT_NE(w.pid, w.tid);	/* not the main thread */
-	ASSERT_EQ(0, stop_record(rec));
+	ASSERT_EQ(0, rc);
 	buf = slurp(path, &len);
 	ASSERT_NE(NULL, buf);
 	analyze(buf, len, &w, &s);
@@ -338,6 +344,7 @@ TEST(library_trigger_saves_the_flight_window)
 	char *buf;
 	pid_t rec;
 	DIR *d;
+	int rc;
 
 	snprintf(dir, sizeof(dir), "/tmp/annot-flight-%d", getpid());
 	ASSERT_EQ(0, mkdir(dir, 0700));
@@ -345,10 +352,11 @@ TEST(library_trigger_saves_the_flight_window)
 	rec = start_record(args, dir, errpath);
 	ASSERT_LT(0, rec);
 	run_workload("slow-frame", &w);
+	sleep(1);	/* the snapshot comes after a complete drain turn */
+	rc = stop_record(rec);
 	EXPECT_EQ(0, w.status);
 	EXPECT_EQ(0, w.trigger_rc);
-	sleep(1);	/* the snapshot comes after a complete drain turn */
-	ASSERT_EQ(0, stop_record(rec));
+	ASSERT_EQ(0, rc);
 	d = opendir(dir);
 	ASSERT_NE(NULL, d);
 	while ((e = readdir(d))) {
