@@ -28,12 +28,13 @@ $(B)/tests/hooks/test_kokkos_loader: $(B)/tests/hooks/test_kokkos_loader.o \
 # The library under the sanitizers, from its sources and the pipeline's
 # (the ASan runtime comes from the program that loads it).
 HOOKS_ASAN_SRCS := $(HOOKS_SRCS) $(STATE_SRCS) $(ENCODE_SRCS) $(SINK_SRCS) \
-	$(TRANSPORT_SRCS) $(FXT_LIB_SRCS)
+	$(ARCHIVE_SRCS) $(TRANSPORT_SRCS) $(FXT_LIB_SRCS)
 $(HOOKS_LIB_ASAN): $(HOOKS_ASAN_SRCS) $(HOOKS_MAP) $(wildcard user/hooks/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt $(CFLAGS) $(FXT_SAN_FLAGS) -fPIC \
 		-shared -Wl,--version-script=$(HOOKS_MAP) -Wl,-Bsymbolic \
-		-Wl,-z,nodelete -o $@ $(HOOKS_ASAN_SRCS) -luring -lpthread
+		-Wl,-z,nodelete -o $@ $(HOOKS_ASAN_SRCS) -luring $(ARCHIVE_LDLIBS) \
+		-lpthread
 
 HOOKS_ASAN_TEST_SRCS := tests/hooks/test_hooks.c tests/hooks/hooks_readback.c
 $(B)/asan/tests/hooks/test_hooks: $(HOOKS_ASAN_TEST_SRCS) $(FXT_LIB_ASAN) \
