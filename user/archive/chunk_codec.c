@@ -50,6 +50,43 @@ struct template {
 	uint32_t w4lo, w6lo;
 };
 
+/*
+ * A sample's time is predicted from its CPU's previous two: the timer
+ * fires every period, so the difference from the last interval is the
+ * jitter alone.  CPUs are told apart in a few slots (by number modulo
+ * CLOCK_SLOTS); a CPU not in its slot is predicted by the chunk's
+ * previous sample.
+ */
+#define CLOCK_SLOTS	64u
+
+struct clock_slot {
+	uint64_t cpu, ts, interval;
+	bool used;
+};
+
+struct sample_clock {
+	uint64_t last;			/* the previous sample's time */
+	struct clock_slot slot[CLOCK_SLOTS];
+};
+
+static uint64_t clock_predict(const struct sample_clock *k, uint64_t cpu)
+{
+	const struct clock_slot *s = &k->slot[cpu % CLOCK_SLOTS];
+
+	return s->used && s->cpu == cpu ? s->ts + s->interval : k->last;
+}
+
+static void clock_update(struct sample_clock *k, uint64_t cpu, uint64_t ts)
+{
+	struct clock_slot *s = &k->slot[cpu % CLOCK_SLOTS];
+
+	s->interval = s->used && s->cpu == cpu ? ts - s->ts : 0;
+	s->cpu = cpu;
+	s->ts = ts;
+	s->used = true;
+	k->last = ts;
+}
+
 struct cbuf {
 	unsigned char *p;
 	size_t len, cap;
@@ -77,6 +114,7 @@ struct chunk_codec {
 	uint32_t stk_size, nstk;
 	uint32_t gen;
 	struct cbuf arena;		/* the chunk's distinct blob entries */
+	struct sample_clock clock;
 	uint32_t ref_off, ref_len;	/* the previous blob's entry in it */
 };
 
@@ -353,6 +391,7 @@ static void codec_reset(struct chunk_codec *c)
 	c->ntmpl = c->last_tmpl = 0;
 	c->nthr = c->nstk = 0;
 	c->arena.len = 0;
+	memset(&c->clock, 0, sizeof(c->clock));
 	c->ref_off = c->ref_len = 0;
 	/* Generation 0 marks a never-used slot. */
 	if (++c->gen == 0) {
@@ -363,14 +402,14 @@ static void codec_reset(struct chunk_codec *c)
 }
 
 static int encode_sample(struct chunk_codec *c, const unsigned char *r,
-			 uint64_t *prev_ts)
+			 struct sample_clock *clock)
 {
 	struct template t = {
 		.w0 = load64(r), .w5 = load64(r + 40),
 		.w4lo = (uint32_t)load64(r + 32),
 		.w6lo = (uint32_t)load64(r + 48),
 	};
-	uint64_t ts = load64(r + 8);
+	uint64_t ts = load64(r + 8), cpu = load64(r + 32) >> 32;
 	int ret;
 
 	if (cbuf_room(&c->s[S_TEMPLATE], 10 + TEMPLATE_BYTES) ||
@@ -380,12 +419,12 @@ static int encode_sample(struct chunk_codec *c, const unsigned char *r,
 	ret = template_index(c, &t);
 	if (ret < 0)
 		return 1;			/* no room: verbatim */
-	put_varint(&c->s[S_TIME], zigzag(ts - *prev_ts));
-	*prev_ts = ts;
+	put_varint(&c->s[S_TIME], zigzag(ts - clock_predict(clock, cpu)));
+	clock_update(clock, cpu, ts);
 	ret = thread_put(c, load64(r + 16), load64(r + 24));
 	if (ret)
 		return ret;
-	put_varint(&c->s[S_ARGS], load64(r + 32) >> 32);
+	put_varint(&c->s[S_ARGS], cpu);
 	put_varint(&c->s[S_ARGS], load64(r + 48) >> 32);
 	return 0;
 }
@@ -394,7 +433,8 @@ long chunk_codec__encode(struct chunk_codec *c, const void *fxt, size_t len,
 			 uint32_t records, void *out, size_t cap)
 {
 	const unsigned char *p = fxt, *end = p + len, *sample = NULL;
-	uint64_t prev_ts = 0, total = CODED_HEADER;
+	uint64_t total = CODED_HEADER;
+	struct sample_clock *clock = &c->clock;
 	unsigned char *o = out;
 	uint32_t n = 0;
 	int ret;
@@ -414,7 +454,7 @@ long chunk_codec__encode(struct chunk_codec *c, const void *fxt, size_t len,
 			return 0;		/* not whole records: uncoded */
 		bytes = words * 8;
 		if ((w0 & 0xf) == FXT_EVENT && words == SAMPLE_WORDS) {
-			ret = encode_sample(c, p, &prev_ts);
+			ret = encode_sample(c, p, clock);
 			if (ret < 0)
 				return ret;
 			if (!ret) {
@@ -523,6 +563,7 @@ struct dec_tables {
 	unsigned char *arena;		/* the distinct blob entries */
 	size_t arena_len, arena_cap;
 	const unsigned char *ref;	/* the previous blob's entry */
+	struct sample_clock clock;
 };
 
 static bool table_room(void **p, uint32_t *cap, uint32_t n, size_t size)
@@ -541,9 +582,9 @@ static bool table_room(void **p, uint32_t *cap, uint32_t n, size_t size)
 }
 
 static int decode_sample(struct rd *s, struct dec_tables *t,
-			 unsigned char *o, uint64_t *prev_ts)
+			 unsigned char *o, struct sample_clock *clock)
 {
-	uint64_t idx, delta, cpu, kframes, pid, tid;
+	uint64_t idx, delta, cpu, kframes, pid, tid, ts;
 	const struct template *tp;
 
 	if (!get_varint(&s[S_TEMPLATE], &idx) || !index_ok(idx, t->ntmpl))
@@ -561,10 +602,13 @@ static int decode_sample(struct rd *s, struct dec_tables *t,
 		t->tmpl[t->ntmpl++] = n;
 	}
 	tp = &t->tmpl[idx];
-	if (!get_varint(&s[S_TIME], &delta))
+	/* The CPU first: it predicts the time. */
+	if (!get_u32(&s[S_ARGS], &cpu) || !get_u32(&s[S_ARGS], &kframes) ||
+	    !get_varint(&s[S_TIME], &delta))
 		return -EBADMSG;
 	/* Undo the zigzag; the sum wraps as the encoder's difference did. */
-	*prev_ts += (delta >> 1) ^ (0 - (delta & 1));
+	ts = clock_predict(clock, cpu) + ((delta >> 1) ^ (0 - (delta & 1)));
+	clock_update(clock, cpu, ts);
 	if (!get_varint(&s[S_THREAD], &idx) || !index_ok(idx, t->nthr))
 		return -EBADMSG;
 	if (idx == t->nthr) {
@@ -579,10 +623,8 @@ static int decode_sample(struct rd *s, struct dec_tables *t,
 		t->thr[t->nthr][0] = pid;
 		t->thr[t->nthr++][1] = tid;
 	}
-	if (!get_u32(&s[S_ARGS], &cpu) || !get_u32(&s[S_ARGS], &kframes))
-		return -EBADMSG;
 	store64(o, tp->w0);
-	store64(o + 8, *prev_ts);
+	store64(o + 8, ts);
 	store64(o + 16, t->thr[idx][0]);
 	store64(o + 24, t->thr[idx][1]);
 	store64(o + 32, tp->w4lo | cpu << 32);
@@ -651,7 +693,8 @@ static int decode_records(struct rd *s, struct dec_tables *t,
 			  uint32_t records)
 {
 	const unsigned char *entry, *sample = NULL;
-	uint64_t prev_ts = 0, words, w0;
+	struct sample_clock *clock = &t->clock;
+	uint64_t words, w0;
 	size_t o = 0;
 	int ret;
 
@@ -674,7 +717,7 @@ static int decode_records(struct rd *s, struct dec_tables *t,
 			words = SAMPLE_WORDS;
 			if (words > (out_len - o) / 8)
 				return -EBADMSG;
-			ret = decode_sample(s, t, out + o, &prev_ts);
+			ret = decode_sample(s, t, out + o, clock);
 			if (ret)
 				return ret;
 			sample = out + o;
