@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <lz4.h>
 
 #include "kselftest_harness.h"
 
@@ -60,6 +61,7 @@ FIXTURE_TEARDOWN(arch)
 	static const char *const names[] = {
 		"plain.fxt", "rt.fxtz", "small.fxtz", "cut.fxtz", "flip.fxtz",
 		"future.fxtz", "live.fxtz", "bad.fxtz", "good.fxtz",
+		"raw.fxtz", "v1.fxtz", "badcode.fxtz",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -445,6 +447,151 @@ TEST_F(arch, truncated_anywhere_reads_every_complete_chunk_and_repairs)
 	/* The whole file: finished, repair leaves it. */
 	ASSERT_EQ(0, archive__repair(full, &rs, err, sizeof(err)));
 	EXPECT_TRUE(rs.was_finished);
+	free(bytes);
+}
+
+/* Chunk @i of @a, read whole into a new buffer. */
+static unsigned char *read_whole(struct __test_metadata *_metadata,
+				 struct archive_reader *a, size_t i)
+{
+	const struct archive_chunk_info *c = archive_reader__chunk(a, i);
+	unsigned char *p = malloc(c->uncompressed);
+	char err[256];
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ((ssize_t)c->uncompressed,
+		  archive_reader__read_chunk(a, i, p, c->uncompressed, err,
+					     sizeof(err))) TH_LOG("%s", err);
+	return p;
+}
+
+TEST_F(arch, coded_uncoded_and_version_1_chunks_read_alike)
+{
+	const char *coded = tmp_path("small.fxtz"), *raw = tmp_path("raw.fxtz");
+	uint64_t zcoded = 0, zraw = 0;
+	struct archive_reader *a, *b, *v;
+	unsigned char *bytes, *z, *plain;
+	size_t len, n;
+	char err[256];
+
+	small_archive(_metadata, coded, false, 4, false);
+	small_archive(_metadata, raw, false, 4, true);
+	a = open_ok(_metadata, coded, 0);
+	b = open_ok(_metadata, raw, 0);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	n = archive_reader__nchunks(a);
+	ASSERT_LE(5, n);
+	ASSERT_EQ(n, archive_reader__nchunks(b));
+	bytes = slurp(coded, &len);
+	ASSERT_NE(NULL, bytes);
+
+	/* The same chunks, cut on the same FXT: the same bytes back. */
+	for (size_t i = 0; i < n; i++) {
+		const struct archive_chunk_info *ca = archive_reader__chunk(a, i);
+		const struct archive_chunk_info *cb = archive_reader__chunk(b, i);
+		unsigned char *pa, *pb;
+		uint16_t codec;
+
+		ASSERT_EQ(cb->uncompressed, ca->uncompressed);
+		ASSERT_EQ(cb->records, ca->records);
+		pa = read_whole(_metadata, a, i);
+		pb = read_whole(_metadata, b, i);
+		EXPECT_EQ(0, memcmp(pa, pb, ca->uncompressed)) TH_LOG("chunk %zu", i);
+		free(pa);
+		free(pb);
+		memcpy(&codec, bytes + ca->offset + 48, 2);
+		EXPECT_EQ(1, codec) TH_LOG("chunk %zu", i);
+		zcoded += ca->compressed;
+		zraw += cb->compressed;
+	}
+	EXPECT_GT(2 * zraw, 3 * zcoded) TH_LOG("%llu coded, %llu not",
+		(unsigned long long)zcoded, (unsigned long long)zraw);
+
+	/* A coded chunk whose codec bytes are unsound, checksums made good:
+	 * named, and the chunks around it still read. */
+	{
+		const struct archive_chunk_info *c = archive_reader__chunk(a, 1);
+		const struct archive_chunk_info *c2 = archive_reader__chunk(a, 2);
+		unsigned char h[64];
+		uint32_t clen, crc, zlen;
+		int zn;
+
+		memcpy(h, bytes + c->offset, 64);
+		memcpy(&clen, h + 52, 4);
+		plain = malloc(clen);
+		z = malloc(64 + (size_t)LZ4_compressBound((int)clen));
+		ASSERT_NE(NULL, plain);
+		ASSERT_NE(NULL, z);
+		ASSERT_EQ((int)clen, LZ4_decompress_safe((const char *)bytes + c->offset + 64,
+							 (char *)plain, (int)c->compressed,
+							 (int)clen));
+		plain[32] = 9;		/* the first record's kind: no such kind */
+		zn = LZ4_compress_default((const char *)plain, (char *)z + 64, (int)clen,
+					  LZ4_compressBound((int)clen));
+		ASSERT_LT(0, zn);
+		zlen = (uint32_t)zn;
+		memcpy(h + 8, &zlen, 4);
+		crc = crc32c(0, h, 56);
+		memcpy(h + 56, &crc, 4);
+		crc = crc32c(crc32c(0, h, 60), z + 64, zlen);
+		memcpy(h + 60, &crc, 4);
+		memcpy(z, h, 64);
+		{
+			int fd = open(tmp_path("badcode.fxtz"),
+				      O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+			ASSERT_LE(0, fd);
+			ASSERT_EQ((ssize_t)c->offset, write(fd, bytes, c->offset));
+			ASSERT_EQ((ssize_t)(64 + zlen), write(fd, z, 64 + zlen));
+			ASSERT_EQ((ssize_t)(len - c2->offset),
+				  write(fd, bytes + c2->offset, len - c2->offset));
+			close(fd);
+		}
+		v = open_ok(_metadata, tmp_path("badcode.fxtz"), ARCHIVE_OPEN_SCAN);
+		ASSERT_NE(NULL, v);
+		ASSERT_EQ(n, archive_reader__nchunks(v));
+		EXPECT_EQ(-EBADMSG, archive_reader__read_chunk(v, 1, plain, clen > c->uncompressed ? clen : c->uncompressed,
+							       err, sizeof(err)));
+		EXPECT_NE(NULL, strstr(err, "chunk 1 at offset")) TH_LOG("%s", err);
+		free(read_whole(_metadata, v, 0));
+		free(read_whole(_metadata, v, 2));
+		archive_reader__close(v);
+		free(plain);
+		free(z);
+	}
+	free(bytes);
+
+	/* Version 1 (codec 0 only): the uncoded file relabelled reads. */
+	bytes = slurp(raw, &len);
+	ASSERT_NE(NULL, bytes);
+	{
+		uint16_t one = 1;
+		uint32_t crc;
+
+		memcpy(bytes + 8, &one, 2);
+		crc = crc32c(0, bytes, 60);
+		memcpy(bytes + 60, &crc, 4);
+		memcpy(bytes + len - 48 + 8, &one, 2);
+		crc = crc32c(0, bytes + len - 48, 44);
+		memcpy(bytes + len - 4, &crc, 4);
+	}
+	ASSERT_EQ(0, spit(tmp_path("v1.fxtz"), bytes, len));
+	v = open_ok(_metadata, tmp_path("v1.fxtz"), 0);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(ARCHIVE_INDEX_FOOTER, archive_reader__index(v));
+	ASSERT_EQ(n, archive_reader__nchunks(v));
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *pa = read_whole(_metadata, v, i);
+		unsigned char *pb = read_whole(_metadata, b, i);
+
+		EXPECT_EQ(0, memcmp(pa, pb, archive_reader__chunk(v, i)->uncompressed));
+		free(pa);
+		free(pb);
+	}
+	archive_reader__close(v);
+	archive_reader__close(a);
+	archive_reader__close(b);
 	free(bytes);
 }
 
