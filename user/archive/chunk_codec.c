@@ -317,11 +317,11 @@ static int stack_grow(struct chunk_codec *c)
 }
 
 /*
- * A new entry's words after the fixed six (the frames, leaf first), each
- * a zigzag varint difference from its prediction: the word as far from
- * the end in @ref (the previous blob's entry: on one CPU's batch mostly
- * the same thread, whose callers are the same), else the word before it.
- * The words the two share at their ends (the callers) are only counted.
+ * A new entry's words after the fixed six (the frames, leaf first): how
+ * many at the end it shares with @ref (the previous blob's entry: on one
+ * CPU's batch mostly the same thread, whose callers are the same), then
+ * the others raw.  Raw, because LZ4 then matches them against earlier
+ * entries; varint differences measured worse (performance.md).
  */
 static void put_frames(struct cbuf *b, const unsigned char *p, uint64_t n,
 		       const unsigned char *ref, uint64_t nref)
