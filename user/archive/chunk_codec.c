@@ -11,7 +11,8 @@
  *   VERBATIM  the records the codec does not take apart, whole
  *   TEMPLATE  per sample the index of its constant words (header, arg
  *             headers, mode), each distinct set stored once
- *   TIME      per sample its time as a zigzag varint delta
+ *   TIME      per sample its time, zigzag varint of the difference
+ *             from its CPU's predicted time
  *   THREAD    per sample the index of its pid/tid, each pair stored once
  *   ARGS      per sample its cpu and kernel frame count, varints
  *   STACK     per blob the index of its words other than time, pid and
