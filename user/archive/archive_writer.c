@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * archive_writer.c - see archive.h: records gather in the current chunk's
- * buffer, in place (the encoder fills the reservation), and a cut
- * compresses the buffer into one LZ4 block behind its chunk header and
- * appends both with one pwrite().  The file only ever grows, and every
+ * buffer, in place (the encoder fills the reservation), and a cut codes
+ * the buffer (chunk_codec.h), compresses it into one LZ4 block behind its
+ * chunk header and appends both with one pwrite().  The file only ever grows, and every
  * prefix that ends on a chunk is a readable archive: a write that fails
  * is truncated away again, so a full disk costs the chunk, not the file.
  *
