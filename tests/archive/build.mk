@@ -26,9 +26,26 @@ $(B)/asan/tests/archive/test_archive: $(ARCH_TEST_SRCS) $(FXT_LIB_ASAN) \
 		$(FXT_SAN_FLAGS) $(ARCH_TEST_SRCS) $(FXT_LIB_ASAN) -o $@ \
 		-luring $(ARCHIVE_LDLIBS) -lpthread
 
+# test_chunk_codec: the chunk codec alone, on the pipeline's FXT.
+$(B)/tests/archive/test_chunk_codec: $(B)/tests/archive/test_chunk_codec.o \
+		$(ARCH_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS) -lpthread
+
+CODEC_TEST_SRCS := tests/archive/test_chunk_codec.c $(STATE_SRCS) \
+	$(ENCODE_SRCS) $(SINK_SRCS) $(ARCHIVE_SRCS) $(TRANSPORT_SRCS)
+$(B)/asan/tests/archive/test_chunk_codec: $(CODEC_TEST_SRCS) $(FXT_LIB_ASAN) \
+		tests/archive/archive_gen.h user/archive/chunk_codec.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -Itests/pipeline \
+		-isystem $(KSFT_INC) $(CFLAGS) -Wno-unused-parameter \
+		$(FXT_SAN_FLAGS) $(CODEC_TEST_SRCS) $(FXT_LIB_ASAN) -o $@ \
+		-luring $(ARCHIVE_LDLIBS) -lpthread
+
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/archive/test_archive \
-	$(B)/asan/tests/archive/test_archive
+	$(B)/asan/tests/archive/test_archive \
+	$(B)/tests/archive/test_chunk_codec \
+	$(B)/asan/tests/archive/test_chunk_codec
 endif
 
 # test_archive_vm: fxtprof record to an archive in the VM (static).

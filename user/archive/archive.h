@@ -24,9 +24,14 @@
 #include <sys/types.h>
 
 /* Chunk limits: a chunk is cut at the first one reached. */
-#define ARCHIVE_DEFAULT_WINDOW_NS	100000000ull	/* 100 ms of trace time */
-#define ARCHIVE_DEFAULT_CHUNK_BYTES	(1u << 20)	/* uncompressed */
-#define ARCHIVE_DEFAULT_CHUNK_RECORDS	50000u
+/*
+ * Every chunk repeats its segment's replay of names, mappings and kernel
+ * symbols: a second of trace per chunk keeps that replay a small share of
+ * the file (Documentation/archive-format.md, "When a chunk is cut").
+ */
+#define ARCHIVE_DEFAULT_WINDOW_NS	1000000000ull	/* 1 s of trace time */
+#define ARCHIVE_DEFAULT_CHUNK_BYTES	(4u << 20)	/* uncompressed */
+#define ARCHIVE_DEFAULT_CHUNK_RECORDS	200000u
 /* Live archives: a partial chunk is written after this long. */
 #define ARCHIVE_DEFAULT_FLUSH_MS	200u
 /* The largest chunk a reader accepts (uncompressed), and a writer makes. */
@@ -67,6 +72,7 @@ struct archive_writer_opts {
 	uint32_t max_records;	/* 0: ARCHIVE_DEFAULT_CHUNK_RECORDS */
 	uint32_t stream;	/* the chunks' stream id: ARCHIVE_STREAM_ALL */
 	bool live;		/* chunks only: no trailer at finish */
+	bool uncoded;		/* LZ4 alone, no chunk codec (for measuring) */
 };
 
 struct archive_writer_stats {

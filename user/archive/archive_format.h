@@ -16,7 +16,9 @@
 #error "the archive format is little-endian; this build needs byte swaps"
 #endif
 
-#define ARCH_VERSION		1
+#define ARCH_VERSION		2
+/* The oldest version this reader reads: 1 has codec 0 chunks only. */
+#define ARCH_VERSION_MIN	1
 
 /* File header: offset 0, written first. */
 #define ARCH_FILE_MAGIC		"FXTPROFZ"
@@ -52,12 +54,18 @@ struct arch_chunk_header {
 	uint32_t records;
 	uint32_t stream;
 	uint64_t seq;			/* chunk index in the file, from 0 */
-	uint64_t reserved;
+	uint16_t codec;			/* ARCH_CODEC_* (version 1: 0) */
+	uint16_t reserved;
+	uint32_t coded;			/* the codec's bytes; 0 for none */
 	uint32_t header_crc;		/* crc32c of bytes 0..55 */
 	uint32_t crc;			/* crc32c of bytes 0..59, then payload */
 };
 static_assert(sizeof(struct arch_chunk_header) == 64, "chunk header");
 #define ARCH_CHUNK_DISK_FLAGS	0x0003u
+
+/* How a chunk's FXT is transformed before LZ4 (user/archive/chunk_codec.h). */
+#define ARCH_CODEC_NONE		0u	/* the LZ4 block holds the FXT */
+#define ARCH_CODEC_COLUMNS	1u	/* it holds @coded bytes of codec 1 */
 
 /* Manifest section: one entry per chunk, in file order. */
 struct arch_manifest_entry {

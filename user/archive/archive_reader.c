@@ -19,6 +19,7 @@
 
 #include "archive_format.h"
 #include "archive_writer_internal.h"
+#include "chunk_codec.h"
 
 struct section {
 	uint32_t id;
@@ -98,17 +99,31 @@ static bool sizes_sane(uint32_t compressed, uint32_t uncompressed)
 }
 
 /*
+ * A known codec and its size: a coded chunk is shorter than its FXT (the
+ * writer stores it uncoded otherwise), so the LZ4 bound above holds.
+ */
+static bool codec_sane(const struct arch_chunk_header *h)
+{
+	if (h->codec == ARCH_CODEC_NONE)
+		return h->coded == 0;
+	return h->codec == ARCH_CODEC_COLUMNS && h->coded &&
+	       h->coded < h->uncompressed;
+}
+
+/*
  * The chunk header at @off, if it is one: magic, its own checksum, sane
  * sizes and the sequence number of the @seq'th chunk.
  */
-static bool chunk_header_ok(const struct arch_chunk_header *h, uint64_t seq)
+static bool chunk_header_ok(const struct arch_chunk_header *h, uint64_t seq,
+			    uint16_t version)
 {
 	return h->magic == ARCH_CHUNK_MAGIC &&
 	       h->header_size == sizeof(*h) &&
 	       h->header_crc == arch_crc32c(0, h, offsetof(struct arch_chunk_header,
 							header_crc)) &&
 	       sizes_sane(h->compressed, h->uncompressed) &&
-	       h->seq == seq && h->t_first <= h->t_last;
+	       h->seq == seq && h->t_first <= h->t_last &&
+	       (version < 2 || codec_sane(h));
 }
 
 /*
@@ -133,7 +148,7 @@ static int scan(struct archive_reader *a)
 			break;			/* shrank under us */
 		if (ret)
 			return ret;
-		if (!chunk_header_ok(&h, a->nchunks) ||
+		if (!chunk_header_ok(&h, a->nchunks, a->hdr.version) ||
 		    a->scan_end + sizeof(h) + h.compressed > a->size)
 			break;
 		c = (struct archive_chunk_info){
@@ -457,10 +472,10 @@ static int load_footer(struct archive_reader *a, char *err, size_t errlen)
 	if (memcmp(f.magic, ARCH_FOOTER_MAGIC, sizeof(f.magic)) ||
 	    f.crc != arch_crc32c(0, &f, offsetof(struct arch_footer, crc)))
 		return 0;
-	if (f.version != ARCH_VERSION || f.footer_size != sizeof(f))
+	if (f.version != a->hdr.version || f.footer_size != sizeof(f))
 		return fail(err, errlen, -ENOTSUP,
-			    "footer version %u, this reader reads %u",
-			    f.version, ARCH_VERSION);
+			    "footer version %u, the header's is %u",
+			    f.version, a->hdr.version);
 	tab_len = (uint64_t)f.nsections * sizeof(*tab);
 	if (f.nsections > ARCH_MAX_SECTIONS ||
 	    f.table_offset + tab_len != a->size - sizeof(f) ||
@@ -585,10 +600,10 @@ int archive_reader__open_fd(struct archive_reader **ap, int fd,
 			   "not an fxtprof archive (no FXTPROFZ magic)");
 		goto out_free;
 	}
-	if (a->hdr.version != ARCH_VERSION) {
+	if (a->hdr.version < ARCH_VERSION_MIN || a->hdr.version > ARCH_VERSION) {
 		ret = fail(err, errlen, -ENOTSUP,
-			   "archive format version %u, this reader reads version %u",
-			   a->hdr.version, ARCH_VERSION);
+			   "archive format version %u, this reader reads versions %u to %u",
+			   a->hdr.version, ARCH_VERSION_MIN, ARCH_VERSION);
 		goto out_free;
 	}
 	if (a->hdr.header_size != sizeof(a->hdr) ||
@@ -707,8 +722,8 @@ ssize_t archive_reader__read_chunk(const struct archive_reader *a, size_t i,
 {
 	const struct archive_chunk_info *c = archive_reader__chunk(a, i);
 	struct arch_chunk_header *h;
-	unsigned char *z;
-	uint32_t crc;
+	unsigned char *z, *coded = NULL;
+	uint32_t crc, lz4_out;
 	int n, ret;
 
 	if (!c)
@@ -738,16 +753,46 @@ ssize_t archive_reader__read_chunk(const struct archive_reader *a, size_t i,
 			   i, (unsigned long long)c->offset, crc, c->crc);
 		goto out_free;
 	}
-	n = LZ4_decompress_safe((const char *)z + sizeof(*h), buf,
-				(int)c->compressed, (int)c->uncompressed);
-	if (n != (int)c->uncompressed) {
+	/* Version 1 had the codec's bytes reserved, written as 0. */
+	if (a->hdr.version < 2) {
+		h->codec = ARCH_CODEC_NONE;
+		h->coded = 0;
+	}
+	if (!codec_sane(h) || h->records != c->records) {
 		ret = fail(err, errlen, -EBADMSG,
-			   "chunk %zu at offset %llu: LZ4 block does not decode to its %u bytes",
-			   i, (unsigned long long)c->offset, c->uncompressed);
+			   "chunk %zu at offset %llu: codec %u of %u bytes for %u records is not one this reader knows",
+			   i, (unsigned long long)c->offset, h->codec, h->coded,
+			   h->records);
 		goto out_free;
 	}
-	ret = n;
+	lz4_out = h->codec == ARCH_CODEC_NONE ? c->uncompressed : h->coded;
+	if (h->codec != ARCH_CODEC_NONE && !(coded = malloc(lz4_out))) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	n = LZ4_decompress_safe((const char *)z + sizeof(*h),
+				coded ? (char *)coded : buf,
+				(int)c->compressed, (int)lz4_out);
+	if (n != (int)lz4_out) {
+		ret = fail(err, errlen, -EBADMSG,
+			   "chunk %zu at offset %llu: LZ4 block does not decode to its %u bytes",
+			   i, (unsigned long long)c->offset, lz4_out);
+		goto out_free;
+	}
+	if (coded) {
+		ret = chunk_codec__decode(coded, lz4_out, buf, c->uncompressed,
+					  c->records);
+		if (ret) {
+			fail(err, errlen, ret,
+			     "chunk %zu at offset %llu: its codec %u bytes do not decode to its %u bytes of FXT%s",
+			     i, (unsigned long long)c->offset, h->codec,
+			     c->uncompressed, ret == -ENOMEM ? " (out of memory)" : "");
+			goto out_free;
+		}
+	}
+	ret = (int)c->uncompressed;
 out_free:
+	free(coded);
 	free(z);
 	return ret;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * archive_writer.c - see archive.h: records gather in the current chunk's
- * buffer, in place (the encoder fills the reservation), and a cut
- * compresses the buffer into one LZ4 block behind its chunk header and
- * appends both with one pwrite().  The file only ever grows, and every
+ * buffer, in place (the encoder fills the reservation), and a cut codes
+ * the buffer (chunk_codec.h), compresses it into one LZ4 block behind its
+ * chunk header and appends both with one pwrite().  The file only ever grows, and every
  * prefix that ends on a chunk is a readable archive: a write that fails
  * is truncated away again, so a full disk costs the chunk, not the file.
  *
@@ -22,6 +22,7 @@
 #include "archive_set.h"
 #include "archive_summary.h"
 #include "archive_writer_internal.h"
+#include "chunk_codec.h"
 
 struct archive_writer {
 	int fd;
@@ -32,6 +33,9 @@ struct archive_writer {
 	size_t len, cap;
 	unsigned char *zbuf;		/* chunk header + LZ4 block */
 	size_t zcap;
+	struct chunk_codec *codec;	/* NULL: chunks are stored uncoded */
+	unsigned char *cbuf;		/* the codec's output, cap bytes */
+	uint16_t version;		/* of the file: what the footer says */
 	size_t pend_off, pend_len;	/* the reservation in progress */
 
 	/* The current chunk. */
@@ -181,7 +185,9 @@ static int writer_alloc(struct archive_writer **wp, int fd,
 		w->o.max_records = ARCHIVE_DEFAULT_CHUNK_RECORDS;
 	if (w->o.max_bytes > ARCHIVE_MAX_CHUNK_BYTES / 2)
 		w->o.max_bytes = ARCHIVE_MAX_CHUNK_BYTES / 2;
-	if (arch_summary__new(&w->sum) ||
+	w->version = ARCH_VERSION;
+	if ((!w->o.uncoded && chunk_codec__new(&w->codec)) ||
+	    arch_summary__new(&w->sum) ||
 	    arch_summary__chunk_begin(w->sum, false)) {
 		archive_writer__free(w);
 		return -ENOMEM;
@@ -237,6 +243,7 @@ int arch_writer__resume(struct archive_writer **wp, int fd,
 		return ret;
 	(*wp)->end = end;
 	(*wp)->st.bytes_out = end;
+	(*wp)->version = h->version;
 	return 0;
 }
 
@@ -270,6 +277,8 @@ void archive_writer__free(struct archive_writer *w)
 		return;
 	free(w->buf);
 	free(w->zbuf);
+	free(w->cbuf);
+	chunk_codec__free(w->codec);
 	arch_buf__fini(&w->manifest);
 	arch_summary__free(w->sum);
 	free(w);
@@ -298,6 +307,12 @@ static int grow(struct archive_writer *w, size_t need)
 	w->zbuf = p;
 	w->zcap = sizeof(struct arch_chunk_header) +
 		  (size_t)LZ4_compressBound((int)cap);
+	if (w->codec) {
+		p = realloc(w->cbuf, cap);
+		if (!p)
+			return -ENOMEM;
+		w->cbuf = p;
+	}
 	p = realloc(w->buf, cap);
 	if (!p)
 		return -ENOMEM;
@@ -409,12 +424,23 @@ static int cut_chunk(struct archive_writer *w, unsigned int flags,
 {
 	struct arch_chunk_header *h = (void *)w->zbuf;
 	struct archive_chunk_info info;
+	const unsigned char *src = w->buf;
+	long coded = 0;
 	int n, ret;
 
 	if (!w->len || w->st.error)
 		return w->st.error;
-	n = LZ4_compress_default((const char *)w->buf,
-				 (char *)w->zbuf + sizeof(*h), (int)w->len,
+	/* Not shorter coded, or no memory to code it: stored as it is. */
+	if (w->codec)
+		coded = chunk_codec__encode(w->codec, w->buf, w->len, w->records,
+					    w->cbuf, w->len);
+	if (coded > 0)
+		src = w->cbuf;
+	else
+		coded = 0;
+	n = LZ4_compress_default((const char *)src,
+				 (char *)w->zbuf + sizeof(*h),
+				 (int)(coded ? (size_t)coded : w->len),
 				 (int)(w->zcap - sizeof(*h)));
 	if (n <= 0) {
 		ret = -EIO;		/* cannot be: the room is the bound */
@@ -431,6 +457,8 @@ static int cut_chunk(struct archive_writer *w, unsigned int flags,
 	h->records = w->records;
 	h->stream = w->o.stream;
 	h->seq = w->seq;
+	h->codec = coded ? ARCH_CODEC_COLUMNS : ARCH_CODEC_NONE;
+	h->coded = (uint32_t)coded;
 	h->header_crc = arch_crc32c(0, h, offsetof(struct arch_chunk_header,
 						   header_crc));
 	h->crc = arch_crc32c(arch_crc32c(0, h, offsetof(struct arch_chunk_header,
@@ -578,7 +606,7 @@ int archive_writer__finish(struct archive_writer *w)
 		ret = arch_summary__emit(w->sum, emit_section, t);
 	memset(&f, 0, sizeof(f));
 	memcpy(f.magic, ARCH_FOOTER_MAGIC, sizeof(f.magic));
-	f.version = ARCH_VERSION;
+	f.version = w->version;
 	f.footer_size = sizeof(f);
 	f.nsections = t->n;
 	f.table_offset = w->end;

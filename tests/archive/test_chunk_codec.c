@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_chunk_codec.c - the archive's chunk codec (user/archive/
+ * chunk_codec.c) on real pipeline output: samples whose stacks repeat and
+ * samples whose stacks do not, kernel-only, user-only, idle (no stack) and
+ * truncated stacks, and every other record the encoder writes (names,
+ * mappings, kernel symbols, forks, exits, loss counters), through the
+ * stream state and the FXT encoder to a plain FXT file.  Coding and
+ * decoding must give the bytes back exactly, in one chunk or in many cut
+ * anywhere between records, and records the codec does not take apart
+ * (odd shapes, too many templates) must still come back; damaged coded
+ * input (flipped bytes, truncations, wrong sizes) must fail with
+ * -EBADMSG, never crash.  Built plain and with ASan+UBSan.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "archive/chunk_codec.h"
+#include "archive_gen.h"
+
+#define FRAMES_MAX	600	/* past FXT_MAX_FRAMES: the encoder cuts it */
+
+static void *slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	void *p;
+
+	if (fd < 0 || fstat(fd, &st))
+		return NULL;
+	p = malloc((size_t)st.st_size + 1);
+	if (p && pread(fd, p, (size_t)st.st_size, 0) != st.st_size) {
+		free(p);
+		p = NULL;
+	}
+	close(fd);
+	*len = (size_t)st.st_size;
+	return p;
+}
+
+/* One sample of @nk kernel and @nu user frames, ips from @seed. */
+static void sample(struct gen *g, unsigned int cpu, uint32_t tid,
+		   uint64_t ts, uint8_t mode, unsigned int nk,
+		   unsigned int nu, uint64_t seed)
+{
+	static union {
+		struct fxtprof_sample s;
+		uint64_t w[4 + FRAMES_MAX];
+	} u;
+	unsigned int i;
+
+	memset(&u, 0, sizeof(u));
+	u.s.hdr.size = (uint32_t)(32 + 8 * (nk + nu));
+	u.s.hdr.type = FXTPROF_REC_SAMPLE;
+	u.s.hdr.cpu = (uint16_t)cpu;
+	u.s.hdr.time_ns = ts;
+	u.s.pid = 100;
+	u.s.tid = tid;
+	u.s.mode = mode;
+	u.s.nr_kernel = (uint16_t)nk;
+	u.s.nr_user = (uint16_t)nu;
+	for (i = 0; i < nk; i++)
+		u.s.ips[i] = 0xffffffff81000000ull + 0x40 * (seed % 7) + 0x1000 * i;
+	for (; i < nk + nu; i++)
+		u.s.ips[i] = 0x555555554000ull + 0x10 * (seed % 5) + 0x100 * i;
+	gen_feed(g, &u.s);
+}
+
+/*
+ * The recording: archive_gen.h's (names, a mapping a second, a fork and
+ * an exit, loss counters, samples of unique stacks), then 2 s of every
+ * sample shape in turn, the repeated ones from 35 stacks.
+ */
+static void *recording(struct __test_metadata *_metadata, const char *path,
+		       size_t *len)
+{
+	struct sink_opts so = { 0 };
+	struct gen g;
+	uint64_t ts;
+	void *fxt;
+	int n = 0;
+
+	ASSERT_EQ(0, gen_open(&g, path, &so, 1000000ull));
+	gen_run(&g, 3 * GEN_NS);
+	for (ts = 3 * GEN_NS; ts < 5 * GEN_NS; ts += 100000, n++) {
+		unsigned int cpu = (unsigned int)(ts / GEN_TURN_NS) % 2;
+		uint32_t tid = 100 + (uint32_t)(n % 4);
+
+		switch (n % 6) {
+		case 0:		/* repeated: user and kernel */
+			sample(&g, cpu, tid, ts, FXTPROF_MODE_KERNEL, 3, 16, (uint64_t)n / 6);
+			break;
+		case 1:		/* kernel only */
+			sample(&g, cpu, tid, ts, FXTPROF_MODE_KERNEL, 5, 0, (uint64_t)n);
+			break;
+		case 2:		/* user only, unique */
+			sample(&g, cpu, tid, ts, FXTPROF_MODE_USER, 0, 12,
+			       (uint64_t)n * 7919);
+			break;
+		case 3:		/* idle: no stack at all */
+			sample(&g, cpu, tid, ts, FXTPROF_MODE_IDLE, 0, 0, 0);
+			break;
+		case 4:		/* truncated to FXT_MAX_FRAMES */
+			sample(&g, cpu, tid, ts, FXTPROF_MODE_USER, 0, FRAMES_MAX,
+			       (uint64_t)n % 2);
+			break;
+		default:	/* repeated, user only */
+			sample(&g, cpu, tid, ts, FXTPROF_MODE_USER, 0, 8, 1);
+			break;
+		}
+		if (n % 5000 == 0)
+			gen_mmap(&g, ts, 10 + (unsigned int)n / 5000);
+		if (n % 1000 == 999)
+			sink__flush(g.sink);
+	}
+	ASSERT_EQ(0, gen_close(&g));
+	fxt = slurp(path, len);
+	ASSERT_NE(NULL, fxt);
+	return fxt;
+}
+
+static size_t record_len(const unsigned char *p, size_t left)
+{
+	uint64_t w, words;
+
+	if (left < 8)
+		return 0;
+	memcpy(&w, p, 8);
+	words = (w & 0xf) == 15 ? (w >> 4) & 0xffffffffu : (w >> 4) & 0xfff;
+	return words && words <= left / 8 ? (size_t)words * 8 : 0;
+}
+
+/* Records in @len bytes, and the end of the first @max bytes' records. */
+static uint32_t count_records(const unsigned char *p, size_t len,
+			      size_t max, size_t *end)
+{
+	uint32_t n = 0;
+	size_t off = 0, r;
+
+	while ((r = record_len(p + off, len - off)) && off + r <= max) {
+		off += r;
+		n++;
+	}
+	*end = off;
+	return n;
+}
+
+/* Code and decode @len bytes: the same bytes back; the coded length. */
+static long round_trip(struct __test_metadata *_metadata,
+		       struct chunk_codec *c, const unsigned char *fxt,
+		       size_t len)
+{
+	unsigned char *coded = malloc(len), *back = malloc(len);
+	size_t end;
+	uint32_t n = count_records(fxt, len, len, &end);
+	long k;
+
+	ASSERT_NE(NULL, coded);
+	ASSERT_NE(NULL, back);
+	ASSERT_EQ(len, end);
+	k = chunk_codec__encode(c, fxt, len, n, coded, len);
+	ASSERT_LE(0, k);
+	if (k) {
+		memset(back, 0xa5, len);
+		EXPECT_EQ(0, chunk_codec__decode(coded, (size_t)k, back, len, n));
+		EXPECT_EQ(0, memcmp(back, fxt, len));
+	}
+	free(coded);
+	free(back);
+	return k;
+}
+
+FIXTURE(codec) {
+	char dir[64];
+	unsigned char *fxt;
+	size_t len;
+	struct chunk_codec *c;
+};
+
+FIXTURE_SETUP(codec)
+{
+	char path[128];
+
+	snprintf(self->dir, sizeof(self->dir), "/dev/shm/test_chunk_codec.XXXXXX");
+	if (!mkdtemp(self->dir)) {
+		snprintf(self->dir, sizeof(self->dir), "/tmp/test_chunk_codec.XXXXXX");
+		ASSERT_NE(NULL, mkdtemp(self->dir));
+	}
+	snprintf(path, sizeof(path), "%s/plain.fxt", self->dir);
+	self->fxt = recording(_metadata, path, &self->len);
+	unlink(path);
+	ASSERT_EQ(0, chunk_codec__new(&self->c));
+}
+
+FIXTURE_TEARDOWN(codec)
+{
+	chunk_codec__free(self->c);
+	free(self->fxt);
+	rmdir(self->dir);
+}
+
+TEST_F(codec, every_record_shape_comes_back_byte_identical)
+{
+	size_t off, end, sizes[] = { 4096, 65536, 1u << 20 };
+	uint64_t coded = 0;
+	long k;
+
+	/* The whole recording as one chunk: far shorter, exactly back. */
+	k = round_trip(_metadata, self->c, self->fxt, self->len);
+	EXPECT_LT(0, k);
+	EXPECT_GT(self->len / 4, (size_t)k) TH_LOG("%ld of %zu", k, self->len);
+	/* Cut anywhere between records, each chunk alone, one codec reused. */
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (off = 0; off < self->len; off += end) {
+			count_records(self->fxt + off, self->len - off, sizes[s],
+				      &end);
+			if (!end)	/* a record larger than the cut */
+				end = record_len(self->fxt + off, self->len - off);
+			ASSERT_NE(0, end);
+			k = round_trip(_metadata, self->c, self->fxt + off, end);
+			coded += k ? (uint64_t)k : end;
+		}
+		/* 4 KiB holds no truncated stack (512 frames) and its sample. */
+		if (sizes[s] > 4096)
+			EXPECT_GT(self->len / 4, coded)
+				TH_LOG("%zu-byte chunks: %llu", sizes[s],
+				       (unsigned long long)coded);
+		coded = 0;
+	}
+}
+
+/* A record of @words words: header @w0's type, the other words @fill. */
+static size_t put_record(unsigned char *p, unsigned int type, uint64_t words,
+			 uint64_t fill)
+{
+	uint64_t w0 = type | (type == 15 ? words << 4 : (words & 0xfff) << 4);
+
+	memcpy(p, &w0, 8);
+	for (uint64_t i = 1; i < words; i++) {
+		uint64_t v = fill * 0x9e3779b97f4a7c15ull + i;
+
+		memcpy(p + 8 * i, &v, 8);
+	}
+	return (size_t)words * 8;
+}
+
+TEST_F(codec, shapes_it_does_not_take_apart_come_back_too)
+{
+	unsigned char *buf = calloc(1, 1 << 20), *coded = malloc(1 << 20);
+	size_t len = 0;
+	uint32_t n = 0;
+	long k;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, coded);
+	/* 100 distinct 7-word events: more templates than the table holds. */
+	for (int i = 0; i < 100; i++, n++)
+		len += put_record(buf + len, 4, 7, (uint64_t)i % 100);
+	/* Blobs of every size from 6 words, twice each; short large records. */
+	for (int i = 0; i < 40; i++, n++)
+		len += put_record(buf + len, 15, 6 + (uint64_t)i / 2, 7);
+	for (int i = 1; i < 6; i++, n++)
+		len += put_record(buf + len, 15, (uint64_t)i, 9);
+	/* Events of other sizes, and every other type. */
+	for (unsigned int t = 0; t < 15; t++, n++)
+		len += put_record(buf + len, t, 3 + t, t);
+	/* Repeats, so that coding is shorter and is taken. */
+	for (int i = 0; i < 2000; i++, n++)
+		len += put_record(buf + len, 4, 7, 3);
+	ASSERT_LT(0, round_trip(_metadata, self->c, buf, len));
+	/* Not whole records, or a count that is not theirs: not coded. */
+	EXPECT_EQ(0, chunk_codec__encode(self->c, buf, len - 8, n, coded, len));
+	EXPECT_EQ(0, chunk_codec__encode(self->c, buf, len, n - 1, coded, len));
+	EXPECT_EQ(0, chunk_codec__encode(self->c, buf, len, n + 1, coded, len));
+	/* No room, or nothing to gain: not coded. */
+	k = chunk_codec__encode(self->c, buf, len, n, coded, len);
+	ASSERT_LT(0, k);
+	EXPECT_EQ(0, chunk_codec__encode(self->c, buf, len, n, coded,
+					 (size_t)k - 1));
+	EXPECT_EQ(0, chunk_codec__encode(self->c, buf, 100 * 56, 100, coded,
+					 len));
+	free(buf);
+	free(coded);
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+TEST_F(codec, damaged_coded_input_fails_with_ebadmsg_never_crashes)
+{
+	size_t end, len;
+	uint32_t n = count_records(self->fxt, self->len, 256 << 10, &end);
+	unsigned char *coded = malloc(end), *bad = malloc(end + 64),
+		      *back = malloc(end + 64);
+	uint64_t seed = 0x1234567887654321ull, ok = 0, refused = 0;
+	long k;
+
+	ASSERT_NE(NULL, coded);
+	ASSERT_NE(NULL, bad);
+	ASSERT_NE(NULL, back);
+	k = chunk_codec__encode(self->c, self->fxt, end, n, coded, end);
+	ASSERT_LT(0, k);
+	len = (size_t)k;
+	ASSERT_EQ(0, chunk_codec__decode(coded, len, back, end, n));
+
+	/* Wrong sizes and counts around the true ones. */
+	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, len, back, end - 8, n));
+	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, len, back, end + 8, n));
+	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, len, back, end, n - 1));
+	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, len, back, end, n + 1));
+	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, 0, back, end, n));
+	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, 31, back, end, n));
+
+	/* Every truncation of the first 4 KiB, and a stride past them. */
+	for (size_t at = 0; at < len; at += at < 4096 ? 1 : 97) {
+		ASSERT_EQ(-EBADMSG, chunk_codec__decode(coded, at, back, end, n))
+			TH_LOG("cut at %zu of %zu", at, len);
+	}
+
+	/*
+	 * Random flips of 1 to 4 bytes: a flip may still decode (a frame's
+	 * bytes are anything; the chunk's CRC is what catches those), else
+	 * it is -EBADMSG; never anything else, never outside the buffers.
+	 */
+	for (int i = 0; i < 20000; i++) {
+		int ret, flips = 1 + (int)(rnd(&seed) % 4);
+
+		memcpy(bad, coded, len);
+		for (int f = 0; f < flips; f++) {
+			/* Half the flips in the header and the first streams. */
+			size_t at = rnd(&seed) % (i % 2 ? len : (len < 256 ? len : 256));
+
+			bad[at] ^= (unsigned char)(1 + rnd(&seed) % 255);
+		}
+		ret = chunk_codec__decode(bad, len, back, end, n);
+		ASSERT_TRUE(ret == 0 || ret == -EBADMSG) TH_LOG("ret %d", ret);
+		if (ret)
+			refused++;
+		else
+			ok++;
+	}
+	EXPECT_LT(10000, refused) TH_LOG("%llu refused, %llu decoded",
+					 (unsigned long long)refused,
+					 (unsigned long long)ok);
+	/* Random bytes of every length up to 300. */
+	for (size_t l = 0; l < 300; l++) {
+		int ret;
+
+		for (size_t j = 0; j < l; j++)
+			bad[j] = (unsigned char)rnd(&seed);
+		ret = chunk_codec__decode(bad, l, back, end, n);
+		ASSERT_EQ(-EBADMSG, ret) TH_LOG("length %zu", l);
+	}
+	free(coded);
+	free(bad);
+	free(back);
+}
+
+TEST_HARNESS_MAIN

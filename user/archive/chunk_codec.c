@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * chunk_codec.c - see chunk_codec.h.  A chunk of fxtprof's FXT is mostly
+ * pairs of a 7-word sample event and a stack blob whose frames repeat
+ * across thousands of samples; LZ4 alone finds the repeats only within
+ * its 64 KiB window and pays for every timestamp's 8 bytes.  The codec
+ * splits the records into eight streams (the layout and the meaning of
+ * every byte: Documentation/archive-format.md, "Chunk codec 1"):
+ *
+ *   KIND      one byte per record: verbatim, sample, stack blob
+ *   VERBATIM  the records the codec does not take apart, whole
+ *   TEMPLATE  per sample the index of its constant words (header, arg
+ *             headers, mode), each distinct set stored once
+ *   TIME      per sample its time, zigzag varint of the difference
+ *             from its CPU's predicted time
+ *   THREAD    per sample the index of its pid/tid, each pair stored once
+ *   ARGS      per sample its cpu and kernel frame count, varints
+ *   STACK     per blob the index of its words other than time, pid and
+ *             tid, each distinct blob stored once
+ *   BLOBTIME  a blob's time, pid and tid unless they are its sample's
+ *
+ * Any 7-word event and any large record of 6 words or more fit these
+ * shapes whatever their words hold, so the transform needs no knowledge
+ * of the encoder's string references and is lossless by construction.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunk_codec.h"
+
+enum {
+	S_KIND, S_VERBATIM, S_TEMPLATE, S_TIME, S_THREAD, S_ARGS, S_STACK,
+	S_BLOBTIME, NSTREAMS
+};
+#define CODED_HEADER	(NSTREAMS * 4u)
+
+enum { K_VERBATIM, K_SAMPLE, K_BLOB_OF_SAMPLE, K_BLOB };
+
+#define FXT_EVENT	4u
+#define FXT_LARGE	15u
+#define SAMPLE_WORDS	7u
+#define BLOB_MIN_WORDS	6u
+/* Sample templates: one per mode and argument layout; more go verbatim. */
+#define MAX_TEMPLATES	64u
+#define TEMPLATE_BYTES	24u
+
+struct template {
+	uint64_t w0, w5;
+	uint32_t w4lo, w6lo;
+};
+
+/*
+ * A sample's time is predicted from its CPU's previous two: the timer
+ * fires every period, so the difference from the last interval is the
+ * jitter alone.  CPUs are told apart in a few slots (by number modulo
+ * CLOCK_SLOTS); a CPU not in its slot is predicted by the chunk's
+ * previous sample.
+ */
+#define CLOCK_SLOTS	64u
+
+struct clock_slot {
+	uint64_t cpu, ts, interval;
+	bool used;
+};
+
+struct sample_clock {
+	uint64_t last;			/* the previous sample's time */
+	struct clock_slot slot[CLOCK_SLOTS];
+};
+
+static uint64_t clock_predict(const struct sample_clock *k, uint64_t cpu)
+{
+	const struct clock_slot *s = &k->slot[cpu % CLOCK_SLOTS];
+
+	return s->used && s->cpu == cpu ? s->ts + s->interval : k->last;
+}
+
+static void clock_update(struct sample_clock *k, uint64_t cpu, uint64_t ts)
+{
+	struct clock_slot *s = &k->slot[cpu % CLOCK_SLOTS];
+
+	s->interval = s->used && s->cpu == cpu ? ts - s->ts : 0;
+	s->cpu = cpu;
+	s->ts = ts;
+	s->used = true;
+	k->last = ts;
+}
+
+struct cbuf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+/* Open-addressing tables, emptied per chunk by bumping the generation. */
+struct thread_slot {
+	uint64_t pid, tid;
+	uint32_t idx, gen;
+};
+
+struct stack_slot {
+	uint64_t hash;
+	uint32_t off, len;		/* the entry's bytes in STACK */
+	uint32_t idx, gen;
+};
+
+struct chunk_codec {
+	struct cbuf s[NSTREAMS];
+	struct template tmpl[MAX_TEMPLATES];
+	uint32_t ntmpl, last_tmpl;
+	struct thread_slot *thr;
+	uint32_t thr_size, nthr;	/* size: a power of two */
+	struct stack_slot *stk;
+	uint32_t stk_size, nstk;
+	uint32_t gen;
+	struct cbuf arena;		/* the chunk's distinct blob entries */
+	struct sample_clock clock;
+	uint32_t ref_off, ref_len;	/* the previous blob's entry in it */
+};
+
+static uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void store64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* A record's words from its header, 0 if it has none. */
+static uint64_t record_words(uint64_t w0)
+{
+	return (w0 & 0xf) == FXT_LARGE ? (w0 >> 4) & 0xffffffffu
+				       : (w0 >> 4) & 0xfff;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
+int chunk_codec__new(struct chunk_codec **cp)
+{
+	struct chunk_codec *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->thr_size = 256;
+	c->stk_size = 1024;
+	c->thr = calloc(c->thr_size, sizeof(*c->thr));
+	c->stk = calloc(c->stk_size, sizeof(*c->stk));
+	if (!c->thr || !c->stk) {
+		chunk_codec__free(c);
+		return -ENOMEM;
+	}
+	*cp = c;
+	return 0;
+}
+
+void chunk_codec__free(struct chunk_codec *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < NSTREAMS; i++)
+		free(c->s[i].p);
+	free(c->arena.p);
+	free(c->thr);
+	free(c->stk);
+	free(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Encoding                                                            */
+/* ------------------------------------------------------------------ */
+
+static int cbuf_room(struct cbuf *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	unsigned char *p;
+
+	if (b->len + n <= b->cap)
+		return 0;
+	while (cap < b->len + n)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+/* The callers made room: at most 10 bytes. */
+static void put_varint(struct cbuf *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		b->p[b->len++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	b->p[b->len++] = (unsigned char)v;
+}
+
+static void put_raw(struct cbuf *b, const void *p, size_t n)
+{
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static uint64_t zigzag(uint64_t delta)
+{
+	return (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
+}
+
+/* The index of @t, stored if new; -1 if the table is full. */
+static int template_index(struct chunk_codec *c, const struct template *t)
+{
+	struct cbuf *b = &c->s[S_TEMPLATE];
+	uint32_t i = c->last_tmpl;
+
+	if (i < c->ntmpl && !memcmp(&c->tmpl[i], t, sizeof(*t)))
+		goto found;
+	for (i = 0; i < c->ntmpl; i++)
+		if (!memcmp(&c->tmpl[i], t, sizeof(*t)))
+			goto found;
+	if (c->ntmpl == MAX_TEMPLATES)
+		return -1;
+	c->tmpl[c->ntmpl] = *t;
+	put_varint(b, c->ntmpl);
+	put_raw(b, &t->w0, 8);
+	put_raw(b, &t->w4lo, 4);
+	put_raw(b, &t->w5, 8);
+	put_raw(b, &t->w6lo, 4);
+	return (int)(c->last_tmpl = c->ntmpl++);
+found:
+	put_varint(b, i);
+	return (int)(c->last_tmpl = i);
+}
+
+static int thread_grow(struct chunk_codec *c)
+{
+	uint32_t size = c->thr_size * 2, mask = size - 1;
+	struct thread_slot *t = calloc(size, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->thr_size; i++) {
+		const struct thread_slot *o = &c->thr[i];
+		uint32_t j;
+
+		if (o->gen != c->gen)
+			continue;
+		j = (uint32_t)mix(o->pid, o->tid) & mask;
+		while (t[j].gen == c->gen)
+			j = (j + 1) & mask;
+		t[j] = *o;
+	}
+	free(c->thr);
+	c->thr = t;
+	c->thr_size = size;
+	return 0;
+}
+
+static int thread_put(struct chunk_codec *c, uint64_t pid, uint64_t tid)
+{
+	struct cbuf *b = &c->s[S_THREAD];
+	uint32_t mask, j;
+
+	if (2 * (c->nthr + 1) > c->thr_size && thread_grow(c))
+		return -ENOMEM;
+	mask = c->thr_size - 1;
+	j = (uint32_t)mix(pid, tid) & mask;
+	for (;; j = (j + 1) & mask) {
+		struct thread_slot *s = &c->thr[j];
+
+		if (s->gen != c->gen) {
+			*s = (struct thread_slot){ pid, tid, c->nthr, c->gen };
+			put_varint(b, c->nthr++);
+			put_varint(b, pid);
+			put_varint(b, tid);
+			return 0;
+		}
+		if (s->pid == pid && s->tid == tid) {
+			put_varint(b, s->idx);
+			return 0;
+		}
+	}
+}
+
+static int stack_grow(struct chunk_codec *c)
+{
+	uint32_t size = c->stk_size * 2, mask = size - 1;
+	struct stack_slot *t = calloc(size, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->stk_size; i++) {
+		const struct stack_slot *o = &c->stk[i];
+		uint32_t j;
+
+		if (o->gen != c->gen)
+			continue;
+		j = (uint32_t)o->hash & mask;
+		while (t[j].gen == c->gen)
+			j = (j + 1) & mask;
+		t[j] = *o;
+	}
+	free(c->stk);
+	c->stk = t;
+	c->stk_size = size;
+	return 0;
+}
+
+/*
+ * A new entry's words after the fixed six (the frames, leaf first): how
+ * many at the end it shares with @ref (the previous blob's entry: on one
+ * CPU's batch mostly the same thread, whose callers are the same), then
+ * the others raw.  Raw, because LZ4 then matches them against earlier
+ * entries; varint differences measured worse (performance.md).
+ */
+static void put_frames(struct cbuf *b, const unsigned char *p, uint64_t n,
+		       const unsigned char *ref, uint64_t nref)
+{
+	uint64_t same = 0;
+
+	while (same < n && same < nref &&
+	       load64(p + 8 * (n - 1 - same)) == load64(ref + 8 * (nref - 1 - same)))
+		same++;
+	put_varint(b, same);
+	put_raw(b, p, 8 * (n - same));
+}
+
+/*
+ * The blob @r of @words words by the index of its words other than 2..4
+ * (time, pid, tid), kept in the arena; appended to STACK if new.
+ */
+static int stack_put(struct chunk_codec *c, const unsigned char *r,
+		     uint64_t words)
+{
+	struct cbuf *b = &c->s[S_STACK], *ar = &c->arena;
+	uint32_t len = (uint32_t)(words - 3) * 8, mask, j;
+	uint64_t h = mix(mix(load64(r), load64(r + 8)), load64(r + 40));
+	const unsigned char *e;
+
+	for (uint64_t i = BLOB_MIN_WORDS; i < words; i++)
+		h = mix(h, load64(r + 8 * i));
+	if (2 * (c->nstk + 1) > c->stk_size && stack_grow(c))
+		return -ENOMEM;
+	if (cbuf_room(b, 10 + 24 + 10 + 10 * (size_t)words) ||
+	    cbuf_room(ar, len))
+		return -ENOMEM;
+	mask = c->stk_size - 1;
+	for (j = (uint32_t)h & mask;; j = (j + 1) & mask) {
+		struct stack_slot *s = &c->stk[j];
+
+		if (s->gen != c->gen)
+			break;
+		if (s->hash != h || s->len != len)
+			continue;
+		e = ar->p + s->off;
+		if (!memcmp(e, r, 16) && !memcmp(e + 16, r + 40, len - 16)) {
+			put_varint(b, s->idx);
+			c->ref_off = s->off;
+			c->ref_len = len;
+			return 0;
+		}
+	}
+	put_varint(b, c->nstk);
+	c->stk[j] = (struct stack_slot){ h, (uint32_t)ar->len, len, c->nstk++,
+					 c->gen };
+	put_raw(b, r, 16);
+	put_raw(b, r + 40, 8);
+	put_frames(b, r + 48, words - 6, ar->p + c->ref_off + 24,
+		   c->ref_len ? c->ref_len / 8 - 3 : 0);
+	c->ref_off = (uint32_t)ar->len;
+	c->ref_len = len;
+	put_raw(ar, r, 16);
+	put_raw(ar, r + 40, len - 16);
+	return 0;
+}
+
+static void codec_reset(struct chunk_codec *c)
+{
+	for (int i = 0; i < NSTREAMS; i++)
+		c->s[i].len = 0;
+	c->ntmpl = c->last_tmpl = 0;
+	c->nthr = c->nstk = 0;
+	c->arena.len = 0;
+	memset(&c->clock, 0, sizeof(c->clock));
+	c->ref_off = c->ref_len = 0;
+	/* Generation 0 marks a never-used slot. */
+	if (++c->gen == 0) {
+		memset(c->thr, 0, c->thr_size * sizeof(*c->thr));
+		memset(c->stk, 0, c->stk_size * sizeof(*c->stk));
+		c->gen = 1;
+	}
+}
+
+static int encode_sample(struct chunk_codec *c, const unsigned char *r,
+			 struct sample_clock *clock)
+{
+	struct template t = {
+		.w0 = load64(r), .w5 = load64(r + 40),
+		.w4lo = (uint32_t)load64(r + 32),
+		.w6lo = (uint32_t)load64(r + 48),
+	};
+	uint64_t ts = load64(r + 8), cpu = load64(r + 32) >> 32;
+	int ret;
+
+	if (cbuf_room(&c->s[S_TEMPLATE], 10 + TEMPLATE_BYTES) ||
+	    cbuf_room(&c->s[S_TIME], 10) || cbuf_room(&c->s[S_THREAD], 30) ||
+	    cbuf_room(&c->s[S_ARGS], 10))
+		return -ENOMEM;
+	ret = template_index(c, &t);
+	if (ret < 0)
+		return 1;			/* no room: verbatim */
+	put_varint(&c->s[S_TIME], zigzag(ts - clock_predict(clock, cpu)));
+	clock_update(clock, cpu, ts);
+	ret = thread_put(c, load64(r + 16), load64(r + 24));
+	if (ret)
+		return ret;
+	put_varint(&c->s[S_ARGS], cpu);
+	put_varint(&c->s[S_ARGS], load64(r + 48) >> 32);
+	return 0;
+}
+
+long chunk_codec__encode(struct chunk_codec *c, const void *fxt, size_t len,
+			 uint32_t records, void *out, size_t cap)
+{
+	const unsigned char *p = fxt, *end = p + len, *sample = NULL;
+	uint64_t total = CODED_HEADER;
+	struct sample_clock *clock = &c->clock;
+	unsigned char *o = out;
+	uint32_t n = 0;
+	int ret;
+
+	codec_reset(c);
+	if (cbuf_room(&c->s[S_KIND], (size_t)records))
+		return -ENOMEM;
+	while (p < end) {
+		uint64_t w0, words, bytes;
+		unsigned char kind = K_VERBATIM;
+
+		if (end - p < 8)
+			return 0;
+		w0 = load64(p);
+		words = record_words(w0);
+		if (!words || words > (uint64_t)(end - p) / 8 || n == records)
+			return 0;		/* not whole records: uncoded */
+		bytes = words * 8;
+		if ((w0 & 0xf) == FXT_EVENT && words == SAMPLE_WORDS) {
+			ret = encode_sample(c, p, clock);
+			if (ret < 0)
+				return ret;
+			if (!ret) {
+				kind = K_SAMPLE;
+				sample = p;
+			}
+		} else if ((w0 & 0xf) == FXT_LARGE && words >= BLOB_MIN_WORDS) {
+			ret = stack_put(c, p, words);
+			if (ret)
+				return ret;
+			if (sample && !memcmp(p + 16, sample + 8, 24)) {
+				kind = K_BLOB_OF_SAMPLE;
+			} else {
+				kind = K_BLOB;
+				if (cbuf_room(&c->s[S_BLOBTIME], 24))
+					return -ENOMEM;
+				put_raw(&c->s[S_BLOBTIME], p + 16, 24);
+			}
+		}
+		if (kind == K_VERBATIM) {
+			if (cbuf_room(&c->s[S_VERBATIM], bytes))
+				return -ENOMEM;
+			put_raw(&c->s[S_VERBATIM], p, bytes);
+		}
+		c->s[S_KIND].p[c->s[S_KIND].len++] = kind;
+		n++;
+		p += bytes;
+	}
+	if (n != records)
+		return 0;
+	for (int i = 0; i < NSTREAMS; i++)
+		total += c->s[i].len;
+	if (total >= len || total > cap)
+		return 0;
+	for (int i = 0; i < NSTREAMS; i++) {
+		uint32_t l = (uint32_t)c->s[i].len;
+
+		memcpy(o + 4 * i, &l, 4);
+	}
+	o += CODED_HEADER;
+	for (int i = 0; i < NSTREAMS; i++) {
+		if (c->s[i].len)
+			memcpy(o, c->s[i].p, c->s[i].len);
+		o += c->s[i].len;
+	}
+	return (long)total;
+}
+
+/* ------------------------------------------------------------------ */
+/* Decoding: every read bounded, every index checked                   */
+/* ------------------------------------------------------------------ */
+
+struct rd {
+	const unsigned char *p;
+	size_t len, pos;
+};
+
+static bool get_raw(struct rd *r, void *v, size_t n)
+{
+	if (r->len - r->pos < n)
+		return false;
+	memcpy(v, r->p + r->pos, n);
+	r->pos += n;
+	return true;
+}
+
+/* A varint of at most 10 bytes that fits 64 bits. */
+static bool get_varint(struct rd *r, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (unsigned int shift = 0; shift < 64; shift += 7) {
+		unsigned char b;
+
+		if (r->pos == r->len)
+			return false;
+		b = r->p[r->pos++];
+		if (shift == 63 && b > 1)
+			return false;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool get_u32(struct rd *r, uint64_t *v)
+{
+	return get_varint(r, v) && *v <= UINT32_MAX;
+}
+
+/* Index @idx of a table of @n entries, or the next entry if @idx == @n. */
+static bool index_ok(uint64_t idx, uint32_t n)
+{
+	return idx <= n;
+}
+
+struct dec_tables {
+	uint64_t (*thr)[2];
+	const unsigned char **stk;	/* each entry's first byte in STACK */
+	uint32_t nthr, nstk, cap_thr, cap_stk;
+	struct template tmpl[MAX_TEMPLATES];
+	uint32_t ntmpl;
+	unsigned char *arena;		/* the distinct blob entries */
+	size_t arena_len, arena_cap;
+	const unsigned char *ref;	/* the previous blob's entry */
+	struct sample_clock clock;
+};
+
+static bool table_room(void **p, uint32_t *cap, uint32_t n, size_t size)
+{
+	uint32_t c = *cap ? *cap * 2 : 64;
+	void *q;
+
+	if (n < *cap)
+		return true;
+	q = realloc(*p, c * size);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = c;
+	return true;
+}
+
+static int decode_sample(struct rd *s, struct dec_tables *t,
+			 unsigned char *o, struct sample_clock *clock)
+{
+	uint64_t idx, delta, cpu, kframes, pid, tid, ts;
+	const struct template *tp;
+
+	if (!get_varint(&s[S_TEMPLATE], &idx) || !index_ok(idx, t->ntmpl))
+		return -EBADMSG;
+	if (idx == t->ntmpl) {
+		struct template n;
+
+		if (t->ntmpl == MAX_TEMPLATES ||
+		    !get_raw(&s[S_TEMPLATE], &n.w0, 8) ||
+		    !get_raw(&s[S_TEMPLATE], &n.w4lo, 4) ||
+		    !get_raw(&s[S_TEMPLATE], &n.w5, 8) ||
+		    !get_raw(&s[S_TEMPLATE], &n.w6lo, 4) ||
+		    (n.w0 & 0xf) != FXT_EVENT || record_words(n.w0) != SAMPLE_WORDS)
+			return -EBADMSG;
+		t->tmpl[t->ntmpl++] = n;
+	}
+	tp = &t->tmpl[idx];
+	/* The CPU first: it predicts the time. */
+	if (!get_u32(&s[S_ARGS], &cpu) || !get_u32(&s[S_ARGS], &kframes) ||
+	    !get_varint(&s[S_TIME], &delta))
+		return -EBADMSG;
+	/* Undo the zigzag; the sum wraps as the encoder's difference did. */
+	ts = clock_predict(clock, cpu) + ((delta >> 1) ^ (0 - (delta & 1)));
+	clock_update(clock, cpu, ts);
+	if (!get_varint(&s[S_THREAD], &idx) || !index_ok(idx, t->nthr))
+		return -EBADMSG;
+	if (idx == t->nthr) {
+		void *q = t->thr;
+
+		if (!table_room(&q, &t->cap_thr, t->nthr, sizeof(*t->thr)))
+			return -ENOMEM;
+		t->thr = q;
+		if (!get_varint(&s[S_THREAD], &pid) ||
+		    !get_varint(&s[S_THREAD], &tid))
+			return -EBADMSG;
+		t->thr[t->nthr][0] = pid;
+		t->thr[t->nthr++][1] = tid;
+	}
+	store64(o, tp->w0);
+	store64(o + 8, ts);
+	store64(o + 16, t->thr[idx][0]);
+	store64(o + 24, t->thr[idx][1]);
+	store64(o + 32, tp->w4lo | cpu << 32);
+	store64(o + 40, tp->w5);
+	store64(o + 48, tp->w6lo | kframes << 32);
+	return 0;
+}
+
+/* put_frames() undone into @p, @n words. */
+static bool get_frames(struct rd *b, unsigned char *p, uint64_t n,
+		       const unsigned char *ref, uint64_t nref)
+{
+	uint64_t same;
+
+	if (!get_varint(b, &same) || same > n || same > nref)
+		return false;
+	if (!get_raw(b, p, 8 * (n - same)))
+		return false;
+	if (same)
+		memcpy(p + 8 * (n - same), ref + 8 * (nref - same), 8 * same);
+	return true;
+}
+
+/*
+ * A blob's entry (its words other than time, pid and tid): by index, or
+ * a new one decoded into the arena, which the output's size bounds.
+ */
+static int decode_stack(struct rd *s, struct dec_tables *t,
+			const unsigned char **entry, uint64_t *words)
+{
+	struct rd *b = &s[S_STACK];
+	const unsigned char *ref = t->ref;
+	unsigned char *e;
+	uint64_t idx, w0;
+	void *q;
+
+	if (!get_varint(b, &idx) || !index_ok(idx, t->nstk))
+		return -EBADMSG;
+	if (idx == t->nstk) {
+		if (b->len - b->pos < 8)
+			return -EBADMSG;
+		w0 = load64(b->p + b->pos);
+		*words = record_words(w0);
+		if ((w0 & 0xf) != FXT_LARGE || *words < BLOB_MIN_WORDS ||
+		    (*words - 3) * 8 > t->arena_cap - t->arena_len)
+			return -EBADMSG;
+		q = t->stk;
+		if (!table_room(&q, &t->cap_stk, t->nstk, sizeof(*t->stk)))
+			return -ENOMEM;
+		t->stk = q;
+		e = t->arena + t->arena_len;
+		if (!get_raw(b, e, 24) ||
+		    !get_frames(b, e + 24, *words - 6, ref ? ref + 24 : NULL,
+				ref ? record_words(load64(ref)) - 6 : 0))
+			return -EBADMSG;
+		t->arena_len += (*words - 3) * 8;
+		t->stk[t->nstk++] = e;
+	}
+	*entry = t->ref = t->stk[idx];
+	*words = record_words(load64(*entry));
+	return 0;
+}
+
+static int decode_records(struct rd *s, struct dec_tables *t,
+			  unsigned char *out, size_t out_len,
+			  uint32_t records)
+{
+	const unsigned char *entry, *sample = NULL;
+	struct sample_clock *clock = &t->clock;
+	uint64_t words, w0;
+	size_t o = 0;
+	int ret;
+
+	for (uint32_t n = 0; n < records; n++) {
+		unsigned char kind;
+
+		if (!get_raw(&s[S_KIND], &kind, 1))
+			return -EBADMSG;
+		switch (kind) {
+		case K_VERBATIM:
+			if (s[S_VERBATIM].len - s[S_VERBATIM].pos < 8)
+				return -EBADMSG;
+			w0 = load64(s[S_VERBATIM].p + s[S_VERBATIM].pos);
+			words = record_words(w0);
+			if (!words || words > (out_len - o) / 8 ||
+			    !get_raw(&s[S_VERBATIM], out + o, words * 8))
+				return -EBADMSG;
+			break;
+		case K_SAMPLE:
+			words = SAMPLE_WORDS;
+			if (words > (out_len - o) / 8)
+				return -EBADMSG;
+			ret = decode_sample(s, t, out + o, clock);
+			if (ret)
+				return ret;
+			sample = out + o;
+			break;
+		case K_BLOB_OF_SAMPLE:
+		case K_BLOB:
+			ret = decode_stack(s, t, &entry, &words);
+			if (ret)
+				return ret;
+			if (words > (out_len - o) / 8 ||
+			    (kind == K_BLOB_OF_SAMPLE && !sample))
+				return -EBADMSG;
+			memcpy(out + o, entry, 16);
+			if (kind == K_BLOB_OF_SAMPLE)
+				memcpy(out + o + 16, sample + 8, 24);
+			else if (!get_raw(&s[S_BLOBTIME], out + o + 16, 24))
+				return -EBADMSG;
+			memcpy(out + o + 40, entry + 16, (words - 5) * 8);
+			break;
+		default:
+			return -EBADMSG;
+		}
+		o += words * 8;
+	}
+	for (int i = 0; i < NSTREAMS; i++)
+		if (s[i].pos != s[i].len)
+			return -EBADMSG;	/* bytes no record used */
+	return o == out_len ? 0 : -EBADMSG;
+}
+
+int chunk_codec__decode(const void *in, size_t len, void *out,
+			size_t out_len, uint32_t records)
+{
+	const unsigned char *p = in;
+	struct rd s[NSTREAMS];
+	struct dec_tables *t;
+	uint64_t off = CODED_HEADER;
+	int ret;
+
+	if (len < CODED_HEADER)
+		return -EBADMSG;
+	for (int i = 0; i < NSTREAMS; i++) {
+		uint32_t l;
+
+		memcpy(&l, p + 4 * i, 4);
+		if (l > len - off)
+			return -EBADMSG;
+		s[i] = (struct rd){ p + off, l, 0 };
+		off += l;
+	}
+	if (off != len)
+		return -EBADMSG;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	/* Each entry is a record's less 24 bytes: the output bounds them. */
+	t->arena_cap = out_len;
+	t->arena = malloc(out_len ? out_len : 1);
+	ret = t->arena ? decode_records(s, t, out, out_len, records) : -ENOMEM;
+	free(t->arena);
+	free(t->thr);
+	free(t->stk);
+	free(t);
+	return ret;
+}
