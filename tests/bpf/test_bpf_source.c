@@ -847,7 +847,8 @@ TEST(kill_9_leaves_nothing)
 	ASSERT_LE(0, child);
 	if (!child) {
 		struct fxtprof_config cfg = { .size = sizeof(cfg),
-					      .flags = FXTPROF_CFG_DEFAULT,
+					      .flags = FXTPROF_CFG_DEFAULT &
+						 ~FXTPROF_CFG_ANNOTATE,
 					      .freq_hz = 1000 };
 		struct bpf_source src;
 
