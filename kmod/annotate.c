@@ -169,7 +169,8 @@ static int fxtprof_annot_emit(const struct fxtprof_annotation *a)
 
 	rcu_read_lock();
 	sess = rcu_dereference(fxtprof_annotate_sess);
-	if (!sess) {
+	/* sess->flags is set by configure and stays while it runs. */
+	if (!sess || !(sess->flags & FXTPROF_CFG_ANNOTATE)) {
 		rcu_read_unlock();
 		return -ESRCH;
 	}
@@ -197,7 +198,8 @@ static int fxtprof_annot_emit(const struct fxtprof_annotation *a)
 /*
  * One annotation per write, copied whole before interrupts go off:
  * copy_from_user() may fault and sleep.  Invalid fields are -EINVAL
- * whether or not a session runs; then -ESRCH without one.
+ * whether or not a session runs; then -ESRCH without one, or when the
+ * running one did not enable app.annotations (FXTPROF_CFG_ANNOTATE).
  */
 static ssize_t fxtprof_annotate_write(struct file *file,
 				      const char __user *ubuf, size_t count,

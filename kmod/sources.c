@@ -30,11 +30,6 @@ static bool fxtprof_always(void)
 	return true;
 }
 
-static bool fxtprof_never(void)
-{
-	return false;
-}
-
 static const struct fxtprof_source_def fxtprof_sources[] = {
 	{
 		.name = "cpu.sampling",
@@ -63,21 +58,22 @@ static const struct fxtprof_source_def fxtprof_sources[] = {
 	},
 	{
 		/*
-		 * No bits: /dev/fxtprof-annotate writes into every running
-		 * session (annotate.c), so there is nothing to enable here.
+		 * Off, a write to /dev/fxtprof-annotate is refused before it
+		 * touches a ring (annotate.c); triggers need no bit.
 		 */
 		.name = "app.annotations",
-		.description = "application annotations via /dev/fxtprof-annotate, always on",
-		.cfg_flags = 0,
-		.enable_flags = 0,
-		.is_default = false,
-		.available = fxtprof_never,
+		.description = "application annotations via /dev/fxtprof-annotate",
+		.cfg_flags = FXTPROF_CFG_ANNOTATE,
+		.enable_flags = FXTPROF_CFG_ANNOTATE,
+		.is_default = true,
+		.available = fxtprof_always,
 	},
 };
 
 static_assert((FXTPROF_CFG_DEFAULT & ~(FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK |
 				       FXTPROF_CFG_USTACK | FXTPROF_CFG_TASKS |
-				       FXTPROF_CFG_SNAPSHOT)) == 0,
+				       FXTPROF_CFG_SNAPSHOT |
+				       FXTPROF_CFG_ANNOTATE)) == 0,
 	      "the default sources own every default configuration bit");
 
 u32 fxtprof_nr_sources(void)

@@ -189,7 +189,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fxtprof_config cfg = { .size = sizeof(cfg),
-				      .flags = FXTPROF_CFG_DEFAULT };
+				      .flags = FXTPROF_CFG_DEFAULT &
+					 ~FXTPROF_CFG_ANNOTATE };
 	static uint64_t cpumask[16];
 	struct sink_opts sopts = { 0 };
 	struct fxtprof_stats total;

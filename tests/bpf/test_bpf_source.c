@@ -720,6 +720,34 @@ TEST(error_frequency_above_max_rate)
 	bpf_source__close(&src);
 }
 
+/*
+ * sched.switch and app.annotations are the module's: their bits are
+ * refused with a sentence, not accepted and left without records.
+ */
+TEST(error_module_only_sources)
+{
+	static const struct {
+		__u32 flag;
+		const char *why;
+	} cases[] = {
+		{ FXTPROF_CFG_SCHED, "sched.switch is a module-only" },
+		{ FXTPROF_CFG_ANNOTATE, "app.annotations is a module-only" },
+	};
+	struct bpf_source src;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct fxtprof_config cfg = { .size = sizeof(cfg),
+					      .flags = FXTPROF_CFG_SAMPLE |
+						       cases[i].flag };
+
+		ASSERT_EQ(0, bpf_source__open(&src, NULL));
+		EXPECT_EQ(-EOPNOTSUPP, bpf_source__configure(&src, &cfg));
+		EXPECT_NE(NULL, strstr(bpf_source__error(&src), cases[i].why))
+			TH_LOG("%s", bpf_source__error(&src));
+		bpf_source__close(&src);
+	}
+}
+
 /* Keep only the capabilities in @keep (a 64-bit mask) effective. */
 static int limit_caps(uint64_t keep)
 {
@@ -847,7 +875,8 @@ TEST(kill_9_leaves_nothing)
 	ASSERT_LE(0, child);
 	if (!child) {
 		struct fxtprof_config cfg = { .size = sizeof(cfg),
-					      .flags = FXTPROF_CFG_DEFAULT,
+					      .flags = FXTPROF_CFG_DEFAULT &
+						 ~FXTPROF_CFG_ANNOTATE,
 					      .freq_hz = 1000 };
 		struct bpf_source src;
 

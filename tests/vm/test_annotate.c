@@ -4,6 +4,8 @@
  * /dev/fxtprof-annotate (ABI 4), in the VM:
  *  - no running session (none, configured, stopped): -ESRCH; the main
  *    device takes no annotation (-EINVAL);
+ *  - a running session configured without FXTPROF_CFG_ANNOTATE: -ESRCH
+ *    and no record, while a trigger still lands; with the bit, taken;
  *  - every invalid field, one at a time: -EINVAL (a bad buffer -EFAULT),
  *    and nothing reaches the rings;
  *  - each kind, from each online CPU, is an ANNOTATION record in that
@@ -103,7 +105,7 @@ static size_t count_annotations(const struct vm_recs *r)
 
 TEST(no_session_is_esrch)
 {
-	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS, 0, 1 << 20);
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS | FXTPROF_CFG_ANNOTATE, 0, 1 << 20);
 	struct fxtprof_dev *dev;
 
 	EXPECT_EQ(-ESRCH, annotate(FXTPROF_ANNOT_EVENT, "nobody-home", 0));
@@ -126,9 +128,65 @@ TEST(no_session_is_esrch)
 	EXPECT_EQ(-EINVAL, annotate(FXTPROF_ANNOT_EVENT, "key", 1));
 }
 
+/*
+ * app.annotations off is the same -ESRCH as no session and writes
+ * nothing; triggers are the protocol's and land either way.
+ */
+TEST_F(dev, session_without_the_annotate_bit_refuses_them)
+{
+	struct fxtprof_config off = vm_config(FXTPROF_CFG_TASKS, 0, 1 << 20);
+	struct fxtprof_config on = vm_config(FXTPROF_CFG_TASKS |
+					     FXTPROF_CFG_ANNOTATE, 0, 1 << 20);
+	struct fxtprof_trigger t = { .size = sizeof(t), .name = "still-fires" };
+	struct fxtprof_source src;
+	int fd;
+
+	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &off));
+	ASSERT_EQ(0, fxtprof_dev__source(self->dev, 3, &src));
+	EXPECT_STREQ("app.annotations", src.name);
+	EXPECT_EQ(0, src.flags & FXTPROF_SOURCE_ENABLED);
+	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
+	EXPECT_EQ(-ESRCH, annotate(FXTPROF_ANNOT_EVENT, "unwanted", 0));
+	EXPECT_EQ(-ESRCH, annotate(FXTPROF_ANNOT_SECTION_BEGIN, "unwanted", 7));
+	/* Invalid fields are still -EINVAL first. */
+	EXPECT_EQ(-EINVAL, annotate(FXTPROF_ANNOT_EVENT, "key", 1));
+	fd = open(FXTPROF_ANNOTATE_DEVICE, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, ioctl(fd, FXTPROF_IOC_TRIGGER, &t));
+	close(fd);
+	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
+	ASSERT_LT(0, vm_recs_drain_all(self->dev, &self->r));
+	ASSERT_EQ(0, self->r.err);
+	EXPECT_EQ(0, count_annotations(&self->r));
+	EXPECT_EQ(1, self->r.nr_by_type[FXTPROF_REC_TRIGGER]);
+	EXPECT_EQ(0, self->r.lost_records);
+	vm_recs_free(&self->r);
+	/* A fresh session: the first one's rings are still mapped. */
+	fxtprof_dev__close(self->dev);
+	ASSERT_EQ(0, fxtprof_dev__open(NULL, &self->dev));
+
+	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &on));
+	ASSERT_EQ(0, fxtprof_dev__source(self->dev, 3, &src));
+	EXPECT_EQ(FXTPROF_SOURCE_ENABLED, src.flags & FXTPROF_SOURCE_ENABLED);
+	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
+	EXPECT_EQ(0, annotate(FXTPROF_ANNOT_EVENT, "wanted", 0));
+	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
+	ASSERT_LT(0, vm_recs_drain_all(self->dev, &self->r));
+	ASSERT_EQ(0, self->r.err);
+	EXPECT_EQ(1, count_annotations(&self->r));
+	vm_recs_for_each(&self->r, rec) {
+		const struct fxtprof_annotation_rec *a = (const void *)rec;
+
+		if (rec->type != FXTPROF_REC_ANNOTATION)
+			continue;
+		EXPECT_EQ(6, a->name_len);
+		EXPECT_EQ(0, memcmp(a->name, "wanted", 6));
+	}
+}
+
 TEST_F(dev, invalid_fields_are_einval_and_write_nothing)
 {
-	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS, 0, 1 << 20);
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS | FXTPROF_CFG_ANNOTATE, 0, 1 << 20);
 	char big[FXTPROF_ANNOTATION_NAME_MAX + 2];
 	union annot u;
 	size_t n;
@@ -226,7 +284,7 @@ TEST_F(dev, invalid_fields_are_einval_and_write_nothing)
 
 TEST_F(dev, each_kind_lands_in_the_callers_cpu_ring)
 {
-	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS, 0, 1 << 20);
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS | FXTPROF_CFG_ANNOTATE, 0, 1 << 20);
 	unsigned int cpu, found = 0, written = 0;
 	unsigned long long before, after;
 	char name[64];
@@ -283,7 +341,8 @@ TEST_F(dev, each_kind_lands_in_the_callers_cpu_ring)
 
 TEST_F(dev, full_ring_counts_annotations_as_lost)
 {
-	struct fxtprof_config c = vm_config(0, 0, FXTPROF_MIN_RING_SIZE);
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_ANNOTATE, 0,
+					    FXTPROF_MIN_RING_SIZE);
 	const unsigned int n = 1000;
 	unsigned long long lost_in_recs = 0;
 	struct fxtprof_stats st;
@@ -373,7 +432,7 @@ static void *writer_fn(void *arg)
 
 TEST_F(dev, sixteen_threads_annotate_at_once)
 {
-	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS, 0, 4 << 20);
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS | FXTPROF_CFG_ANNOTATE, 0, 4 << 20);
 	static unsigned char seen[NTHREADS][PER_THREAD];
 	struct writer w[NTHREADS];
 	unsigned int i, total = 0;
@@ -520,7 +579,7 @@ static int sh(const char *cmd)
 
 TEST(group_parameter_lets_its_members_annotate)
 {
-	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS, 0, 1 << 20);
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_TASKS | FXTPROF_CFG_ANNOTATE, 0, 1 << 20);
 	const char *ko = getenv("FXTPROF_KO");
 	struct fxtprof_dev *dev;
 	struct vm_recs r = { 0 };

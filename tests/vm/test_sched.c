@@ -11,13 +11,17 @@
  *    is woken (a WAKEUP onto CPU 1) before it runs again;
  *  - `fxtprof record --sources sched.switch,task.lifecycle` of the same
  *    program passes `fxtprof check` (its scheduling rules included), and
- *    an unknown or unavailable --sources name is refused with a sentence.
+ *    an unknown or unavailable --sources name is refused with a sentence;
+ *  - app.annotations is available and default; `--sources cpu.sampling`
+ *    records none of an annotator's events, adding app.annotations does.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +60,8 @@ TEST_F(dev, sources_listed)
 		{ "task.lifecycle", FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT,
 		  FXTPROF_CFG_TASKS | FXTPROF_CFG_SNAPSHOT },
 		{ "sched.switch", FXTPROF_SOURCE_AVAILABLE, FXTPROF_CFG_SCHED },
-		{ "app.annotations", 0, 0 },
+		{ "app.annotations", FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT,
+		  FXTPROF_CFG_ANNOTATE },
 	};
 	struct fxtprof_config c = vm_config(FXTPROF_CFG_SCHED, 0, 1 << 16);
 	struct fxtprof_source src;
@@ -83,8 +88,11 @@ TEST_F(dev, sources_listed)
 	EXPECT_EQ(FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_ENABLED, src.flags);
 	ASSERT_EQ(0, fxtprof_dev__source(self->dev, 0, &src));
 	EXPECT_EQ(FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT, src.flags);
+	ASSERT_EQ(0, fxtprof_dev__source(self->dev, 3, &src));
+	EXPECT_EQ(FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT, src.flags);
 	/* sched.switch is not a default: the default flags leave it off. */
 	EXPECT_EQ(0, FXTPROF_CFG_DEFAULT & FXTPROF_CFG_SCHED);
+	EXPECT_EQ(FXTPROF_CFG_ANNOTATE, FXTPROF_CFG_DEFAULT & FXTPROF_CFG_ANNOTATE);
 }
 
 /* Some of everything: a child that forks and exits, a ping-pong, spin. */
@@ -411,6 +419,68 @@ static int sh(const char *fmt, const char *a, const char *b)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+#define ANNOT_NAME	"sched-test-annotation"
+
+/* A child writing an EVENT annotation every 2 ms until it is killed. */
+static pid_t annotator_start(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		union {
+			struct fxtprof_annotation a;
+			char bytes[sizeof(struct fxtprof_annotation) +
+				   sizeof(ANNOT_NAME)];
+		} u = { 0 };
+		const size_t len = sizeof(ANNOT_NAME) - 1;
+		int fd = open(FXTPROF_ANNOTATE_DEVICE, O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			_exit(1);
+		u.a.size = (__u32)(sizeof(u.a) + len);
+		u.a.kind = FXTPROF_ANNOT_EVENT;
+		u.a.name_len = (__u16)len;
+		memcpy(u.a.name, ANNOT_NAME, len);
+		for (;;) {
+			/* -ESRCH between and outside recordings: go on. */
+			if (write(fd, &u, u.a.size) < 0 && errno != ESRCH)
+				_exit(2);
+			usleep(2000);
+		}
+	}
+	return pid;
+}
+
+/*
+ * fxtprof record --sources @sources while the annotator writes: 0 when
+ * the file holds its events exactly when @want says so.
+ */
+static int record_annotated(const char *fxtprof, const char *sources,
+			    int want)
+{
+	pid_t annotator = annotator_start();
+	int status, rc;
+
+	if (annotator < 0)
+		return -1;
+	unlink("/tmp/annot.fxt");
+	rc = sh("%s record -q --sources %s /tmp/annot.fxt & pid=$!; i=0; "
+		"while [ ! -s /tmp/annot.fxt ] && [ $i -lt 300 ]; do sleep 0.1; "
+		"i=$((i + 1)); done; sleep 1; kill -INT $pid; wait $pid",
+		fxtprof, sources);
+	kill(annotator, SIGKILL);
+	if (waitpid(annotator, &status, 0) != annotator ||
+	    !WIFSIGNALED(status))
+		return -2;	/* it could not open the device, or write */
+	if (rc)
+		return rc;
+	rc = sh(want ? "%s dump /tmp/annot.fxt | grep -q '%s'" :
+		       "! %s dump /tmp/annot.fxt | grep -q '%s'",
+		fxtprof, ANNOT_NAME);
+	unlink("/tmp/annot.fxt");
+	return rc;
+}
+
 TEST(record_sources_and_check)
 {
 	char fxtprof[512], pp[512];
@@ -447,12 +517,23 @@ TEST(record_sources_and_check)
 	EXPECT_EQ(0, sh("! %s record -q -d 1 --sources cpu.sampling,nosuch "
 			"/tmp/x.fxt 2>/tmp/err && grep -q \"unknown data "
 			"source 'nosuch'\" /tmp/err%s", fxtprof, ""));
-	EXPECT_EQ(0, sh("! %s record -q -d 1 --sources app.annotations "
-			"/tmp/x.fxt 2>/tmp/err && grep -q \"data source "
-			"'app.annotations' is not available\" /tmp/err%s",
-			fxtprof, ""));
+	EXPECT_EQ(0, sh("! %s record -q -d 1 --source bpf --sources "
+			"app.annotations /tmp/x.fxt 2>/tmp/err && grep -q "
+			"\"data source 'app.annotations' is not available\" "
+			"/tmp/err%s", fxtprof, ""));
 	EXPECT_EQ(0, sh("%s sources | grep -q '^  sched.switch  *yes  *no'%s",
 			fxtprof, ""));
+	EXPECT_EQ(0, sh("%s sources | grep -q '^  app.annotations  *yes  *yes'%s",
+			fxtprof, ""));
+
+	/*
+	 * app.annotations is a source like the others: left out of
+	 * --sources, an annotator writing all along lands nothing; chosen,
+	 * its events are in the file.
+	 */
+	EXPECT_EQ(0, record_annotated(fxtprof, "cpu.sampling", 0));
+	EXPECT_EQ(0, record_annotated(fxtprof, "cpu.sampling,app.annotations",
+				      1));
 }
 
 TEST_HARNESS_MAIN

@@ -636,6 +636,8 @@ static int source_open(struct recorder *r)
 	}
 	cfg = o->cfg;
 	if (r->source == SOURCE_BPF) {
+		/* Annotations need the module's device: not in its default. */
+		cfg.flags &= ~FXTPROF_CFG_ANNOTATE;
 		if (o->sources && (ret = sources_resolve(NULL, o->sources,
 							 &cfg.flags)))
 			return ret;

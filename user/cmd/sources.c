@@ -37,6 +37,8 @@ static const struct fxtprof_source bpf_sources[] = {
 		.description = "module only",
 	},
 	{
+		/* Its bit, so that --sources drops it from the default. */
+		.cfg_flags = FXTPROF_CFG_ANNOTATE,
 		.name = "app.annotations",
 		.description = "module only",
 	},

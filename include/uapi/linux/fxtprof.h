@@ -90,10 +90,16 @@ struct fxtprof_info {
 #define FXTPROF_CFG_TASKS	(1u << 4)	/* fork/exec/exit/rename records */
 #define FXTPROF_CFG_SNAPSHOT	(1u << 5)	/* one record per thread at start */
 #define FXTPROF_CFG_SCHED	(1u << 6)	/* context switches and wakeups (ABI 3) */
-#define FXTPROF_CFG_ALL		((1u << 7) - 1)
+/*
+ * ABI 4: take annotations written to FXTPROF_ANNOTATE_DEVICE.  Triggers
+ * (FXTPROF_IOC_TRIGGER) are the recording protocol's, not a data source:
+ * every running session takes them, whatever this bit.
+ */
+#define FXTPROF_CFG_ANNOTATE	(1u << 7)
+#define FXTPROF_CFG_ALL		((1u << 8) - 1)
 #define FXTPROF_CFG_DEFAULT	(FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK | \
 				 FXTPROF_CFG_USTACK | FXTPROF_CFG_TASKS | \
-				 FXTPROF_CFG_SNAPSHOT)
+				 FXTPROF_CFG_SNAPSHOT | FXTPROF_CFG_ANNOTATE)
 
 /*
  * FXTPROF_IOC_CONFIGURE: set the session up and allocate its rings.
@@ -249,8 +255,10 @@ struct fxtprof_trigger {
  * reserved not zero, a name_len of 0 or above FXTPROF_ANNOTATION_NAME_MAX,
  * a name holding a NUL byte, and a key that breaks the kind's rule
  * (zero for regions and events, non-zero for sections and kernels).
- * -ESRCH when no session is running; a ring too full counts it as lost,
- * as any record.  The write returns size.
+ * -ESRCH when no session is running or the running one was configured
+ * without FXTPROF_CFG_ANNOTATE: to the writer both mean that nobody
+ * records its annotations, and the record is not written.  A ring too
+ * full counts it as lost, as any record.  The write returns size.
  *
  * Every end carries its begin's name, so that a reader needs no state to
  * name it; the annotating library keeps the per-thread region stack and
