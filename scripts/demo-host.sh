@@ -49,7 +49,8 @@ fi
 
 echo
 echo "== fxtprof report --no-children: the machine's top functions (self time)"
-"$fxtprof" report --no-children "$out" | grep -v '^#' | sed '/^$/d' | head -20
+# sed to the end, not head: no SIGPIPE for the report under pipefail.
+"$fxtprof" report --no-children "$out" | grep -v '^#' | sed '/^$/d' | sed -n 1,20p
 echo
 echo "== fxtprof report --comm fxt-bench-workl: the workload, with call chains below"
 "$fxtprof" report --no-children -g caller --percent-limit 5 \
