@@ -16,37 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/array_grow.h"
 #include "cmd.h"
 #include "report_tree.h"
 
 #define KERNEL_MIN	0xffff000000000000ull
 #define MODE_IDLE	3	/* FXTPROF_MODE_IDLE */
-
-/* qsort(), but an empty array may be NULL (qsort's may not). */
-static void sort_any(void *base, size_t n, size_t size,
-		     int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*arr, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
 
 /* ---- options --------------------------------------------------------- */
 
@@ -361,7 +336,7 @@ static const char *dso_intern(struct caches *c, const char *dso)
 	for (i = 0; i < c->nr_dsos; i++)
 		if (!strcmp(c->dsos[i], dso))
 			return c->dsos[i];
-	if (grow((void **)&c->dsos, &c->cap_dsos, c->nr_dsos + 1,
+	if (array_grow((void **)&c->dsos, &c->cap_dsos, c->nr_dsos + 1,
 		 sizeof(*c->dsos)))
 		return NULL;
 	c->dsos[c->nr_dsos] = strdup(dso);
@@ -388,7 +363,7 @@ static int sym_intern(struct rtree *t, const char *name, const char *dso,
 			return 0;
 		}
 	}
-	if (grow((void **)&t->syms, &t->cap_syms, t->nr_syms + 1,
+	if (array_grow((void **)&t->syms, &t->cap_syms, t->nr_syms + 1,
 		 sizeof(*t->syms)))
 		return -ENOMEM;
 	s = &t->syms[t->nr_syms];
@@ -423,7 +398,7 @@ static const char *base_name(const char *path)
 
 static int exp_push(struct caches *c, uint32_t id)
 {
-	if (grow((void **)&c->exp, &c->cap_exp, c->nr_exp + 1, sizeof(*c->exp)))
+	if (array_grow((void **)&c->exp, &c->cap_exp, c->nr_exp + 1, sizeof(*c->exp)))
 		return -ENOMEM;
 	c->exp[c->nr_exp++] = id;
 	return 0;
@@ -636,7 +611,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 		rs->s = s;
 		rs->idle = s->mode == MODE_IDLE || (!s->pid && !s->tid);
 		rs->weight = 1;
-		if (grow((void **)&t->stack, &t->cap_stack,
+		if (array_grow((void **)&t->stack, &t->cap_stack,
 			 t->nr_stack + (nf ? nf : 1), sizeof(*t->stack)))
 			return reader_err(-ENOMEM, "report");
 		rs->first = (uint32_t)t->nr_stack;
@@ -654,7 +629,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 				uint32_t first, k, nr, id;
 
 				ret = name_frame(t, s, j, &first, &nr);
-				if (!ret && grow((void **)&t->stack,
+				if (!ret && array_grow((void **)&t->stack,
 						 &t->cap_stack,
 						 t->nr_stack + nr,
 						 sizeof(*t->stack)))
@@ -903,7 +878,7 @@ static int ent_get(struct rt_report *r, struct ent_table *tb,
 			return 0;
 		}
 	}
-	if (grow((void **)&r->e, &tb->cap_e, r->n + 1, sizeof(*r->e)))
+	if (array_grow((void **)&r->e, &tb->cap_e, r->n + 1, sizeof(*r->e)))
 		return -ENOMEM;
 	r->e[r->n] = *key;
 	tb->slots[i].hash = h;
@@ -918,7 +893,7 @@ static uint32_t node_new(struct rt_node **nodes, size_t *n, size_t *cap,
 {
 	if (!*n)
 		*n = 1;		/* node 0 means "none" */
-	if (grow((void **)nodes, cap, *n + 1, sizeof(**nodes)))
+	if (array_grow((void **)nodes, cap, *n + 1, sizeof(**nodes)))
 		return 0;
 	(*nodes)[*n] = (struct rt_node){ .sym = sym };
 	return (uint32_t)(*n)++;
@@ -1054,7 +1029,7 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 				goto out;
 		}
 	}
-	sort_any(r->e, r->n, sizeof(*r->e), children ? by_children : by_self);
+	array_sort(r->e, r->n, sizeof(*r->e), children ? by_children : by_self);
 	ret = 0;
 out:
 	free(stamp);
@@ -1084,7 +1059,7 @@ void rt_report__sort_children(struct rt_report *r, uint32_t node)
 	if (n < 2)
 		return;
 	sort_ctx = r;
-	sort_any(kids, n, sizeof(*kids), node_cmp);
+	array_sort(kids, n, sizeof(*kids), node_cmp);
 	sort_ctx = NULL;
 	r->nodes[node].child = kids[0];
 	for (i = 0; i + 1 < n; i++)
@@ -1171,7 +1146,7 @@ int rtree__print_folded(const struct rtree *t, FILE *f)
 					}
 				}
 				*p = 0;
-				if (grow((void **)&out, &cap, n + 1, sizeof(*out)) ||
+				if (array_grow((void **)&out, &cap, n + 1, sizeof(*out)) ||
 				    !(out[n].line = strdup(buf))) {
 					free(buf);
 					ret = -ENOMEM;
@@ -1191,7 +1166,7 @@ int rtree__print_folded(const struct rtree *t, FILE *f)
 		}
 		free(buf);
 	}
-	sort_any(out, n, sizeof(*out), folded_cmp);
+	array_sort(out, n, sizeof(*out), folded_cmp);
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s %" PRIu64 "\n", out[i].line, out[i].count);
 out:

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "fxt/fxt_reader.h"
 #include "fxt/fxt_profile.h"
 #include "profile.h"
@@ -40,34 +41,8 @@
 
 /* ---- small containers ---------------------------------------------- */
 
-/* qsort(), but an empty array may be NULL (qsort's may not). */
-static void sort_any(void *base, size_t n, size_t size,
-		     int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*arr, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 #define VEC_PUSH(arr, n, cap) \
-	(grow((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) ? NULL : \
+	(array_grow((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) ? NULL : \
 	 &(arr)[(n)++])
 
 /* u64 -> u64 open addressing map; key 0 is stored as a flag. */
@@ -485,7 +460,7 @@ static int index_names(struct name_ent *names, size_t n, struct u64map *idx)
 {
 	size_t i, first;
 
-	sort_any(names, n, sizeof(*names), cmp_name);
+	array_sort(names, n, sizeof(*names), cmp_name);
 	for (i = 0; i < n; i = first) {
 		uint64_t *slot;
 
@@ -580,7 +555,7 @@ static int on_stack(struct loader *ld, const struct fxt_record *rec)
 		return fail(ld, rec->offset, EPROTO,
 			    "stack of %" PRIu64 " frames, more than %u", n,
 			    UINT16_MAX);
-	if (grow((void **)&p->frames, &p->cap_frames, p->nr_frames + n,
+	if (array_grow((void **)&p->frames, &p->cap_frames, p->nr_frames + n,
 		 sizeof(*p->frames)))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -775,7 +750,7 @@ static int on_mapping(struct loader *ld, const struct fxt_record *rec)
 	if (!arg_bool(rec, FXT_PROFILE_ARG_INITIAL) &&
 	    arg_uint(rec, FXT_PROFILE_ARG_TIME, &time))
 		m.time = to_ns(ld, time);
-	if (grow((void **)&p->maps, &p->cap_maps, p->nr_maps + 1,
+	if (array_grow((void **)&p->maps, &p->cap_maps, p->nr_maps + 1,
 		 sizeof(*p->maps)))
 		return -ENOMEM;
 	p->maps[p->nr_maps++] = m;
@@ -800,7 +775,7 @@ static int on_kmod(struct loader *ld, const struct fxt_record *rec)
 	k.name = strpool_add(&p->strs, rec->kobj.name.data, rec->kobj.name.len);
 	if (!k.name)
 		return -ENOMEM;
-	if (grow((void **)&p->kmods, &p->cap_kmods, p->nr_kmods + 1,
+	if (array_grow((void **)&p->kmods, &p->cap_kmods, p->nr_kmods + 1,
 		 sizeof(*p->kmods)))
 		return -ENOMEM;
 	p->kmods[p->nr_kmods++] = k;
@@ -824,7 +799,7 @@ static int on_ksym(struct loader *ld, const struct fxt_record *rec)
 	k.name = strpool_add(&p->strs, rec->kobj.name.data, rec->kobj.name.len);
 	if (!k.name)
 		return -ENOMEM;
-	if (grow((void **)&p->ksyms, &p->cap_ksyms, p->nr_ksyms + 1,
+	if (array_grow((void **)&p->ksyms, &p->cap_ksyms, p->nr_ksyms + 1,
 		 sizeof(*p->ksyms)))
 		return -ENOMEM;
 	p->ksyms[p->nr_ksyms++] = k;
@@ -929,7 +904,7 @@ static int index_mappings(struct profile *p)
 {
 	size_t i, first;
 
-	sort_any(p->maps, p->nr_maps, sizeof(*p->maps), cmp_map);
+	array_sort(p->maps, p->nr_maps, sizeof(*p->maps), cmp_map);
 	p->map_max_end = malloc((p->nr_maps + 1) * sizeof(*p->map_max_end));
 	p->pids = malloc((p->nr_maps + 1) * sizeof(*p->pids));
 	if (!p->map_max_end || !p->pids)
@@ -956,14 +931,14 @@ static void dedup_kernel(struct profile *p)
 {
 	size_t i, n;
 
-	sort_any(p->kmods, p->nr_kmods, sizeof(*p->kmods), cmp_kmod);
+	array_sort(p->kmods, p->nr_kmods, sizeof(*p->kmods), cmp_kmod);
 	for (i = n = 0; i < p->nr_kmods; i++)
 		if (!n || p->kmods[n - 1].start != p->kmods[i].start ||
 		    p->kmods[n - 1].end != p->kmods[i].end ||
 		    p->kmods[n - 1].name != p->kmods[i].name)
 			p->kmods[n++] = p->kmods[i];
 	p->nr_kmods = n;
-	sort_any(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
+	array_sort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
 	for (i = n = 0; i < p->nr_ksyms; i++)
 		if (!n || p->ksyms[n - 1].addr != p->ksyms[i].addr)
 			p->ksyms[n++] = p->ksyms[i];
@@ -1046,7 +1021,7 @@ static int profile_finish(struct loader *ld)
 		if (cmp_sample(&p->samples[i - 1], &p->samples[i]) > 0)
 			break;
 	if (i < p->nr_samples)
-		sort_any(p->samples, p->nr_samples, sizeof(*p->samples),
+		array_sort(p->samples, p->nr_samples, sizeof(*p->samples),
 			 cmp_sample);
 	for (i = 0; i < p->nr_samples; i++)
 		p->samples[i].s.ips = p->frames ? p->frames +
@@ -1060,8 +1035,8 @@ static int profile_finish(struct loader *ld)
 		ret = index_mappings(p);
 	if (ret)
 		return ret;
-	sort_any(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
-	sort_any(p->execs, p->nr_execs, sizeof(*p->execs), cmp_exec);
+	array_sort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
+	array_sort(p->execs, p->nr_execs, sizeof(*p->execs), cmp_exec);
 	dedup_kernel(p);
 	return profile_annots__index(p->annots, p);
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
 #include "profile.h"
@@ -57,24 +58,6 @@ struct profile_annots {
 	size_t nr_samples;
 	struct profile_annot_stats st;
 };
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*arr, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
 
 static bool str_is(const struct fxt_str *s, const char *lit)
 {
@@ -166,7 +149,7 @@ int profile_annots__add(struct profile_annots *a, const struct fxt_record *rec,
 		m.id = rec->event.payload;
 		break;
 	}
-	if (grow((void **)&a->marks, &a->cap_marks, a->nr_marks + 1,
+	if (array_grow((void **)&a->marks, &a->cap_marks, a->nr_marks + 1,
 		 sizeof(*a->marks)))
 		return -ENOMEM;
 	a->marks[a->nr_marks++] = m;
@@ -206,7 +189,7 @@ static struct profile_annot *iv_new(struct profile_annots *a,
 {
 	struct profile_annot *v;
 
-	if (grow((void **)&a->iv, &a->cap_iv, a->nr_iv + 1, sizeof(*a->iv)) ||
+	if (array_grow((void **)&a->iv, &a->cap_iv, a->nr_iv + 1, sizeof(*a->iv)) ||
 	    a->nr_iv >= UINT32_MAX - 1)
 		return NULL;
 	v = &a->iv[a->nr_iv++];
@@ -385,7 +368,7 @@ static uint32_t ctx_child(struct profile_annots *a, uint32_t parent,
 		if (a->slots[i].key == key)
 			return a->slots[i].node;
 	if (a->nr_nodes >= UINT32_MAX ||
-	    grow((void **)&a->nodes, &a->cap_nodes, a->nr_nodes + 1,
+	    array_grow((void **)&a->nodes, &a->cap_nodes, a->nr_nodes + 1,
 		 sizeof(*a->nodes)))
 		return 0;
 	nd = &a->nodes[a->nr_nodes];
@@ -517,7 +500,7 @@ static int sweep_thread(struct profile_annots *a, const struct profile *p,
 		size_t k, kept;
 
 		for (; vi < niv && a->iv[ivs[vi]].begin <= ts; vi++) {
-			if (grow((void **)active, cap_active, nr_active + 1,
+			if (array_grow((void **)active, cap_active, nr_active + 1,
 				 sizeof(**active)))
 				return -ENOMEM;
 			(*active)[nr_active++] = ivs[vi];
