@@ -22,29 +22,8 @@
 #include "encode/fxt_encoder.h"
 #include "fxt_reader.h"
 #include "state/stream_state.h"
-
-struct mem {
-	unsigned char buf[1 << 16];
-	size_t len, reserved;
-};
-
-static void *mem_reserve(void *ctx, size_t len, unsigned int type)
-{
-	struct mem *m = ctx;
-
-	(void)type;
-	if (m->len + len > sizeof(m->buf))
-		return NULL;
-	m->reserved = len;
-	return m->buf + m->len;
-}
-
-static void mem_commit(void *ctx)
-{
-	struct mem *m = ctx;
-
-	m->len += m->reserved;
-}
+#include "mem_sink.h"
+#include "mem_readback.h"
 
 union annot {
 	struct fxtprof_annotation_rec r;
@@ -126,59 +105,6 @@ TEST(validate_records)
 	u.r.hdr.size = sizeof(u.r) - 8;		/* shorter than the record */
 	ASSERT_EQ(-EPROTO, validate(&u));
 }
-
-/* The string index of @name in the stream, 0 if it has none. */
-static uint16_t string_index(const struct mem *m, const char *name)
-{
-	struct fxt_reader *rd;
-	struct fxt_record rec;
-	uint16_t idx = 0;
-
-	if (fxt_reader__new(0, &rd))
-		return 0;
-	fxt_reader__feed(rd, m->buf, m->len);
-	while (fxt_reader__next(rd, &rec) > 0)
-		if (rec.type == FXT_REC_STRING &&
-		    rec.string.str.len == strlen(name) &&
-		    !memcmp(rec.string.str.data, name, rec.string.str.len))
-			idx = rec.string.index;
-	fxt_reader__free(rd);
-	return idx;
-}
-
-/* The raw words of the @nth event record not in category "fxtprof". */
-static unsigned int event_words(const struct mem *m, unsigned int nth,
-				uint64_t *w)
-{
-	struct fxt_reader *rd;
-	struct fxt_record rec;
-	unsigned int n = 0, size = 0;
-
-	if (fxt_reader__new(0, &rd))
-		return 0;
-	fxt_reader__feed(rd, m->buf, m->len);
-	while (fxt_reader__next(rd, &rec) > 0) {
-		if (rec.type != FXT_REC_EVENT || n++ != nth)
-			continue;
-		size = rec.size;
-		memcpy(w, rec.words, 8 * size);
-		break;
-	}
-	fxt_reader__free(rd);
-	return size;
-}
-
-#define ASSERT_WORDS(got, n, ...) do {					\
-	const uint64_t exp_[] = { __VA_ARGS__ };			\
-	ASSERT_EQ(sizeof(exp_) / 8, (n));				\
-	for (size_t i_ = 0; i_ < (n); i_++) {				\
-		if ((got)[i_] != exp_[i_])				\
-			TH_LOG("word %zu: got 0x%016llx want 0x%016llx", \
-			       i_, (unsigned long long)(got)[i_],	\
-			       (unsigned long long)exp_[i_]);		\
-		ASSERT_EQ(exp_[i_], (got)[i_]);				\
-	}								\
-} while (0)
 
 /* An event header: 4 | size | type | nargs | inline thread | cat | name. */
 static uint64_t ev_hdr(uint64_t words, uint64_t type, uint64_t nargs,
@@ -266,15 +192,15 @@ TEST(encode_each_kind)
 		       (unsigned long long)err.offset, err.msg);
 	}
 
-	region = string_index(&p.m, "region");
-	section = string_index(&p.m, "section");
-	kernel = string_index(&p.m, "kernel");
-	event = string_index(&p.m, "event");
-	kid = string_index(&p.m, "kernel_id");
-	solve = string_index(&p.m, "solve");
-	halo = string_index(&p.m, "halo");
-	axpy = string_index(&p.m, "axpy");
-	frame = string_index(&p.m, "frame");
+	region = mem_string_index(&p.m, "region");
+	section = mem_string_index(&p.m, "section");
+	kernel = mem_string_index(&p.m, "kernel");
+	event = mem_string_index(&p.m, "event");
+	kid = mem_string_index(&p.m, "kernel_id");
+	solve = mem_string_index(&p.m, "solve");
+	halo = mem_string_index(&p.m, "halo");
+	axpy = mem_string_index(&p.m, "axpy");
+	frame = mem_string_index(&p.m, "frame");
 	ASSERT_NE(0, region);
 	ASSERT_NE(0, section);
 	ASSERT_NE(0, kernel);
@@ -286,27 +212,27 @@ TEST(encode_each_kind)
 	ASSERT_NE(0, frame);
 
 	/* region: duration begin (2) / end (3), no payload, no argument */
-	n = event_words(&p.m, 0, w);
+	n = mem_record_words(&p.m, FXT_REC_EVENT, 0, w);
 	ASSERT_WORDS(w, n, ev_hdr(4, 2, 0, region, solve), 1000, 100, 101);
 	/* section: async begin (5) / end (7), the key as correlation id */
-	n = event_words(&p.m, 1, w);
+	n = mem_record_words(&p.m, FXT_REC_EVENT, 1, w);
 	ASSERT_WORDS(w, n, ev_hdr(5, 5, 0, section, halo), 1100, 100, 101,
 		     42);
 	/* kernel: duration with a uint64 (4) argument "kernel_id" */
-	n = event_words(&p.m, 2, w);
+	n = mem_record_words(&p.m, FXT_REC_EVENT, 2, w);
 	ASSERT_WORDS(w, n, ev_hdr(6, 2, 1, kernel, axpy), 1200, 100, 101,
 		     4 | 2 << 4 | kid << 16, 7);
-	n = event_words(&p.m, 3, w);
+	n = mem_record_words(&p.m, FXT_REC_EVENT, 3, w);
 	ASSERT_WORDS(w, n, ev_hdr(6, 3, 1, kernel, axpy), 1300, 100, 101,
 		     4 | 2 << 4 | kid << 16, 7);
 	/* a section may end on another thread of the process */
-	n = event_words(&p.m, 4, w);
+	n = mem_record_words(&p.m, FXT_REC_EVENT, 4, w);
 	ASSERT_WORDS(w, n, ev_hdr(5, 7, 0, section, halo), 1400, 100, 102,
 		     42);
 	/* event: instant (0) */
-	n = event_words(&p.m, 5, w);
+	n = mem_record_words(&p.m, FXT_REC_EVENT, 5, w);
 	ASSERT_WORDS(w, n, ev_hdr(4, 0, 0, event, frame), 1500, 100, 101);
-	n = event_words(&p.m, 6, w);
+	n = mem_record_words(&p.m, FXT_REC_EVENT, 6, w);
 	ASSERT_WORDS(w, n, ev_hdr(4, 3, 0, region, solve), 1600, 100, 101);
 	pipe_close(&p);
 }
@@ -376,8 +302,8 @@ TEST(encode_long_and_utf8_names)
 	feed(&p, FXTPROF_ANNOT_EVENT, "\xc3\xa9tape", 0, 11, 101);
 	feed(&p, FXTPROF_ANNOT_REGION_END, big, 0, 12, 101);
 	ASSERT_EQ(0, p.st.st.encode_errors);
-	ASSERT_NE(0, string_index(&p.m, big));
-	ASSERT_NE(0, string_index(&p.m, "\xc3\xa9tape"));
+	ASSERT_NE(0, mem_string_index(&p.m, big));
+	ASSERT_NE(0, mem_string_index(&p.m, "\xc3\xa9tape"));
 	ASSERT_EQ(0, fxt_check_buffer(p.m.buf, p.m.len, &err)) {
 		TH_LOG("%s: %s", err.rule, err.msg);
 	}

@@ -20,6 +20,7 @@
 #include "fxt_reader.h"
 #include "state/stream_state.h"
 #include "mem_sink.h"
+#include "mem_readback.h"
 
 static struct fxtprof_switch mk_switch(uint16_t cpu, uint64_t ts,
 				       uint32_t prev, uint32_t next,
@@ -64,59 +65,6 @@ TEST(validate_records)
 	ASSERT_EQ(-EPROTO, fxtprof_rec__validate(&wk.hdr, sizeof(wk)));
 }
 
-/* The string index of @name in the stream, 0 if it has none. */
-static uint16_t string_index(const struct mem *m, const char *name)
-{
-	struct fxt_reader *rd;
-	struct fxt_record rec;
-	uint16_t idx = 0;
-
-	if (fxt_reader__new(0, &rd))
-		return 0;
-	fxt_reader__feed(rd, m->buf, m->len);
-	while (fxt_reader__next(rd, &rec) > 0)
-		if (rec.type == FXT_REC_STRING &&
-		    rec.string.str.len == strlen(name) &&
-		    !memcmp(rec.string.str.data, name, rec.string.str.len))
-			idx = rec.string.index;
-	fxt_reader__free(rd);
-	return idx;
-}
-
-/* The raw words of the @nth scheduling record, into @w; its size. */
-static unsigned int sched_words(const struct mem *m, unsigned int nth,
-				uint64_t *w)
-{
-	struct fxt_reader *rd;
-	struct fxt_record rec;
-	unsigned int n = 0, size = 0;
-
-	if (fxt_reader__new(0, &rd))
-		return 0;
-	fxt_reader__feed(rd, m->buf, m->len);
-	while (fxt_reader__next(rd, &rec) > 0) {
-		if (rec.type != FXT_REC_SCHED || n++ != nth)
-			continue;
-		size = rec.size;
-		memcpy(w, rec.words, 8 * size);
-		break;
-	}
-	fxt_reader__free(rd);
-	return size;
-}
-
-#define ASSERT_WORDS(got, n, ...) do {					\
-	const uint64_t exp_[] = { __VA_ARGS__ };			\
-	ASSERT_EQ(sizeof(exp_) / 8, (n));				\
-	for (size_t i_ = 0; i_ < (n); i_++) {				\
-		if ((got)[i_] != exp_[i_])				\
-			TH_LOG("word %zu: got 0x%016llx want 0x%016llx", \
-			       i_, (unsigned long long)(got)[i_],	\
-			       (unsigned long long)exp_[i_]);		\
-		ASSERT_EQ(exp_[i_], (got)[i_]);				\
-	}								\
-} while (0)
-
 TEST(encode_switch_and_wakeup)
 {
 	static struct mem m;
@@ -159,32 +107,32 @@ TEST(encode_switch_and_wakeup)
 		       (unsigned long long)err.offset, err.msg);
 	}
 
-	iw = string_index(&m, "incoming_weight");
-	ow = string_index(&m, "outgoing_weight");
-	wt = string_index(&m, "weight");
-	wr = string_index(&m, "waker");
+	iw = mem_string_index(&m, "incoming_weight");
+	ow = mem_string_index(&m, "outgoing_weight");
+	wt = mem_string_index(&m, "weight");
+	wr = mem_string_index(&m, "waker");
 	ASSERT_NE(0, iw);
 	ASSERT_NE(0, ow);
 	ASSERT_NE(0, wt);
 	ASSERT_NE(0, wr);
 
 	/* idle -> 7 on CPU 1: running, idle's weight INT32_MIN */
-	n = sched_words(&m, 0, w);
+	n = mem_record_words(&m, FXT_REC_SCHED, 0, w);
 	ASSERT_WORDS(w, n, 0x1000001000120068ULL, 1000, 0, 7,
 		     0x0000006e00000011ULL | iw << 16,
 		     0x8000000000000011ULL | ow << 16);
 	/* 7 -> 8, 7 blocked (3), weights = prio 110 in, 110 out */
-	n = sched_words(&m, 1, w);
+	n = mem_record_words(&m, FXT_REC_SCHED, 1, w);
 	ASSERT_WORDS(w, n, 0x1000003000120068ULL, 2000, 7, 8,
 		     0x0000006e00000011ULL | iw << 16,
 		     0x0000007800000011ULL | ow << 16);
 	/* wakeup of 7 onto CPU 1 by 8: weight, then the waker koid */
-	n = sched_words(&m, 2, w);
+	n = mem_record_words(&m, FXT_REC_SCHED, 2, w);
 	ASSERT_WORDS(w, n, 0x2000000000120068ULL, 3000, 7,
 		     0x0000007800000011ULL | wt << 16,
 		     0x0000000000000028ULL | wr << 16, 8);
 	/* from an interrupt: no waker argument */
-	n = sched_words(&m, 3, w);
+	n = mem_record_words(&m, FXT_REC_SCHED, 3, w);
 	ASSERT_WORDS(w, n, 0x2000000000110048ULL, 4000, 7,
 		     0x0000007800000011ULL | wt << 16);
 
@@ -206,8 +154,8 @@ TEST(no_sched_strings_without_sched_records)
 	ASSERT_EQ(0, fxt_encoder__new_opts(&enc, &wo));
 	stream_state__init(&st, fxt_encoder__encoder(enc), NULL);
 	ASSERT_EQ(0, stream_state__sync(&st));
-	ASSERT_EQ(0, string_index(&m, "incoming_weight"));
-	ASSERT_EQ(0, string_index(&m, "waker"));
+	ASSERT_EQ(0, mem_string_index(&m, "incoming_weight"));
+	ASSERT_EQ(0, mem_string_index(&m, "waker"));
 	stream_state__fini(&st);
 	fxt_encoder__free(enc);
 }
