@@ -10,8 +10,15 @@
 # system) under the profiler / bare (its wall time too, which other jobs
 # on a shared host disturb more), bpf/perf = the bpf source's slowdown / perf's, the samples each
 # profiler took of the workload per CPU-second of it, and the cost per
-# achieved sample = (1 - 1/slowdown) / that rate.  See
-# Documentation/performance.md.
+# achieved sample = (1 - 1/slowdown) / that rate.
+#
+# Then the same cost seen from inside the sampled program, which resolves
+# what the slowdown's noise cannot: tests/bench/interruptions.c spins one
+# pinned thread per CPU for BENCH_IRQ_SECS (3) and times every
+# interruption, bare and under each profiler, BENCH_IRQ_REPS (5) times,
+# rotated.  cost/sample = the interrupt time it added per second of
+# spinning / the interrupts it added per second: the mean length of one
+# sample's interruption.  See Documentation/performance.md.
 #
 # Root; a kernel with BTF; the host's perf (Debian linux-perf, or PERF=).
 # While it runs, perf_cpu_time_max_percent is 0 (no dynamic throttling,
@@ -36,6 +43,9 @@ rounds=${BENCH_ROUNDS:-1500}
 B=$FXT_BUILD/x86_64
 fxtprof=$B/bin/fxtprof
 workload=$B/tests/bench/fxt-bench-workload
+irqprobe=$B/tests/bench/fxt-bench-interruptions
+irq_reps=${BENCH_IRQ_REPS:-5}
+irq_secs=${BENCH_IRQ_SECS:-3}
 perf=${PERF:-perf}
 ncpu=$(nproc)
 comm=fxt-bench-workl	# the workload's comm, cut to 15 bytes
@@ -56,7 +66,8 @@ die() { echo "bench-bpf: $*" >&2; exit 1; }
 "$perf" --version >/dev/null 2>&1 || die "no perf (install linux-perf or set PERF=)"
 if [ "${BENCH_NOBUILD:-0}" != 1 ]; then
 	make -C "$FXT_ROOT" --no-print-directory -j2 ARCH=x86_64 \
-		"${fxtprof#$FXT_ROOT/}" "${workload#$FXT_ROOT/}" >/dev/null
+		"${fxtprof#$FXT_ROOT/}" "${workload#$FXT_ROOT/}" \
+		"${irqprobe#$FXT_ROOT/}" >/dev/null
 fi
 echo 0 > $sk/perf_cpu_time_max_percent
 
@@ -98,45 +109,99 @@ run_bare() {
 	say "BENCH rep=$1 cfg=bare freq=0 wall_ns=$WALL cpu_ns=$CPU wsamples=- samples=- lost=- reader_cpu=-"
 }
 
-run_bpf() {
-	local rep=$1 freq=$2 f=$tmp/bench.fxt e=$tmp/fxtprof.err pid rcpu
-	rm -f "$f"
-	"$fxtprof" record --source bpf -F "$freq" -g kernel,user -o "$f" 2>"$e" &
-	pid=$!
-	wait_file "$f" || { cat "$e"; die "fxtprof record did not start"; }
+# The profilers, started in the background and stopped: PID, FILE, ERR.
+start_bpf() {
+	FILE=$tmp/bench.fxt ERR=$tmp/fxtprof.err
+	rm -f "$FILE"
+	"$fxtprof" record --source bpf -F "$1" -g kernel,user -o "$FILE" 2>"$ERR" &
+	PID=$!
+	wait_file "$FILE" || { cat "$ERR"; die "fxtprof record did not start"; }
 	sleep 0.5
+}
+stop_bpf() {
+	kill -TERM $PID
+	wait $PID || { cat "$ERR"; die "fxtprof record failed"; }
+}
+start_perf() {
+	FILE=$tmp/bench.perf ERR=$tmp/perf.err
+	rm -f "$FILE"
+	"$perf" record -a -g -F "$1" -e cpu-clock -N -o "$FILE" \
+		>"$tmp/perf.out" 2>"$ERR" &
+	PID=$!
+	wait_file "$FILE" || { cat "$ERR"; die "perf record did not start"; }
+	sleep 0.5
+}
+stop_perf() {
+	kill -INT $PID
+	wait $PID || true
+}
+
+run_bpf() {
+	local rep=$1 freq=$2 rcpu samples lost ws
+	start_bpf "$freq"
 	run_workload
-	rcpu=$(cpu_secs $pid)
-	kill -TERM $pid
-	wait $pid || { cat "$e"; die "fxtprof record failed"; }
-	local samples lost ws
-	samples=$(sed -n 's/^fxtprof: [0-9.]* s: \([0-9]*\) samples.*/\1/p' "$e")
-	lost=$(sed -n 's/.*kernel rings lost \([0-9]*\) records.*/\1/p' "$e")
+	rcpu=$(cpu_secs $PID)
+	stop_bpf
+	samples=$(sed -n 's/^fxtprof: [0-9.]* s: \([0-9]*\) samples.*/\1/p' "$ERR")
+	lost=$(sed -n 's/.*kernel rings lost \([0-9]*\) records.*/\1/p' "$ERR")
 	# "# FILE: N samples, M selected"
-	ws=$("$fxtprof" report --comm "$comm" "$f" 2>/dev/null |
+	ws=$("$fxtprof" report --comm "$comm" "$FILE" 2>/dev/null |
 		sed -n 's/^# .*: [0-9]* samples, \([0-9]*\) selected.*/\1/p')
 	say "BENCH rep=$rep cfg=bpf freq=$freq wall_ns=$WALL cpu_ns=$CPU wsamples=${ws:--}" \
-		"samples=${samples:--} lost=${lost:-0} reader_cpu=$rcpu bytes=$(wc -c < "$f")"
+		"samples=${samples:--} lost=${lost:-0} reader_cpu=$rcpu bytes=$(wc -c < "$FILE")"
 }
 
 run_perf() {
-	local rep=$1 freq=$2 f=$tmp/bench.perf pid rcpu samples ws thr
-	rm -f "$f"
-	"$perf" record -a -g -F "$freq" -e cpu-clock -N -o "$f" \
-		>"$tmp/perf.out" 2>"$tmp/perf.err" &
-	pid=$!
-	wait_file "$f" || { cat "$tmp/perf.err"; die "perf record did not start"; }
-	sleep 0.5
+	local rep=$1 freq=$2 rcpu samples ws thr
+	start_perf "$freq"
 	run_workload
-	rcpu=$(cpu_secs $pid)
-	kill -INT $pid
-	wait $pid || true
-	samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp/perf.err")
-	[ -n "$samples" ] || { cat "$tmp/perf.err"; die "perf record printed no sample count"; }
-	ws=$("$perf" script -i "$f" -F comm 2>/dev/null | grep -c "^ *$comm *\$" || true)
-	thr=$("$perf" report -i "$f" --stats 2>/dev/null | awk '$1 == "THROTTLE" { print $3; exit }')
+	rcpu=$(cpu_secs $PID)
+	stop_perf
+	samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$ERR")
+	[ -n "$samples" ] || { cat "$ERR"; die "perf record printed no sample count"; }
+	ws=$("$perf" script -i "$FILE" -F comm 2>/dev/null | grep -c "^ *$comm *\$" || true)
+	thr=$("$perf" report -i "$FILE" --stats 2>/dev/null | awk '$1 == "THROTTLE" { print $3; exit }')
 	say "BENCH rep=$rep cfg=perf freq=$freq wall_ns=$WALL cpu_ns=$CPU wsamples=$ws" \
-		"samples=$samples lost=- throttle=${thr:-0} reader_cpu=$rcpu bytes=$(wc -c < "$f")"
+		"samples=$samples lost=- throttle=${thr:-0} reader_cpu=$rcpu bytes=$(wc -c < "$FILE")"
+}
+
+# One interruption probe: the line's KEY=VALUE words after the config's.
+run_irq() {
+	local rep=$1 cfg=$2 freq=$3 o
+	[ "$cfg" = bare ] || "start_$cfg" "$freq"
+	o=$("$irqprobe" -s "$irq_secs") || die "the interruption probe failed: $o"
+	[ "$cfg" = bare ] || "stop_$cfg"
+	say "BENCH-IRQ rep=$rep cfg=$cfg freq=$freq ${o#interruptions: }"
+}
+
+# Run each of CONFIGS (bare, bpf:F, perf:F) REPS times with FN, the order
+# rotated by one every repetition.
+rotated() {
+	local fn=$1 reps=$2 rep k first n c
+	shift 2
+	n=$#
+	local all=("$@")
+	for rep in $(seq 1 "$reps"); do
+		set -- "${all[@]}"
+		k=1
+		while [ $k -lt $rep ] && [ $k -lt $n ]; do
+			first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
+		done
+		for c in "$@"; do "$fn" "$rep" "$c"; done
+	done
+}
+one_run() {
+	case $2 in
+	bare) run_bare "$1" ;;
+	bpf:*) run_bpf "$1" "${2#*:}" ;;
+	perf:*) run_perf "$1" "${2#*:}" ;;
+	esac
+}
+one_irq() {
+	case $2 in
+	bare) run_irq "$1" bare 0 ;;
+	*) run_irq "$1" "${2%%:*}" "${2#*:}" ;;
+	esac
 }
 
 run_workload	# warm-up, not reported
@@ -144,21 +209,8 @@ say "BENCH-INFO warmup wall_ns=$WALL cpu_ns=$CPU checksum=$CHECKSUM rounds=$roun
 
 configs="bare"
 for freq in $freqs; do configs="$configs bpf:$freq perf:$freq"; done
-nconf=$(echo $configs | wc -w)
-for rep in $(seq 1 "$reps"); do
-	set -- $configs
-	k=1
-	while [ $k -lt $rep ] && [ $k -lt $nconf ]; do
-		first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
-	done
-	for c in "$@"; do
-		case $c in
-		bare) run_bare $rep ;;
-		bpf:*) run_bpf $rep ${c#*:} ;;
-		perf:*) run_perf $rep ${c#*:} ;;
-		esac
-	done
-done
+rotated one_run "$reps" $configs
+rotated one_irq "$irq_reps" $configs
 
 echo
 awk -v ncpu="$ncpu" -v freqlist="$freqs" "$BENCH_AWK"'
@@ -219,6 +271,56 @@ END {
 	for (k in cnt) if (k ~ /:(lost|throttle)$/ && median(k) > 0)
 		printf "  note: %s median %s\n", k, median(k)
 }' "$out" | tee "$out.table"
+echo
+awk -v freqlist="$freqs" "$BENCH_AWK"'
+$1 == "BENCH-IRQ" {
+	bench_fields()
+	k = v["cfg"] ":" v["freq"]
+	# The probe sees interrupts only while it runs: per second of that.
+	run = v["cpus"] * v["secs"] - v["long_ns"] / 1e9
+	if (run <= 0) next
+	rate[v["rep"], k] = v["irqs"] / run
+	frac[v["rep"], k] = v["irq_ns"] / run
+	add(k ":median", v["irq_median_ns"])
+	add(k ":p90", v["irq_p90_ns"])
+	add(k ":rate", v["irqs"] / run)
+	add(k ":ran", run / (v["cpus"] * v["secs"]))
+	reps[v["rep"]] = 1
+}
+END {
+	printf "Interruptions of a pinned spinning thread per CPU, medians of %d runs:\n", cnt["bare:0:rate"]
+	printf "  %8s  %6s  %17s  %17s  %15s  %15s  %8s\n", "", "", "interrupts/s/CPU",
+		"median length us", "p90 length us", "cost/sample us", "cost"
+	printf "  %8s  %6s  %8s %8s  %8s %8s  %7s %7s  %7s %7s  %8s\n", "freq", "bare",
+		"bpf", "perf", "bpf", "perf", "bpf", "perf", "bpf", "perf", "bpf/perf"
+	n = split(freqlist, fs, " ")
+	for (i = 1; i <= n; i++) {
+		f = fs[i]
+		# Per repetition: the interrupt time added per second / the
+		# interrupts added per second, against that repetition'"'"'s bare run.
+		for (r in reps) {
+			split("bpf perf", names, " ")
+			for (j = 1; j <= 2; j++) {
+				kk = names[j] ":" f
+				if (((r, kk) in rate) && ((r, "bare:0") in rate) &&
+				    rate[r, kk] > rate[r, "bare:0"])
+					add(kk ":cost", (frac[r, kk] - frac[r, "bare:0"]) / \
+					    (rate[r, kk] - rate[r, "bare:0"]) / 1e3)
+			}
+		}
+		cb = median("bpf:" f ":cost"); cp = median("perf:" f ":cost")
+		printf "  %8s  %6.0f  %8.0f %8.0f  %8.2f %8.2f  %7.2f %7.2f  %7.2f %7.2f  %8s\n", f " Hz",
+			median("bare:0:rate"), median("bpf:" f ":rate"), median("perf:" f ":rate"),
+			median("bpf:" f ":median") / 1e3, median("perf:" f ":median") / 1e3,
+			median("bpf:" f ":p90") / 1e3, median("perf:" f ":p90") / 1e3,
+			cb, cp, (cp > 0 ? sprintf("%.3f", cb / cp) : "-")
+	}
+	printf "  the probe ran %.0f%% (bare), %.0f%% / %.0f%% (bpf / perf at the last frequency) of its time:\n",
+		100 * median("bare:0:ran"), 100 * median("bpf:" f ":ran"), 100 * median("perf:" f ":ran")
+	print "  the rest it was preempted (the recorder, other jobs), which is left out of every figure."
+	print "  cost/sample = (interrupt time per second of spinning under the profiler - bare) /"
+	print "  (interrupts per second under the profiler - bare), per repetition: one sample'"'"'s interruption."
+}' "$out" | tee "$out.irq-table"
 echo "bench-bpf: raw runs in $out"
 
 [ "${BENCH_VM:-0}" = 1 ] || exit 0
