@@ -271,8 +271,9 @@ END {
 	for (k in cnt) if (k ~ /:(lost|throttle)$/ && median(k) > 0)
 		printf "  note: %s median %s\n", k, median(k)
 }' "$out" | tee "$out.table"
-echo
-awk -v freqlist="$freqs" "$BENCH_AWK"'
+# The interruption table, for the profilers in PROFS (perf last: the
+# ratios are against it) from BENCH-IRQ lines.
+IRQ_AWK='
 $1 == "BENCH-IRQ" {
 	bench_fields()
 	k = v["cfg"] ":" v["freq"]
@@ -282,52 +283,60 @@ $1 == "BENCH-IRQ" {
 	rate[v["rep"], k] = v["irqs"] / run
 	frac[v["rep"], k] = v["irq_ns"] / run
 	add(k ":median", v["irq_median_ns"])
-	add(k ":p90", v["irq_p90_ns"])
 	add(k ":rate", v["irqs"] / run)
 	add(k ":ran", run / (v["cpus"] * v["secs"]))
 	reps[v["rep"]] = 1
 }
 END {
-	printf "Interruptions of a pinned spinning thread per CPU, medians of %d runs:\n", cnt["bare:0:rate"]
-	printf "  %8s  %6s  %17s  %17s  %15s  %15s  %8s\n", "", "", "interrupts/s/CPU",
-		"median length us", "p90 length us", "cost/sample us", "cost"
-	printf "  %8s  %6s  %8s %8s  %8s %8s  %7s %7s  %7s %7s  %8s\n", "freq", "bare",
-		"bpf", "perf", "bpf", "perf", "bpf", "perf", "bpf", "perf", "bpf/perf"
+	np = split(profs, names, " ")
+	printf "Interruptions of a pinned spinning thread per CPU, %s, medians of %d runs:\n", where, cnt["bare:0:rate"]
+	printf "  %8s  %7s", "", "bare"
+	for (j = 1; j <= np; j++) printf "  %-27s", names[j]
+	printf "\n  %8s  %7s", "freq", "irqs/s"
+	for (j = 1; j <= np; j++) printf "  %7s %7s %6s %4s", "irqs/s", "median", "cost", "/prf"
+	printf "\n"
 	n = split(freqlist, fs, " ")
 	for (i = 1; i <= n; i++) {
 		f = fs[i]
 		# Per repetition: the interrupt time added per second / the
 		# interrupts added per second, against that repetition'"'"'s bare run.
-		for (r in reps) {
-			split("bpf perf", names, " ")
-			for (j = 1; j <= 2; j++) {
+		for (r in reps)
+			for (j = 1; j <= np; j++) {
 				kk = names[j] ":" f
-				if (((r, kk) in rate) && ((r, "bare:0") in rate) &&
-				    rate[r, kk] > rate[r, "bare:0"])
-					add(kk ":cost", (frac[r, kk] - frac[r, "bare:0"]) / \
-					    (rate[r, kk] - rate[r, "bare:0"]) / 1e3)
+				if (((r, kk) in rate) && ((r, "bare:0") in rate) && rate[r, kk] > rate[r, "bare:0"])
+					add(kk ":cost", (frac[r, kk] - frac[r, "bare:0"]) / (rate[r, kk] - rate[r, "bare:0"]) / 1e3)
 			}
+		cp = median(names[np] ":" f ":cost")
+		printf "  %8s  %7.0f", f " Hz", median("bare:0:rate")
+		for (j = 1; j <= np; j++) {
+			c = median(names[j] ":" f ":cost")
+			printf "  %7.0f %7.2f %6.2f %4s", median(names[j] ":" f ":rate"),
+				median(names[j] ":" f ":median") / 1e3, c,
+				(j < np && cp > 0 ? sprintf("%.2f", c / cp) : "")
 		}
-		cb = median("bpf:" f ":cost"); cp = median("perf:" f ":cost")
-		printf "  %8s  %6.0f  %8.0f %8.0f  %8.2f %8.2f  %7.2f %7.2f  %7.2f %7.2f  %8s\n", f " Hz",
-			median("bare:0:rate"), median("bpf:" f ":rate"), median("perf:" f ":rate"),
-			median("bpf:" f ":median") / 1e3, median("perf:" f ":median") / 1e3,
-			median("bpf:" f ":p90") / 1e3, median("perf:" f ":p90") / 1e3,
-			cb, cp, (cp > 0 ? sprintf("%.3f", cb / cp) : "-")
+		printf "\n"
 	}
-	printf "  the probe ran %.0f%% (bare), %.0f%% / %.0f%% (bpf / perf at the last frequency) of its time:\n",
-		100 * median("bare:0:ran"), 100 * median("bpf:" f ":ran"), 100 * median("perf:" f ":ran")
-	print "  the rest it was preempted (the recorder, other jobs), which is left out of every figure."
-	print "  cost/sample = (interrupt time per second of spinning under the profiler - bare) /"
-	print "  (interrupts per second under the profiler - bare), per repetition: one sample'"'"'s interruption."
-}' "$out" | tee "$out.irq-table"
+	printf "  the probe ran %.0f%% of its time bare", 100 * median("bare:0:ran")
+	for (j = 1; j <= np; j++) printf ", %.0f%% under %s", 100 * median(names[j] ":" f ":ran"), names[j]
+	print " (at the last frequency);"
+	print "  the rest it was preempted (the recorder, other jobs), which every figure leaves out."
+	print "  irqs/s = interruptions per second of spinning, per CPU; median = their median length, us;"
+	print "  cost = (interrupt time per second of spinning under the profiler - bare) /"
+	print "  (interrupts per second under it - bare), per repetition, us: what one sample takes;"
+	print "  /prf = cost / perf'"'"'s cost."
+}'
+echo
+awk -v freqlist="$freqs" -v profs="bpf perf" -v where="on this host" \
+	"$BENCH_AWK$IRQ_AWK" "$out" | tee "$out.irq-table"
 echo "bench-bpf: raw runs in $out"
 
 [ "${BENCH_VM:-0}" = 1 ] || exit 0
 echo
 echo "== the x86_64 VM: module, bpf and perf (scripts/bench-kernel.sh)"
 BENCH_KERNEL_SCRIPT=$FXT_ROOT/tests/bpf/bench-bpf.vm.sh BENCH_FREQS="$freqs" \
-	"$FXT_ROOT/scripts/bench-kernel.sh" x86_64 | sed -n '/^Runs/,/^Kernel sampling/p' | sed '$d'
+	BENCH_IRQ_REPS=$irq_reps BENCH_IRQ_SECS=$irq_secs \
+	"$FXT_ROOT/scripts/bench-kernel.sh" x86_64 "$irqprobe:/bench/fxt-bench-interruptions" |
+	sed -n '/^Runs/,/^Kernel sampling/p' | sed '$d'
 vmout=$FXT_RESULTS/bench-kernel.out
 echo
 awk -v freqlist="$freqs" "$BENCH_AWK"'
@@ -363,3 +372,7 @@ END {
 	print "  module = fxtprof record --source module (fxtprof.ko); bench-kernel definitions: wall-time slowdown,"
 	print "  samples per CPU-second over the whole session, cost/sample = (1 - 1/slowdown) / that rate."
 }' "$vmout" | tee "$out.vm-table"
+echo
+awk -v freqlist="$freqs" -v profs="fxtprof bpf perf" \
+	-v where="in the x86_64 VM (fxtprof = the module)" \
+	"$BENCH_AWK$IRQ_AWK" "$vmout" | tee "$out.vm-irq-table"

@@ -15,7 +15,9 @@
 # wraps) is copied into the initramfs with every library ldd lists, at the
 # same paths, so it needs no rebuild.  x86_64 only.
 # Env: BENCH_REPS (3), BENCH_FREQS ("1000 10000"), BENCH_ROUNDS (workload
-# -r, sized for ~3-5 s bare under TCG), PERF (the perf ELF to use),
+# -r, sized for ~3-5 s bare under TCG), BENCH_IRQ_REPS and BENCH_IRQ_SECS
+# (passed on in bench.conf, for a VM script with an interruption probe
+# such as tests/bpf/bench-bpf.vm.sh), PERF (the perf ELF to use),
 # BENCH_KERNEL_ARGS (guest kernel arguments, default "clocksource=tsc
 # tsc=reliable": under TCG the guest marks its TSC unstable and falls back
 # to HPET, whose every read is an emulated MMIO access; real machines and
@@ -62,7 +64,8 @@ bench_vm_files "$perf:/bench/perf" "$fxtprof:/bench/fxtprof"
 mkdir -p "$B/bench"
 echo "$workload" > "$B/bench/vm-tests.list"
 conf=$B/bench/bench.conf
-printf 'ROUNDS=%s\nREPS=%s\nFREQS="%s"\n' "$rounds" "$reps" "$freqs" > "$conf"
+printf 'ROUNDS=%s\nREPS=%s\nFREQS="%s"\nIRQ_REPS=%s\nIRQ_SECS=%s\n' \
+	"$rounds" "$reps" "$freqs" "${BENCH_IRQ_REPS:-5}" "${BENCH_IRQ_SECS:-3}" > "$conf"
 
 mkdir -p "$FXT_RESULTS"
 out=$FXT_RESULTS/bench-kernel.out

@@ -21,9 +21,12 @@ $(BENCH_FLUSH): $(B)/tests/bench/flush.o $(FXTPROF_LIB)
 
 VM_TEST_PROGS += $(BENCH_FLUSH)
 
-# The interruption probe of `make bench-bpf` (scripts/bench-bpf.sh): the
-# length of every interruption a pinned spinning thread sees, per CPU.
+# The interruption probe of `make bench-bpf` (scripts/bench-bpf.sh, and in
+# the VM tests/bpf/bench-bpf.vm.sh): the length of every interruption a
+# pinned spinning thread sees, per CPU.
 BENCH_INTERRUPTIONS := $(B)/tests/bench/fxt-bench-interruptions
 
 $(BENCH_INTERRUPTIONS): $(B)/tests/bench/interruptions.o
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
+
+VM_TEST_PROGS += $(BENCH_INTERRUPTIONS)

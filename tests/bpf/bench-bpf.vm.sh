@@ -7,9 +7,15 @@
 # side on one workload.  It prints bench-kernel.vm.sh's lines, cfg=fxtprof
 # being the module (which bench-kernel.sh's table reads), plus cfg=bpf
 # lines for `fxtprof record --source bpf` (which scripts/bench-bpf.sh
-# reads).  Measurements only.
+# reads).  Then, if /bench/fxt-bench-interruptions is there, the same four
+# configurations IRQ_REPS times under the interruption probe
+# (tests/bench/interruptions.c), BENCH-IRQ lines.  Measurements only.
 . /bench/bench.conf
 W=/tests/fxt-bench-workload
+PROBE=/bench/fxt-bench-interruptions
+# Under TCG a loop of clock reads takes up to a few us and an interrupt
+# some tens: the host's thresholds would count the loop as interrupts.
+PROBE_ARGS="-t 5000 -l 2000000"
 PERF=/bench/perf
 FXTPROF=/bench/fxtprof
 NCPU=$(grep -c ^processor /proc/cpuinfo)
@@ -94,6 +100,32 @@ run_perf() {
 	rm -f $f
 }
 
+# run_irq REP CFG FREQ: the probe bare, or under one profiler (CFG
+# fxtprof for the module, bpf, perf).
+run_irq() {
+	rep=$1 cfg=$2 freq=$3 f=/tmp/bench.irq e=/tmp/irq.err
+	rm -f $f
+	case $cfg in
+	fxtprof|bpf)
+		src=module; [ "$cfg" = bpf ] && src=bpf
+		"$FXTPROF" record --source $src -F "$freq" -g kernel,user "$f" 2>$e & ;;
+	perf)
+		"$PERF" record -a -g -F "$freq" -e cpu-clock -N -o $f >/dev/null 2>$e & ;;
+	esac
+	if [ "$cfg" != bare ]; then
+		pid=$!
+		wait_file $f || { cat $e; die "$cfg did not start for the probe"; }
+		sleep 0.5
+	fi
+	o=$("$PROBE" -s "$IRQ_SECS" $PROBE_ARGS) || die "the probe failed: $o"
+	if [ "$cfg" != bare ]; then
+		if [ "$cfg" = perf ]; then kill -INT $pid; else kill -TERM $pid; fi
+		wait $pid || { cat $e; die "$cfg failed under the probe"; }
+	fi
+	echo "BENCH-IRQ rep=$rep cfg=$cfg freq=$freq ${o#interruptions: }"
+	rm -f $f
+}
+
 workload
 echo "BENCH-INFO warmup wall_ns=$WALL checksum=$CHECKSUM rounds=$ROUNDS"
 
@@ -113,6 +145,23 @@ while [ $rep -le "$REPS" ]; do
 		fxtprof:*) run_fxtprof $rep ${c#*:} fxtprof module ;;
 		bpf:*) run_fxtprof $rep ${c#*:} bpf bpf ;;
 		perf:*) run_perf $rep ${c#*:} ;;
+		esac
+	done
+	rep=$((rep + 1))
+done
+
+[ -x "$PROBE" ] || exit 0
+rep=1
+while [ $rep -le "${IRQ_REPS:-5}" ]; do
+	set -- $configs
+	k=1
+	while [ $k -lt $rep ] && [ $k -lt $nconf ]; do
+		first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
+	done
+	for c in "$@"; do
+		case $c in
+		bare) run_irq $rep bare 0 ;;
+		*) run_irq $rep ${c%%:*} ${c#*:} ;;
 		esac
 	done
 	rep=$((rep + 1))
