@@ -15,7 +15,8 @@
 #        | bench-symbolize | bench-flush | bench-archive
 #                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
-#   make install         libfxtprof.a and its public headers (DESTDIR, PREFIX)
+#   make install         libfxtprof.a, libfxtprof-hooks.so and their public
+#                        headers (DESTDIR, PREFIX, INCLUDEDIR, LIBDIR)
 #   make clean           remove build/ except build/deps (the slow caches)
 #
 # Userspace is built from fragments owned by each directory, each building
@@ -200,21 +201,24 @@ bench-kernel bench-reader bench-socket bench-receive bench-symbolize bench-flush
 	@if [ -x scripts/$@.sh ]; then scripts/$@.sh $(CFG); \
 	else scripts/vm-cmd.sh $(CFG) tests/vm/$@.sh $(VM_FILES); fi
 
-# The library and its public headers, laid out for programs built outside
-# this tree: <libfxtprof.h> includes <linux/fxtprof.h>, so the ABI header
-# goes to include/linux/ as the kernel's own uapi headers do.  The host
-# test tests/host/installed_headers.sh compiles against the same layout.
+# The libraries and their public headers, laid out for programs built
+# outside this tree: <libfxtprof.h> includes <linux/fxtprof.h>, so the ABI
+# header goes to include/linux/ as the kernel's own uapi headers do.
+# libfxtprof-hooks.so is its own soname (no version in the name yet), so
+# there is no symlink to make; shared libraries are 0644, as Debian
+# installs them.  The host test tests/host/installed_headers.sh compiles
+# against the same layout, tests/host/install_layout.sh runs this rule.
 PREFIX ?= /usr/local
 INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR ?= $(PREFIX)/lib
-# $(call install_libfxtprof,INCLUDEDIR,LIBDIR)
-install_libfxtprof = install -d $(1)/linux $(2) && \
-	install -m 0644 include/libfxtprof.h $(1)/ && \
+# $(call install_fxtprof,INCLUDEDIR,LIBDIR)
+install_fxtprof = install -d $(1)/linux $(2) && \
+	install -m 0644 include/libfxtprof.h include/fxtprof_hooks.h $(1)/ && \
 	install -m 0644 include/uapi/linux/fxtprof.h $(1)/linux/ && \
-	install -m 0644 $(FXTPROF_LIB) $(2)/
+	install -m 0644 $(FXTPROF_LIB) $(HOOKS_LIB) $(2)/
 
-install: $(FXTPROF_LIB)
-	$(call install_libfxtprof,$(DESTDIR)$(INCLUDEDIR),$(DESTDIR)$(LIBDIR))
+install: $(FXTPROF_LIB) $(HOOKS_LIB)
+	$(call install_fxtprof,$(DESTDIR)$(INCLUDEDIR),$(DESTDIR)$(LIBDIR))
 
 clean:
 	rm -rf build/x86_64 build/arm64 build/debug build/results

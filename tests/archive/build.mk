@@ -18,7 +18,8 @@ $(B)/tests/archive/test_archive: $(B)/tests/archive/test_archive.o \
 ARCH_TEST_SRCS := tests/archive/test_archive.c $(STATE_SRCS) \
 	$(ENCODE_SRCS) $(SINK_SRCS) $(ARCHIVE_SRCS) $(TRANSPORT_SRCS)
 $(B)/asan/tests/archive/test_archive: $(ARCH_TEST_SRCS) $(FXT_LIB_ASAN) \
-		tests/archive/archive_gen.h user/archive/archive.h \
+		tests/archive/archive_gen.h tests/pipeline/synthetic_recording.h \
+		user/archive/archive.h \
 		user/archive/archive_format.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -Itests/pipeline \
@@ -34,7 +35,8 @@ $(B)/tests/archive/test_chunk_codec: $(B)/tests/archive/test_chunk_codec.o \
 CODEC_TEST_SRCS := tests/archive/test_chunk_codec.c $(STATE_SRCS) \
 	$(ENCODE_SRCS) $(SINK_SRCS) $(ARCHIVE_SRCS) $(TRANSPORT_SRCS)
 $(B)/asan/tests/archive/test_chunk_codec: $(CODEC_TEST_SRCS) $(FXT_LIB_ASAN) \
-		tests/archive/archive_gen.h user/archive/chunk_codec.h
+		tests/archive/archive_gen.h tests/pipeline/synthetic_recording.h \
+		user/archive/chunk_codec.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -Itests/pipeline \
 		-isystem $(KSFT_INC) $(CFLAGS) -Wno-unused-parameter \

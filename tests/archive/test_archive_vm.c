@@ -40,23 +40,6 @@ static pid_t busy(void)
 	return p;
 }
 
-static pid_t start_record(const char *const *args)
-{
-	const char *argv[16] = { "fxtprof", "record", "-q", "-F", "1000" };
-	int i = 5;
-	pid_t p;
-
-	for (; *args; args++)
-		argv[i++] = *args;
-	argv[i] = NULL;
-	p = fork();
-	if (!p) {
-		execv(vm_test_path("fxtprof"), (char **)argv);
-		_exit(127);
-	}
-	return p;
-}
-
 /* A segment: the checker, its threads named (see below); its samples. */
 static uint64_t check_segment(struct __test_metadata *_metadata,
 			      const unsigned char *seg, size_t len,
@@ -126,7 +109,8 @@ static uint64_t check_chunks(struct __test_metadata *_metadata,
 TEST(record_to_fxtz_writes_a_finished_archive)
 {
 	const char *path = "/tmp/vm.fxtz";
-	const char *args[] = { "-d", "3", "--chunk-ms", "50", path, NULL };
+	const char *args[] = { "-q", "-F", "1000", "-d", "3", "--chunk-ms", "50",
+			       path, NULL };
 	const struct archive_thread_count *th;
 	struct archive_metrics m;
 	struct archive_reader *a;
@@ -140,7 +124,8 @@ TEST(record_to_fxtz_writes_a_finished_archive)
 	if (access("/dev/fxtprof", F_OK))
 		SKIP(return, "no /dev/fxtprof (module not loaded)");
 	b = busy();
-	rec = start_record(args);
+	rec = vm_record_spawn(args, NULL, NULL);
+	ASSERT_LT(0, rec);
 	ASSERT_EQ(rec, waitpid(rec, &status, 0));
 	kill(b, SIGKILL);
 	waitpid(b, NULL, 0);
@@ -170,8 +155,8 @@ TEST(record_to_fxtz_writes_a_finished_archive)
 TEST(a_killed_live_archive_scans_and_repairs)
 {
 	const char *path = "/tmp/live.fxtz";
-	const char *args[] = { "--live-archive", "--flush-ms", "100", path,
-			       NULL };
+	const char *args[] = { "-q", "-F", "1000", "--live-archive",
+			       "--flush-ms", "100", path, NULL };
 	struct archive_repair_stats rs;
 	struct archive_metrics m;
 	struct archive_reader *a;
@@ -184,7 +169,8 @@ TEST(a_killed_live_archive_scans_and_repairs)
 	if (access("/dev/fxtprof", F_OK))
 		SKIP(return, "no /dev/fxtprof (module not loaded)");
 	b = busy();
-	rec = start_record(args);
+	rec = vm_record_spawn(args, NULL, NULL);
+	ASSERT_LT(0, rec);
 	/* Long enough for several flushes, whatever the VM's speed. */
 	sleep(3);
 	kill(rec, SIGKILL);

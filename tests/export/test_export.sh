@@ -5,7 +5,8 @@
 # pprof` on recordings of tests/export/chain.c written by export_testgen,
 # read back by independent tools: protoc --decode against
 # perfetto_profile.proto for the Perfetto packets, `go tool pprof` for the
-# profile, `fxtprof check` for the FXT.  B is build/x86_64.  TAP.
+# profile (and protoc --decode_raw for its time fields), `fxtprof check`
+# for the FXT.  B is build/x86_64.  TAP.
 set -u
 B=$1
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,7 +26,7 @@ PROTO_DIR=$SRC/tests/export
 AWK=$SRC/tests/export/perfetto_stacks.awk
 export HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath GOTOOLCHAIN=local
 mkdir -p "$HOME"
-echo "1..20"
+echo "1..21"
 mode() { stat -c %a "$1" 2>/dev/null; }
 decode() {	# FXT -> protoc text (stdout) and facts ($2)
 	"$GEN" blobs "$1" "$T/trace.pb" >"$T/blobs.txt" &&
@@ -120,6 +121,24 @@ sed 's/^/# /' "$T/pprof.log"
 	[ "$(head -c 2 "$T/out.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] &&
 	grep -q "1 of 109 frames unresolved" "$T/pprof.log"
 ok $? "export writes a gzip file, mode 0600, and says what is unresolved"
+
+# A trace has no wall clock: time_nanos is the input's mtime (the
+# recorder's last write) less the span of the samples, duration_nanos.
+touch -d @1764662400.123456789 "$T/in.fxt"
+"$TOOL" export --format pprof "$T/in.fxt" -o "$T/timed.pb.gz" >/dev/null 2>&1 &&
+	gzip -dc "$T/timed.pb.gz" | protoc --decode_raw >"$T/timed.txt"
+rc=$?
+tn=$(awk '/^9: /{print $2}' "$T/timed.txt")
+dn=$(awk '/^10: /{print $2}' "$T/timed.txt")
+"$TOOL" export --format pprof - -o "$T/stdin.pb.gz" <"$T/in.fxt" >/dev/null 2>&1 &&
+	gzip -dc "$T/stdin.pb.gz" | protoc --decode_raw >"$T/stdin.txt"
+rc2=$?
+echo "# time_nanos $tn duration_nanos $dn; from stdin: $(grep -c '^9: ' "$T/stdin.txt") time_nanos"
+go tool pprof -symbolize=none -raw "$T/timed.pb.gz" 2>/dev/null | grep '^Time:' | sed 's/^/# /'
+[ "$rc" = 0 ] && [ "$rc2" = 0 ] && [ -n "$tn" ] && [ "${dn:-0}" -gt 0 ] &&
+	[ $((tn + dn)) = 1764662400123456789 ] &&
+	! grep -q '^9: ' "$T/stdin.txt" && grep -q "^10: $dn\$" "$T/stdin.txt"
+ok $? "time_nanos + duration_nanos = the input's mtime; no time_nanos from stdin"
 
 go tool pprof -symbolize=none -top "$T/out.pb.gz" >"$T/top.txt" 2>&1
 rc=$?

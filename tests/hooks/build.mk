@@ -67,10 +67,12 @@ $(B)/tests/hooks/vm/fxt-bench-hooks: $(B)/tests/hooks/bench_hooks.o \
 
 # test_hooks_trigger (VM): fxtprof_trigger() under `fxtprof record
 # --flight-recorder`; the library's PIC objects linked in statically.
-$(B)/tests/hooks/test_hooks_trigger.o: CPPFLAGS += -Itests/pipeline
+$(B)/tests/hooks/test_hooks_trigger.o: CPPFLAGS += -Itests/pipeline -Itests/vm
 $(B)/tests/hooks/test_hooks_trigger: $(B)/tests/hooks/test_hooks_trigger.o \
+		$(B)/tests/vm/vm_util.o $(FXTPROF_LIB) \
 		$(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(HOOKS_PIC_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $< \
+		$(B)/tests/vm/vm_util.o $(FXTPROF_LIB) \
 		$(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(HOOKS_PIC_LIBS) -luring \
 		$(ARCHIVE_LDLIBS) -lpthread
 

@@ -78,6 +78,23 @@ static int add_event(struct rb_trace *t, const struct fxt_record *r)
 	return 0;
 }
 
+static int add_name(struct rb_trace *t, const struct fxt_record *r)
+{
+	struct rb_name *nm;
+
+	if (!(t->threads_named & 63)) {
+		nm = realloc(t->names, (t->threads_named + 64) * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		t->names = nm;
+	}
+	nm = &t->names[t->threads_named++];
+	nm->tid = r->kobj.koid;
+	copy_str(nm->name, sizeof(nm->name), &r->kobj.name);
+	nm->after = t->n;
+	return 0;
+}
+
 int rb_load(const char *path, struct rb_trace *t)
 {
 	struct fxt_reader *r;
@@ -102,7 +119,7 @@ int rb_load(const char *path, struct rb_trace *t)
 				ret = add_event(t, &rec);
 			else if (rec.type == FXT_REC_KERNEL_OBJ &&
 				 rec.subtype == FXT_KOBJ_THREAD)
-				t->threads_named++;
+				ret = add_name(t, &rec);
 		}
 		if (ret < 0)
 			break;
@@ -122,5 +139,21 @@ out_close:
 void rb_free(struct rb_trace *t)
 {
 	free(t->ev);
+	free(t->names);
 	memset(t, 0, sizeof(*t));
+}
+
+unsigned int rb_names_of(const struct rb_trace *t, uint64_t tid,
+			 const struct rb_name **out, unsigned int cap)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < t->threads_named; i++) {
+		if (t->names[i].tid != tid)
+			continue;
+		if (n < cap)
+			out[n] = &t->names[i];
+		n++;
+	}
+	return n;
 }

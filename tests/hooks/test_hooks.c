@@ -4,18 +4,21 @@
  * would: 16 threads with nested regions and overlapping sections written
  * standalone to a file (checked by `fxtprof check`, read back: every
  * region on its thread, nested, every async pair balanced on its key);
- * every rule of the contract broken once, with its counter; fxtprof:
- * without the device; an unknown scheme; a tcp:// peer that never reads.
+ * every rule of the contract broken once, with its counter; a thread
+ * renamed after its first annotation; fxtprof: without the device; an
+ * unknown scheme; a tcp:// peer that never reads.
  * Built plain and with ASan+UBSan (the library too).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -218,6 +221,100 @@ static unsigned int count_named(const struct rb_trace *t, const char *cat,
 		n += !strcmp(t->ev[i].category, cat) &&
 		     !strcmp(t->ev[i].name, name) && t->ev[i].type == type;
 	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* A thread renamed after its first annotation                         */
+/* ------------------------------------------------------------------ */
+
+struct renamer {
+	struct hooks_api *api;
+	pid_t tid;
+};
+
+/*
+ * "rn-before" at its first annotation; renamed with prctl() and then
+ * annotating again, later than the library's 100 ms between checks;
+ * renamed with pthread_setname_np() and gone without another annotation.
+ */
+static void *renamer_main(void *arg)
+{
+	struct renamer *r = arg;
+
+	r->tid = gettid();
+	prctl(PR_SET_NAME, "rn-before");
+	r->api->event("first");
+	prctl(PR_SET_NAME, "rn-prctl");
+	usleep(150 * 1000);
+	r->api->event("second");
+	pthread_setname_np(pthread_self(), "rn-exit");
+	return NULL;
+}
+
+/* The index in t->ev of the event @name on @tid, or UINT_MAX. */
+static unsigned int event_index(const struct rb_trace *t, uint64_t tid,
+				const char *name)
+{
+	for (unsigned int i = 0; i < t->n; i++)
+		if (t->ev[i].tid == tid && !strcmp(t->ev[i].name, name))
+			return i;
+	return UINT_MAX;
+}
+
+/*
+ * Every name a thread had while it annotated is in the trace, in order,
+ * each before the events made under it: the name the thread had at its
+ * first annotation, the one at a later annotation, and the ones it had
+ * when it exited and when it called finalize.
+ */
+TEST(renamed_thread_is_renamed_in_the_trace)
+{
+	char uri[128], path[96];
+	struct hooks_api api;
+	struct renamer r = { .api = &api };
+	const struct rb_name *nm[8];
+	struct rb_trace t;
+	unsigned int n, first, second, main_ev;
+	pthread_t th;
+
+	ASSERT_EQ(0, hooks_api__load(&api));
+	tmp_uri(uri, sizeof(uri), path, sizeof(path));
+	ASSERT_EQ(0, api.h.initialize(uri));
+	ASSERT_EQ(0, pthread_create(&th, NULL, renamer_main, &r));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	prctl(PR_SET_NAME, "m-before");
+	api.event("main");
+	prctl(PR_SET_NAME, "m-final");
+	ASSERT_EQ(0, api.h.finalize());
+
+	ASSERT_EQ(0, rb_check(path));
+	ASSERT_EQ(0, rb_load(path, &t));
+	first = event_index(&t, (uint64_t)r.tid, "first");
+	second = event_index(&t, (uint64_t)r.tid, "second");
+	main_ev = event_index(&t, (uint64_t)getpid(), "main");
+	ASSERT_NE(UINT_MAX, first);
+	ASSERT_NE(UINT_MAX, second);
+	ASSERT_NE(UINT_MAX, main_ev);
+
+	n = rb_names_of(&t, (uint64_t)r.tid, nm, 8);
+	ASSERT_EQ(3, n);
+	EXPECT_STREQ("rn-before", nm[0]->name);
+	EXPECT_LE(nm[0]->after, first);
+	EXPECT_STREQ("rn-prctl", nm[1]->name);
+	EXPECT_GT(nm[1]->after, first);
+	EXPECT_LE(nm[1]->after, second);
+	EXPECT_STREQ("rn-exit", nm[2]->name);
+	EXPECT_GT(nm[2]->after, second);
+
+	/* The process named at initialize first (/proc/self/comm). */
+	n = rb_names_of(&t, (uint64_t)getpid(), nm, 8);
+	ASSERT_EQ(3, n);
+	EXPECT_STREQ("m-before", nm[1]->name);
+	EXPECT_LE(nm[1]->after, main_ev);
+	EXPECT_STREQ("m-final", nm[2]->name);
+	EXPECT_GT(nm[2]->after, main_ev);
+	rb_free(&t);
+	tmp_remove(path);
 }
 
 TEST(rules)

@@ -11,12 +11,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -24,47 +22,7 @@
 
 #include "fxtprof_hooks.h"
 #include "snapshot_check.h"
-
-/* fxtprof record ARGS DIR, stderr to @errpath; returns once it runs. */
-static pid_t start_record(const char **args, const char *dir,
-			  const char *errpath)
-{
-	const char *argv[24] = { "fxtprof", "record" };
-	struct fxtprof_hooks_stats st;
-	int i = 2, k;
-	pid_t pid;
-
-	for (k = 0; args[k]; k++)
-		argv[i++] = args[k];
-	argv[i++] = dir;
-	argv[i] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		dup2(fd, 2);
-		execv("/tests/fxtprof", (char **)argv);
-		_exit(127);
-	}
-	/* Running once an annotation finds a session. */
-	for (k = 0; k < 300; k++) {
-		fxtprof_event("probe");
-		if (fxtprof_get_stats(&st, sizeof(st)) && st.annotations)
-			break;
-		usleep(50000);
-	}
-	return pid;
-}
-
-static int stop_record(pid_t pid)
-{
-	int status;
-
-	kill(pid, SIGINT);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
+#include "vm_util.h"
 
 /* Files of @dir starting with @prefix; the last one's path in @last. */
 static int count_files(const char *dir, const char *prefix, char *last,
@@ -117,14 +75,14 @@ TEST(library_trigger_saves_the_window)
 	snprintf(dir, sizeof(dir), "/tmp/hooks-trigger-%d", getpid());
 	ASSERT_EQ(0, mkdir(dir, 0700));
 	snprintf(errpath, sizeof(errpath), "%s.err", dir);
-	rec = start_record(args, dir, errpath);
+	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
 	fxtprof_begin_region("frame-1042");
 	sleep(2);		/* more than the window */
 	ASSERT_EQ(0, fxtprof_trigger("slow-frame"));
 	fxtprof_end_region();
 	sleep(1);
-	ASSERT_EQ(0, stop_record(rec));
+	ASSERT_EQ(0, vm_record_stop(rec));
 	ASSERT_EQ(0, fxtprof_finalize());
 	ASSERT_EQ(1, count_files(dir, "slow-frame-", path, sizeof(path)));
 

@@ -123,14 +123,14 @@ endef
 $(foreach f,$(FXT_FUZZERS),$(eval $(call fuzz_run_rule,$(f))))
 
 # ---- headers --------------------------------------------------------
-# The public headers and the library staged with the Makefile's own
-# install commands ($(install_libfxtprof)); installed_headers.sh builds a
+# The public headers and the libraries staged with the Makefile's own
+# install commands ($(install_fxtprof)); installed_headers.sh builds a
 # program against that and nothing else.
 INSTALLED_STAGE := $(B)/tests/host/installed
 $(INSTALLED_STAGE)/stamp: include/libfxtprof.h include/uapi/linux/fxtprof.h \
-		$(FXTPROF_LIB)
+		include/fxtprof_hooks.h $(FXTPROF_LIB) $(HOOKS_LIB)
 	rm -rf $(@D)
-	$(call install_libfxtprof,$(@D)/include,$(@D)/lib)
+	$(call install_fxtprof,$(@D)/include,$(@D)/lib)
 	@touch $@
 
 $(B)/tests/host/run_installed_headers: tests/host/installed_headers.sh \
@@ -146,7 +146,15 @@ $(B)/tests/host/run_header_names: tests/host/header_names.sh
 	@printf '#!/bin/sh\nexec sh %s %s\n' $(abspath $<) $(abspath .) > $@
 	@chmod +x $@
 
-HOST_TESTS += $(B)/tests/host/run_installed_headers $(B)/tests/host/run_header_names
+# `make install DESTDIR=... PREFIX=/usr` itself, into a stage of the test's.
+$(B)/tests/host/run_install_layout: tests/host/install_layout.sh
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s %s %s %s %s\n' $(abspath $<) $(MAKE) \
+		$(abspath .) $(ARCH) $(CC) $(abspath $(B)/tests/host/install-stage) > $@
+	@chmod +x $@
+
+HOST_TESTS += $(B)/tests/host/run_installed_headers $(B)/tests/host/run_header_names \
+	$(B)/tests/host/run_install_layout
 
 # ---- documentation ----------------------------------------------------
 # The ioctl table of Documentation/abi.md against the uapi header.

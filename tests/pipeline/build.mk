@@ -45,7 +45,8 @@ $(B)/tests/pipeline/test_flight_window: $(B)/tests/pipeline/test_flight_window.o
 FW_TEST_SRCS := tests/pipeline/test_flight_window.c $(STATE_SRCS) \
 	$(ENCODE_SRCS) $(SINK_SRCS) $(ARCHIVE_SRCS) $(TRANSPORT_SRCS)
 $(B)/asan/tests/pipeline/test_flight_window: $(FW_TEST_SRCS) $(FXT_LIB_ASAN) \
-		tests/pipeline/snapshot_check.h user/sink/flight_window.h
+		tests/pipeline/snapshot_check.h tests/pipeline/synthetic_recording.h \
+		user/sink/flight_window.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -isystem $(KSFT_INC) $(CFLAGS) \
 		-Wno-unused-parameter $(FXT_SAN_FLAGS) $(FW_TEST_SRCS) \

@@ -3,10 +3,11 @@
  * test_flight_window.c - the flight recorder's window (user/sink/
  * flight_window.c) behind the real pipeline: records go through the
  * stream state and the FXT encoder into a window sink, as in `fxtprof
- * record --flight-recorder`, from a generator of 2 CPUs sampling at
- * 10 kHz, drained in 100 ms turns (each CPU's batch in turn), with threads
- * that exist before recording, one born and gone inside it, and mappings
- * made along the way.  Each snapshot is written to a memfd and must pass
+ * record --flight-recorder`, from the recording of
+ * tests/pipeline/synthetic_recording.h: 2 CPUs sampling at 10 kHz, drained
+ * in 100 ms turns (each CPU's batch in turn), with threads that exist
+ * before recording, one born and gone inside it, and mappings made along
+ * the way.  Each snapshot is written to a memfd and must pass
  * the checker, name every thread its events are on and cover the window
  * on both CPUs to within one sampling period.  Built plain and with
  * ASan+UBSan.
@@ -26,21 +27,22 @@
 #include "sink/sink.h"
 #include "state/stream_state.h"
 #include "snapshot_check.h"
+#include "synthetic_recording.h"
 
-#define NS		1000000000ull
+#define NS		SYNTH_NS
 #define PERIOD_NS	100000ull	/* 10 kHz */
-#define TURN_NS		100000000ull	/* a drain turn: 100 ms */
-#define NCPU		2
+#define TURN_NS		SYNTH_TURN_NS
+#define NCPU		SYNTH_NCPU
 
 struct pipe {
 	struct sink *sink;
 	struct flight_window *win;
 	struct fxt_encoder *enc;
 	struct stream_state st;
-	uint64_t t;		/* generated up to here */
-	uint64_t born_tid;	/* the thread forked at 5 s, exits at 7 s */
+	struct synth synth;
 };
 
+/* The recording: tid 200 is forked at 5 s and exits at 7 s. */
 static int pipe_open(struct pipe *p, uint64_t window_ns, uint64_t max_bytes)
 {
 	struct flight_window_opts o = { .window_ns = window_ns,
@@ -56,6 +58,8 @@ static int pipe_open(struct pipe *p, uint64_t window_ns, uint64_t max_bytes)
 	if (ret)
 		return ret;
 	stream_state__init(&p->st, fxt_encoder__encoder(p->enc), p->sink);
+	synth_init(&p->synth, &p->st, &(struct synth_opts){
+		.period_ns = PERIOD_NS, .born_ns = 5 * NS, .gone_ns = 7 * NS });
 	return stream_state__sync(&p->st);
 }
 
@@ -64,137 +68,6 @@ static void pipe_close(struct pipe *p)
 	stream_state__fini(&p->st);
 	fxt_encoder__free(p->enc);
 	sink__close(p->sink);
-}
-
-static void feed(struct pipe *p, const void *rec)
-{
-	stream_state__record(&p->st, rec);
-}
-
-static void snapshot_rec(struct pipe *p, uint32_t tid, const char *comm,
-			 uint64_t ts)
-{
-	struct fxtprof_snapshot s;
-
-	memset(&s, 0, sizeof(s));
-	s.hdr.size = sizeof(s);
-	s.hdr.type = FXTPROF_REC_SNAPSHOT;
-	s.hdr.time_ns = ts;
-	s.pid = 100;
-	s.tid = tid;
-	s.ppid = 1;
-	snprintf(s.comm, sizeof(s.comm), "%s", comm);
-	snprintf(s.process_comm, sizeof(s.process_comm), "main");
-	feed(p, &s);
-}
-
-static void sample(struct pipe *p, unsigned int cpu, uint32_t pid,
-		   uint32_t tid, uint64_t ts)
-{
-	union {
-		struct fxtprof_sample s;
-		uint64_t w[4 + 12];
-	} u;
-
-	memset(&u, 0, sizeof(u));
-	u.s.hdr.size = sizeof(u);
-	u.s.hdr.type = FXTPROF_REC_SAMPLE;
-	u.s.hdr.cpu = (uint16_t)cpu;
-	u.s.hdr.time_ns = ts;
-	u.s.pid = pid;
-	u.s.tid = tid;
-	u.s.mode = FXTPROF_MODE_USER;
-	u.s.nr_user = 12;
-	for (int i = 0; i < 12; i++)
-		u.s.ips[i] = 0x400000 + 0x100 * (uint64_t)i + (ts & 0xff0);
-	feed(p, &u.s);
-}
-
-static void mmap_rec(struct pipe *p, uint64_t ts, unsigned int n)
-{
-	union {
-		struct fxtprof_mmap m;
-		uint64_t w[10 + 4];
-	} u;
-
-	memset(&u, 0, sizeof(u));
-	u.m.hdr.size = sizeof(u);
-	u.m.hdr.type = FXTPROF_REC_MMAP;
-	u.m.hdr.time_ns = ts;
-	u.m.pid = u.m.tid = 100;
-	u.m.start = 0x7f0000000000ull + (uint64_t)n * 0x100000;
-	u.m.len = 0x10000;
-	u.m.filename_len = (uint16_t)snprintf((char *)u.m.filename, 32,
-					      "/usr/lib/lib%u.so", n);
-	feed(p, &u.m);
-}
-
-static void task(struct pipe *p, bool fork_it, uint64_t ts)
-{
-	if (fork_it) {
-		struct fxtprof_fork f;
-
-		memset(&f, 0, sizeof(f));
-		f.hdr.size = sizeof(f);
-		f.hdr.type = FXTPROF_REC_FORK;
-		f.hdr.time_ns = ts;
-		f.parent_pid = f.parent_tid = 100;
-		f.child_pid = f.child_tid = (uint32_t)p->born_tid;
-		snprintf(f.comm, sizeof(f.comm), "born");
-		feed(p, &f);
-	} else {
-		struct fxtprof_exit x;
-
-		memset(&x, 0, sizeof(x));
-		x.hdr.size = sizeof(x);
-		x.hdr.type = FXTPROF_REC_EXIT;
-		x.hdr.time_ns = ts;
-		x.pid = x.tid = (uint32_t)p->born_tid;
-		x.flags = FXTPROF_EXIT_GROUP_DEAD;
-		snprintf(x.comm, sizeof(x.comm), "born");
-		feed(p, &x);
-	}
-}
-
-/*
- * Generate up to @until: at every turn, CPU 0's records of the turn, then
- * CPU 1's, as the reader drains rings one after another.  Threads 100..103
- * exist from the start (SNAPSHOT records at t = 1 s); tid 200 is forked at
- * 5 s and exits at 7 s; a mapping appears every second.
- */
-static void run_until(struct pipe *p, uint64_t until)
-{
-	if (!p->t) {
-		p->t = NS;
-		p->born_tid = 200;
-		for (uint32_t i = 0; i < 4; i++) {
-			char comm[16];
-
-			snprintf(comm, sizeof(comm), "worker%u", i);
-			snapshot_rec(p, 100 + i, comm, p->t);
-		}
-	}
-	while (p->t < until) {
-		uint64_t end = p->t + TURN_NS;
-
-		if (p->t / NS != end / NS || p->t % NS == 0)
-			mmap_rec(p, p->t, (unsigned int)(p->t / NS));
-		if (p->t <= 5 * NS && end > 5 * NS)
-			task(p, true, 5 * NS);
-		for (unsigned int cpu = 0; cpu < NCPU; cpu++) {
-			for (uint64_t ts = p->t; ts < end; ts += PERIOD_NS) {
-				uint32_t tid = 100 + (uint32_t)((ts / PERIOD_NS) % 4);
-				uint32_t pid = 100;
-
-				if (cpu == 1 && ts > 5 * NS && ts < 7 * NS)
-					pid = tid = (uint32_t)p->born_tid;
-				sample(p, cpu, pid, tid, ts + cpu);
-			}
-		}
-		if (p->t <= 7 * NS && end > 7 * NS)
-			task(p, false, 7 * NS);
-		p->t = end;
-	}
 }
 
 /* A snapshot from @from into memory, and what it holds. */
@@ -229,7 +102,7 @@ TEST(window_keeps_its_seconds_and_names_every_thread)
 	ASSERT_NE(NULL, si);
 	ASSERT_EQ(0, pipe_open(&p, 2 * NS, 256ull << 20));
 	/* To 7.5 s: the thread born at 5 s lives in the window's start. */
-	run_until(&p, 7 * NS + NS / 2);
+	synth_run(&p.synth, 7 * NS + NS / 2);
 	flight_window__stats(p.win, &ws);
 	/* The window plus its margin, and one turn of drain order. */
 	EXPECT_GE(ws.oldest_ns + 2 * NS + FLIGHT_MARGIN_NS + TURN_NS,
@@ -240,7 +113,7 @@ TEST(window_keeps_its_seconds_and_names_every_thread)
 	/* A quarter of the window each, over the window and its margin. */
 	EXPECT_GE(7, ws.segments);
 
-	from = p.t - 2 * NS;
+	from = p.synth.t - 2 * NS;
 	take(_metadata, &p, from, &fs, si);
 	EXPECT_EQ(0, si->unnamed) TH_LOG("tid %llu unnamed",
 					 (unsigned long long)si->first_unnamed_tid);
@@ -252,7 +125,7 @@ TEST(window_keeps_its_seconds_and_names_every_thread)
 		EXPECT_TRUE(si->cpus & (1u << cpu));
 		EXPECT_LE(si->cpu_first[cpu], from + PERIOD_NS + cpu);
 		EXPECT_GE(si->cpu_first[cpu], from);
-		EXPECT_GE(si->cpu_last[cpu] + PERIOD_NS + cpu, p.t);
+		EXPECT_GE(si->cpu_last[cpu] + PERIOD_NS + cpu, p.synth.t);
 	}
 	/* 2 s on 2 CPUs at 10 kHz: every sample, none twice. */
 	EXPECT_EQ(NCPU * (2 * NS / PERIOD_NS), si->samples);
@@ -273,7 +146,7 @@ TEST(byte_bound_holds_and_snapshot_stays_whole)
 	/* 60 s could not fit in 4 MiB at 20000 samples/s. */
 	ASSERT_EQ(0, pipe_open(&p, 60 * NS, FLIGHT_MIN_BYTES));
 	for (uint64_t t = 2 * NS; t <= 20 * NS; t += NS) {
-		run_until(&p, t);
+		synth_run(&p.synth, t);
 		flight_window__stats(p.win, &ws);
 		ASSERT_LE(ws.held_bytes, FLIGHT_MIN_BYTES);
 	}
@@ -290,7 +163,7 @@ TEST(byte_bound_holds_and_snapshot_stays_whole)
 	EXPECT_LE(fs.bytes, FLIGHT_MIN_BYTES);
 	/* What is left is the newest: it reaches the end on both CPUs. */
 	for (unsigned int cpu = 0; cpu < NCPU; cpu++)
-		EXPECT_GE(si->cpu_last[cpu] + PERIOD_NS + cpu, p.t);
+		EXPECT_GE(si->cpu_last[cpu] + PERIOD_NS + cpu, p.synth.t);
 	free(si);
 	pipe_close(&p);
 }
@@ -303,18 +176,18 @@ TEST(snapshots_leave_the_window_as_it_was)
 
 	ASSERT_NE(NULL, si);
 	ASSERT_EQ(0, pipe_open(&p, NS, 64ull << 20));
-	run_until(&p, 3 * NS);
-	take(_metadata, &p, p.t - NS, &a, si);
-	take(_metadata, &p, p.t - NS, &b, si);
+	synth_run(&p.synth, 3 * NS);
+	take(_metadata, &p, p.synth.t - NS, &a, si);
+	take(_metadata, &p, p.synth.t - NS, &b, si);
 	EXPECT_EQ(a.bytes, b.bytes);
 	EXPECT_EQ(a.records, b.records);
 	/* Then recording goes on and the next one is of later records. */
-	run_until(&p, 4 * NS);
-	take(_metadata, &p, p.t - NS, &b, si);
+	synth_run(&p.synth, 4 * NS);
+	take(_metadata, &p, p.synth.t - NS, &b, si);
 	EXPECT_GT(b.first_ns, a.first_ns);
 	EXPECT_EQ(0, si->unnamed);
 	/* Nothing in range: a valid stream with its names, no events. */
-	take(_metadata, &p, p.t + 10 * NS, &b, si);
+	take(_metadata, &p, p.synth.t + 10 * NS, &b, si);
 	EXPECT_EQ(0, b.events);
 	EXPECT_EQ(0, si->samples);
 	free(si);

@@ -18,12 +18,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,60 +30,6 @@
 #include "fxt.h"
 #include "fxt_reader.h"
 #include "vm_util.h"
-
-static int fire(const char *name)
-{
-	struct fxtprof_trigger t = { .size = sizeof(t) };
-	int fd = open(FXTPROF_ANNOTATE_DEVICE, O_WRONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	memcpy(t.name, name, strlen(name));
-	ret = ioctl(fd, FXTPROF_IOC_TRIGGER, &t) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-/* fxtprof record ARGS OUT, stderr to @errpath; returns once it runs. */
-static pid_t start_record(const char **args, const char *out,
-			  const char *errpath)
-{
-	const char *argv[24] = { "fxtprof", "record" };
-	char path[4096];
-	int i = 2, k;
-	pid_t pid;
-
-	for (k = 0; args[k]; k++)
-		argv[i++] = args[k];
-	argv[i++] = out;
-	argv[i] = NULL;
-	snprintf(path, sizeof(path), "%s", vm_test_path("fxtprof"));
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		/* A failed assertion ends the test: take the recorder along,
-		 * or it holds /dev/fxtprof for the tests after this one. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(fd, 2);
-		execv(path, (char **)argv);
-		_exit(127);
-	}
-	/* Running once a trigger finds a session (one not in --trigger). */
-	for (k = 0; k < 300 && fire("probe") == -ESRCH; k++)
-		usleep(50000);
-	return pid;
-}
-
-static int stop_record(pid_t pid)
-{
-	int status;
-
-	kill(pid, SIGINT);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
 
 struct workload {
 	int status;		/* exit status, -1 if it did not exit */
@@ -311,10 +254,10 @@ TEST(annotations_in_the_system_recording)
 
 	snprintf(path, sizeof(path), "/tmp/annot-%d.fxt", getpid());
 	snprintf(errpath, sizeof(errpath), "%s.err", path);
-	rec = start_record(args, path, errpath);
+	rec = vm_record_start(args, path, errpath);
 	ASSERT_LT(0, rec);
 	run_workload(NULL, &w);
-	rc = stop_record(rec);
+	rc = vm_record_stop(rec);
 	EXPECT_EQ(0, w.status);
 	ASSERT_NE(0, w.tid);
 	EXPECT_NE(w.pid, w.tid);	/* not the main thread */
@@ -349,11 +292,11 @@ TEST(library_trigger_saves_the_flight_window)
 	snprintf(dir, sizeof(dir), "/tmp/annot-flight-%d", getpid());
 	ASSERT_EQ(0, mkdir(dir, 0700));
 	snprintf(errpath, sizeof(errpath), "%s.err", dir);
-	rec = start_record(args, dir, errpath);
+	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
 	run_workload("slow-frame", &w);
 	sleep(1);	/* the snapshot comes after a complete drain turn */
-	rc = stop_record(rec);
+	rc = vm_record_stop(rec);
 	EXPECT_EQ(0, w.status);
 	EXPECT_EQ(0, w.trigger_rc);
 	ASSERT_EQ(0, rc);

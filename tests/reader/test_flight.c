@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,56 +30,6 @@
 #include <linux/fxtprof.h>
 #include "snapshot_check.h"
 #include "vm_util.h"
-
-
-static int fire(const char *name)
-{
-	struct fxtprof_trigger t = { .size = sizeof(t) };
-	int fd = open(FXTPROF_ANNOTATE_DEVICE, O_WRONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	memcpy(t.name, name, strlen(name));
-	ret = ioctl(fd, FXTPROF_IOC_TRIGGER, &t) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-/* fxtprof record ARGS DIR, stderr to @errpath; returns once it runs. */
-static pid_t start_record(const char **args, const char *dir,
-			  const char *errpath)
-{
-	const char *argv[24] = { "fxtprof", "record" };
-	int i = 2, k;
-	pid_t pid;
-
-	for (k = 0; args[k]; k++)
-		argv[i++] = args[k];
-	argv[i++] = dir;
-	argv[i] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		dup2(fd, 2);
-		execv(vm_test_path("fxtprof"), (char **)argv);
-		_exit(127);
-	}
-	/* Running once a trigger finds a session (this one is not listed). */
-	for (k = 0; k < 300 && fire("probe") == -ESRCH; k++)
-		usleep(50000);
-	return pid;
-}
-
-static int stop_record(pid_t pid)
-{
-	int status;
-
-	kill(pid, SIGINT);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -162,13 +111,13 @@ TEST(snapshot_covers_the_window_on_every_cpu)
 	ASSERT_NE(NULL, si);
 	make_dir(dir, sizeof(dir), "cover");
 	snprintf(errpath, sizeof(errpath), "%s.err", dir);
-	rec = start_record(args, dir, errpath);
+	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
 	sleep(4);	/* more than the window */
-	ASSERT_EQ(0, fire("boom"));
-	ASSERT_EQ(0, fire("not-listed"));
+	ASSERT_EQ(0, vm_trigger("boom"));
+	ASSERT_EQ(0, vm_trigger("not-listed"));
 	sleep(1);
-	ASSERT_EQ(0, stop_record(rec));
+	ASSERT_EQ(0, vm_record_stop(rec));
 	ASSERT_EQ(1, count_files(dir, "", path, sizeof(path)));
 	ASSERT_EQ(1, count_files(dir, "boom-", NULL, 0));
 	ASSERT_EQ(0, strcmp(path + strlen(path) - 4, ".fxt"));
@@ -212,7 +161,7 @@ TEST(trigger_without_recorder_says_so)
 	ASSERT_NE(NULL, err);
 	EXPECT_NE(NULL, strstr(err, "no recording is running")) TH_LOG("%s", err);
 	free(err);
-	EXPECT_EQ(-ESRCH, fire("lonely"));
+	EXPECT_EQ(-ESRCH, vm_trigger("lonely"));
 }
 
 TEST(several_triggers_give_several_files)
@@ -227,18 +176,18 @@ TEST(several_triggers_give_several_files)
 	ASSERT_NE(NULL, si);
 	make_dir(dir, sizeof(dir), "many");
 	snprintf(errpath, sizeof(errpath), "%s.err", dir);
-	rec = start_record(args, dir, errpath);
+	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
 	sleep(2);
-	ASSERT_EQ(0, fire("alpha"));
+	ASSERT_EQ(0, vm_trigger("alpha"));
 	usleep(400000);
-	ASSERT_EQ(0, fire("beta"));
+	ASSERT_EQ(0, vm_trigger("beta"));
 	usleep(400000);
-	ASSERT_EQ(0, fire("alpha"));
+	ASSERT_EQ(0, vm_trigger("alpha"));
 	usleep(400000);
 	kill(rec, SIGUSR2);
 	usleep(600000);
-	ASSERT_EQ(0, stop_record(rec));
+	ASSERT_EQ(0, vm_record_stop(rec));
 	EXPECT_EQ(4, count_files(dir, "", NULL, 0));
 	EXPECT_EQ(2, count_files(dir, "alpha-", NULL, 0));
 	EXPECT_EQ(1, count_files(dir, "beta-", NULL, 0));
@@ -302,7 +251,7 @@ TEST_F_TIMEOUT(minute, window_bound_holds_at_10khz_for_a_minute, 110)
 				;
 		}
 	}
-	rec = start_record(args, dir, errpath);
+	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
 	for (int s = 0; s < 60; s++) {
 		sleep(1);
@@ -314,7 +263,7 @@ TEST_F_TIMEOUT(minute, window_bound_holds_at_10khz_for_a_minute, 110)
 	}
 	kill(rec, SIGUSR2);
 	sleep(1);
-	ASSERT_EQ(0, stop_record(rec));
+	ASSERT_EQ(0, vm_record_stop(rec));
 	for (long i = 0; i < ncpu && i < 64; i++) {
 		kill(spin[i], SIGKILL);
 		waitpid(spin[i], NULL, 0);

@@ -16,10 +16,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "vm_util.h"
 
@@ -363,4 +366,84 @@ int vm_raw_attach(int fd, const struct vm_raw_maps *m)
 	struct fxtprof_attach a = vm_raw_attach_req(fd, m);
 
 	return ioctl(fd, FXTPROF_IOC_ATTACH, &a) ? -errno : 0;
+}
+
+int vm_trigger(const char *name)
+{
+	struct fxtprof_trigger t = { .size = sizeof(t) };
+	int fd = open(FXTPROF_ANNOTATE_DEVICE, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	memcpy(t.name, name, strnlen(name, sizeof(t.name)));
+	ret = ioctl(fd, FXTPROF_IOC_TRIGGER, &t) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+pid_t vm_record_spawn(const char *const *args, const char *out,
+		      const char *errpath)
+{
+	const char *argv[32] = { "fxtprof", "record" };
+	char path[4096];
+	int i = 2;
+	pid_t pid;
+
+	for (; *args; args++) {
+		if (i >= (int)(sizeof(argv) / sizeof(argv[0])) - 2)
+			return -E2BIG;
+		argv[i++] = *args;
+	}
+	if (out)
+		argv[i++] = out;
+	argv[i] = NULL;
+	/* vm_test_path() returns a static buffer: copied before the fork. */
+	snprintf(path, sizeof(path), "%s", vm_test_path("fxtprof"));
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (errpath) {
+			int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC,
+				      0644);
+
+			if (fd < 0)
+				_exit(126);
+			dup2(fd, 2);
+		}
+		execv(path, (char **)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+pid_t vm_record_start(const char *const *args, const char *out,
+		      const char *errpath)
+{
+	pid_t pid = vm_record_spawn(args, out, errpath);
+	int status;
+
+	if (pid < 0)
+		return pid;
+	for (int k = 0; k < 300; k++) {
+		if (vm_trigger("probe") != -ESRCH)
+			return pid;
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return -ECHILD;
+		usleep(50000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -ETIMEDOUT;
+}
+
+int vm_record_stop(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGINT);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }

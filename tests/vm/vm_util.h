@@ -2,7 +2,8 @@
 /*
  * vm_util.h - helpers shared by the VM tests (tests/vm/test_*.c): record
  * collection from every ring, busy loops pinned to CPUs, the tests'
- * directory, ELF symbol lookup and a kernel log check.
+ * directory, ELF symbol lookup, a kernel log check, and `fxtprof record`
+ * in the background.
  */
 #ifndef FXTPROF_VM_UTIL_H
 #define FXTPROF_VM_UTIL_H
@@ -58,6 +59,28 @@ int vm_kernel_complaints(int print);
 
 /* Write @val to the file @path; 0 or -errno. */
 int vm_write_file(const char *path, const char *val);
+
+/* A TRIGGER named @name on the annotate device: 0 or -errno. */
+int vm_trigger(const char *name);
+
+/*
+ * `fxtprof record ARGS OUT` (the fxtprof next to the test) in a child,
+ * stderr to @errpath (inherited if NULL), OUT left out if NULL.  The child
+ * dies with the test (PR_SET_PDEATHSIG): a failed assertion must not leave
+ * it holding /dev/fxtprof for the tests after.  Its pid, or -errno.
+ */
+pid_t vm_record_spawn(const char *const *args, const char *out,
+		      const char *errpath);
+/*
+ * vm_record_spawn(), then wait until the session runs: a trigger no longer
+ * says ESRCH (it is named "probe"; give the recorder a --trigger list
+ * without it).  Its pid; -ECHILD if it exited first, -ETIMEDOUT if it did
+ * not start within 15 s (then it is killed); both reaped.
+ */
+pid_t vm_record_start(const char *const *args, const char *out,
+		      const char *errpath);
+/* SIGINT, then its exit status; -1 if it did not exit by itself. */
+int vm_record_stop(pid_t pid);
 
 /*
  * A reader's mappings made by hand, without libfxtprof, for the tests that

@@ -138,6 +138,42 @@ static int export_clip_time(struct export_cmd *c)
 	return 0;
 }
 
+/*
+ * Where the recording ends, on both clocks: its last sample (before
+ * --time; an archive read through --time holds only the range), and the
+ * input's mtime, the recorder's last write.
+ */
+static void note_input_end(struct export_cmd *c)
+{
+	size_t n = profile__nr_samples(c->profile);
+	struct stat st;
+
+	if (n)
+		c->last_sample_ns = profile__sample(c->profile, n - 1)->ts;
+	if (strcmp(c->input, "-") && !stat(c->input, &st) &&
+	    S_ISREG(st.st_mode) && st.st_mtim.tv_sec > 0)
+		c->input_mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
+				    (uint64_t)st.st_mtim.tv_nsec;
+}
+
+/*
+ * The wall clock of the first sample, for pprof's time_nanos.  A trace is
+ * timed with CLOCK_BOOTTIME alone (no boot-to-realtime offset is
+ * recorded), so this is the input's mtime taken as the time of its last
+ * sample, less the distance from the first sample to that one; 0 (none)
+ * from standard input.
+ */
+static uint64_t first_sample_wall_ns(const struct export_cmd *c)
+{
+	uint64_t first, span;
+
+	if (!c->input_mtime_ns || !profile__nr_samples(c->profile))
+		return 0;
+	first = profile__sample(c->profile, 0)->ts;
+	span = c->last_sample_ns > first ? c->last_sample_ns - first : 0;
+	return span < c->input_mtime_ns ? c->input_mtime_ns - span : 0;
+}
+
 int export_cmd__load(struct export_cmd *c)
 {
 	struct profile_error perr = { 0 };
@@ -169,6 +205,7 @@ int export_cmd__load(struct export_cmd *c)
 		return reader_err(err, "%s: at byte %" PRIu64 ": %s", c->input,
 				  perr.offset, perr.msg[0] ? perr.msg :
 				  "cannot load the recording");
+	note_input_end(c);
 	if (c->time && (err = export_clip_time(c)))
 		return err;
 	err = symbolizer__new(&c->sym, &c->symbolizer);
@@ -499,8 +536,8 @@ int cmd_export(int argc, char **argv)
 	if (rt_annot__check(&c.annot, c.profile, c.input, &reg.res))
 		goto out_release;
 	err = pprof__encode_filtered(c.profile, c.symbolizer,
-				     c.annot.nr_pats ? &filter : NULL, &gz,
-				     &st);
+				     c.annot.nr_pats ? &filter : NULL,
+				     first_sample_wall_ns(&c), &gz, &st);
 	if (err) {
 		reader_err(err, "cannot build the pprof profile");
 		goto out_release;

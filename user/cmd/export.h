@@ -28,6 +28,9 @@ struct export_cmd {
 	size_t len;
 	struct profile *profile;
 	struct symbolizer *symbolizer;
+	/* The input's mtime (0: standard input), and its last sample. */
+	uint64_t input_mtime_ns;
+	uint64_t last_sample_ns;
 };
 
 int cmd_export(int argc, char **argv);

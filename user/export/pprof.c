@@ -28,6 +28,7 @@
 #define PR_LOCATION		4
 #define PR_FUNCTION		5
 #define PR_STRING_TABLE		6
+#define PR_TIME_NANOS		9
 #define PR_DURATION_NANOS	10
 #define PR_PERIOD_TYPE		11
 #define PR_PERIOD		12
@@ -411,7 +412,8 @@ static void put_tables(struct pp *x, struct pb_buf *b)
 	}
 }
 
-static int encode(struct pp *x, struct pb_buf *b, struct export_stats *st)
+static int encode(struct pp *x, struct pb_buf *b, uint64_t time_nanos,
+		  struct export_stats *st)
 {
 	size_t n = profile__nr_samples(x->p);
 	uint64_t period = st->period_ns, duration = 0;
@@ -440,6 +442,8 @@ static int encode(struct pp *x, struct pb_buf *b, struct export_stats *st)
 
 		pb_put_bytes(b, PR_STRING_TABLE, k->data, k->len);
 	}
+	if (time_nanos)
+		pb_put_uint(b, PR_TIME_NANOS, time_nanos);
 	pb_put_uint(b, PR_DURATION_NANOS, duration);
 	put_value_type(b, PR_PERIOD_TYPE, cpu, ns);
 	pb_put_uint(b, PR_PERIOD, period);
@@ -485,12 +489,12 @@ out_end:
 int pprof__encode(const struct profile *p, struct symbolizer *s,
 		  struct pb_buf *out, struct export_stats *st)
 {
-	return pprof__encode_filtered(p, s, NULL, out, st);
+	return pprof__encode_filtered(p, s, NULL, 0, out, st);
 }
 
 int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
-			   const struct pprof_filter *f, struct pb_buf *out,
-			   struct export_stats *st)
+			   const struct pprof_filter *f, uint64_t time_nanos,
+			   struct pb_buf *out, struct export_stats *st)
 {
 	struct pp x = { .p = p, .s = s };
 	struct pb_buf raw = PB_BUF_INIT;
@@ -512,7 +516,7 @@ int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
 	if (!err)
 		err = x.err;
 	if (!err)
-		err = encode(&x, &raw, st);
+		err = encode(&x, &raw, time_nanos, st);
 	if (!err)
 		err = pprof__gzip(raw.data, raw.len, out);
 	pb_buf__release(&raw);

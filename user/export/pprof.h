@@ -13,6 +13,7 @@
 /*
  * The gzipped profile of p, named by s, into out (reset first).
  * 0 or -errno: -ENOMEM, a symbolizer error, -EIO if zlib fails.
+ * Profile.time_nanos is left out (see pprof__encode_filtered()).
  */
 int pprof__encode(const struct profile *p, struct symbolizer *s,
 		  struct pb_buf *out, struct export_stats *st);
@@ -22,10 +23,14 @@ struct pprof_filter {
 	bool (*keep)(void *ctx, size_t i);	/* i: profile__sample()'s */
 	void *ctx;
 };
-/* pprof__encode() of the samples f keeps (all if f is NULL). */
+/*
+ * pprof__encode() of the samples f keeps (all if f is NULL), with
+ * Profile.time_nanos = time_nanos: the wall clock of the first sample, in
+ * nanoseconds since the epoch (0: unknown, left out).
+ */
 int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
-			   const struct pprof_filter *f, struct pb_buf *out,
-			   struct export_stats *st);
+			   const struct pprof_filter *f, uint64_t time_nanos,
+			   struct pb_buf *out, struct export_stats *st);
 
 /* Gzip (RFC 1952, zlib's deflate) len bytes of in into out (reset). */
 int pprof__gzip(const void *in, size_t len, struct pb_buf *out);

@@ -421,6 +421,8 @@ int fxtprof_finalize(void)
 		pthread_mutex_unlock(&life_lock);
 		return EPERM;
 	}
+	/* Before the writer's last drain. */
+	hooks_thread__check_comm();
 	atomic_store_explicit(&hooks_state, HOOKS_FINALIZED,
 			      memory_order_release);
 	if (hooks_mode == HOOKS_DEVICE)

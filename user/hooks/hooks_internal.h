@@ -83,6 +83,9 @@ struct hooks_thread {
 	bool ring_ok;
 	/* Records the ring refused since the last LOST record in it. */
 	uint64_t lost_records, lost_bytes, lost_first_ns, lost_last_ns;
+	/* The name the ring last gave the thread, and when it was checked. */
+	char comm[FXTPROF_COMM_LEN];
+	uint64_t comm_checked_ns;
 	_Atomic bool exited;		/* the thread is gone: free when drained */
 	_Atomic int refs;		/* the thread, and the writer's list */
 	struct hooks_thread *next;	/* the writer's list */
@@ -112,6 +115,13 @@ HIDDEN void out_standalone__emit(struct hooks_thread *t, unsigned int kind,
 				 uint64_t key, const char *name, uint16_t len);
 /* A new thread's ring: joins the writer's list.  0 or -errno. */
 HIDDEN int out_standalone__add_thread(struct hooks_thread *t);
+/*
+ * Re-read the calling thread's comm; if it changed since the ring last
+ * named it, a RENAME record in its ring.  @t must be the caller's.
+ */
+HIDDEN void out_standalone__check_comm(struct hooks_thread *t);
+/* The calling thread's last chance to be renamed (exit, finalize). */
+HIDDEN void hooks_thread__check_comm(void);
 
 /* The shared entry point of every annotation that passed the rules. */
 static inline void hooks_emit(struct hooks_thread *t, unsigned int kind,

@@ -32,9 +32,18 @@ static void thread_exit(void *p)
 {
 	struct hooks_thread *t = p;
 
+	/* Its last records are drained after this: its last name with them. */
+	if (hooks_mode == HOOKS_STANDALONE)
+		out_standalone__check_comm(t);
 	hooks_self = NULL;
 	atomic_store_explicit(&t->exited, true, memory_order_release);
 	hooks_thread__put(t);
+}
+
+void hooks_thread__check_comm(void)
+{
+	if (hooks_self && hooks_mode == HOOKS_STANDALONE)
+		out_standalone__check_comm(hooks_self);
 }
 
 int hooks_thread__setup(void)

@@ -11,7 +11,14 @@
  * ring drops the record and counts it.  A thread's first record in its
  * ring is a SNAPSHOT naming it and its process, so the stream state names
  * every thread before its first event, and again at every new segment
- * (a reconnected socket).
+ * (a reconnected socket).  A thread renamed later (prctl(PR_SET_NAME),
+ * pthread_setname_np()) is renamed in the stream as `fxtprof record`
+ * renames it from the module's task_rename records: a RENAME record in
+ * its ring, the same path through the stream state.  Nothing tells the
+ * library of a rename, and a PR_GET_NAME per annotation would cost more
+ * than the annotation, so an emitting thread re-reads its comm at most
+ * every COMM_CHECK_NS of its own clock, and once more when it exits or
+ * calls finalize.
  *
  * The writer thread opens the pipeline itself (initialize waits for it):
  * the io_uring loop is single issuer, and only the thread that made it may
@@ -54,6 +61,8 @@
  */
 #define WRITER_IDLE_MS		5
 #define WRITER_BUSY_RECORDS	1024
+/* How often an annotating thread looks whether it was renamed. */
+#define COMM_CHECK_NS		100000000ull	/* 100 ms */
 
 struct standalone {
 	struct evloop loop;
@@ -144,9 +153,11 @@ int out_standalone__add_thread(struct hooks_thread *t)
 	if (ret)
 		return ret;
 	prctl(PR_GET_NAME, comm);
+	memcpy(t->comm, comm, sizeof(t->comm));
 	/* The ring is empty: the snapshot fits. */
 	s = thread_ring__reserve(&t->ring, sizeof(*s));
 	snapshot_fill(s, t->tid, comm);
+	t->comm_checked_ns = s->hdr.time_ns;
 	thread_ring__commit(&t->ring);
 
 	atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
@@ -182,6 +193,40 @@ static bool report_lost(struct hooks_thread *t)
 	return true;
 }
 
+/*
+ * A ring too full for the RENAME keeps the old name in t->comm: the next
+ * check tries again.
+ */
+static void check_comm(struct hooks_thread *t, uint64_t now)
+{
+	char comm[FXTPROF_COMM_LEN] = "";
+	struct fxtprof_rename *r;
+
+	t->comm_checked_ns = now;
+	if (prctl(PR_GET_NAME, comm) || !memcmp(comm, t->comm, sizeof(comm)))
+		return;
+	r = thread_ring__reserve(&t->ring, sizeof(*r));
+	if (!r)
+		return;
+	memset(r, 0, sizeof(*r));
+	r->hdr.size = sizeof(*r);
+	r->hdr.type = FXTPROF_REC_RENAME;
+	r->hdr.cpu = (uint16_t)sched_getcpu();
+	r->hdr.time_ns = now;
+	r->pid = t->pid;
+	r->tid = t->tid;
+	memcpy(r->old_comm, t->comm, sizeof(r->old_comm));
+	memcpy(r->comm, comm, sizeof(r->comm));
+	thread_ring__commit(&t->ring);
+	memcpy(t->comm, comm, sizeof(t->comm));
+}
+
+void out_standalone__check_comm(struct hooks_thread *t)
+{
+	if (t->ring_ok && (!t->lost_records || report_lost(t)))
+		check_comm(t, now_boottime());
+}
+
 void out_standalone__emit(struct hooks_thread *t, unsigned int kind,
 			  uint64_t key, const char *name, uint16_t len)
 {
@@ -190,8 +235,11 @@ void out_standalone__emit(struct hooks_thread *t, unsigned int kind,
 	uint64_t now = now_boottime();
 	struct fxtprof_annotation_rec *r = NULL;
 
-	if (t->ring_ok && (!t->lost_records || report_lost(t)))
+	if (t->ring_ok && (!t->lost_records || report_lost(t))) {
+		if (now - t->comm_checked_ns >= COMM_CHECK_NS)
+			check_comm(t, now);
 		r = thread_ring__reserve(&t->ring, size);
+	}
 	if (!r) {
 		if (!t->lost_records++)
 			t->lost_first_ns = now;
