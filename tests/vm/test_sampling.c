@@ -33,13 +33,28 @@
  *
  * Under QEMU TCG a vCPU thread can be descheduled for longer than a
  * period: the timer then fires late and hrtimer_forward() skips whole
- * periods, which the module counts in timer_overruns.  So the timer itself
- * is checked exactly, on periods: samples + overruns over the session
- * must be the rate +-15%.  The samples, counted by timestamp in a 2 s
- * window away from start and stop, must be within +-15% at 100 Hz, and at
- * 1 kHz at least @min_pct of the rate (what the emulator delivers depends
- * on the host's load; the log line shows it).
+ * periods, which the module counts in timer_overruns.  How many samples a
+ * window holds therefore depends on the host's load (a loaded 2-CPU host
+ * gave 82% of them at 100 Hz and 45% at 1 kHz), so the rate is checked
+ * where load cannot move it:
+ *  - the accounting, exactly: samples + overruns over the session are the
+ *    session's periods +-15%;
+ *  - the spacing: the median interval between a CPU's consecutive samples
+ *    in a 2 s window away from start and stop is at least 85% of the
+ *    period and at most 150% (a descheduled vCPU adds long intervals, not
+ *    short ones; three CPU hogs on the 2-CPU host moved the median to
+ *    116-160%, a period off by a factor of two is still caught);
+ *  - the count, loosely: at least @min_pct of the window's samples, and
+ *    never more than 115%.
  */
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void expect_rate(struct __test_metadata *_metadata,
 			FIXTURE_DATA(dev) *self, unsigned int freq,
 			unsigned int min_pct)
@@ -47,7 +62,9 @@ static void expect_rate(struct __test_metadata *_metadata,
 	const unsigned int window_ms = 2000, lead_ms = 250;
 	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE, freq, 1 << 20);
 	unsigned int n = self->info->nr_cpus;
-	unsigned long long t0, t1, lo, hi, per_cpu[64] = { 0 };
+	unsigned long long t0, t1, lo, hi, per_cpu[64] = { 0 }, last[64];
+	unsigned long long period = 1000000000ull / freq, *gaps;
+	size_t cap, ngaps[64] = { 0 };
 	struct vm_spinners *spin;
 
 	ASSERT_LE(n, 64);
@@ -65,41 +82,60 @@ static void expect_rate(struct __test_metadata *_metadata,
 
 	lo = t0 + lead_ms * 1000000ull;
 	hi = lo + window_ms * 1000000ull;
+	cap = (size_t)freq * window_ms / 1000 * 2 + 16;
+	gaps = calloc(n * cap, sizeof(*gaps));
+	ASSERT_NE(NULL, gaps);
+	/* A CPU's records come out of its ring in the order it wrote them. */
 	vm_recs_for_each(&self->r, rec) {
-		if (rec->type == FXTPROF_REC_SAMPLE && rec->time_ns >= lo &&
-		    rec->time_ns < hi)
-			per_cpu[rec->cpu]++;
+		unsigned int cpu = rec->cpu;
+
+		if (rec->type != FXTPROF_REC_SAMPLE || cpu >= n ||
+		    rec->time_ns < lo || rec->time_ns >= hi)
+			continue;
+		if (per_cpu[cpu]++ && ngaps[cpu] < cap)
+			gaps[cpu * cap + ngaps[cpu]++] = rec->time_ns - last[cpu];
+		last[cpu] = rec->time_ns;
 	}
 	for (unsigned int cpu = 0; cpu < n; cpu++) {
 		struct fxtprof_stats st;
 		unsigned long long want = (unsigned long long)freq * window_ms / 1000;
 		unsigned long long periods, want_periods = (t1 - t0) * freq / 1000000000ull;
 
+		unsigned long long *g = &gaps[cpu * cap], median = 0;
+
 		ASSERT_EQ(0, fxtprof_dev__stats(self->dev, cpu, &st));
 		periods = st.samples + st.timer_overruns;
+		if (ngaps[cpu]) {
+			qsort(g, ngaps[cpu], sizeof(*g), cmp_ull);
+			median = g[ngaps[cpu] / 2];
+		}
 		TH_LOG("%u Hz, cpu%u: %llu samples in the %u ms window (rate: %llu), "
-		       "session: %llu samples + %llu overruns of %llu periods, "
-		       "handler %.1f us avg", freq, cpu, per_cpu[cpu], window_ms,
-		       want, (unsigned long long)st.samples,
+		       "median interval %llu ns (period %llu); session: %llu "
+		       "samples + %llu overruns of %llu periods, handler %.1f us "
+		       "avg", freq, cpu, per_cpu[cpu], window_ms, want, median,
+		       period, (unsigned long long)st.samples,
 		       (unsigned long long)st.timer_overruns, want_periods,
 		       st.handler_calls ? st.handler_ns / 1e3 / st.handler_calls : 0);
 		EXPECT_LE(want_periods * 85 / 100, periods);
 		EXPECT_GE(want_periods * 115 / 100, periods);
+		EXPECT_LE(period * 85 / 100, median);
+		EXPECT_GE(period * 150 / 100, median);
 		EXPECT_LE(want * min_pct / 100, per_cpu[cpu]);
 		EXPECT_GE(want * 115 / 100, per_cpu[cpu]);
 		EXPECT_EQ(st.samples, st.handler_calls);
 		EXPECT_EQ(0, st.lost_records);
 	}
+	free(gaps);
 }
 
 TEST_F(dev, rate_on_every_cpu)
 {
-	expect_rate(_metadata, self, 100, 85);
+	expect_rate(_metadata, self, 100, 60);
 }
 
 TEST_F(dev, default_rate_on_every_cpu)
 {
-	expect_rate(_metadata, self, FXTPROF_DEFAULT_FREQ, 50);
+	expect_rate(_metadata, self, FXTPROF_DEFAULT_FREQ, 30);
 }
 
 static int spawn(const char *path, const char *arg)
