@@ -42,8 +42,9 @@
  *  - the spacing: the median interval between a CPU's consecutive samples
  *    in a 2 s window away from start and stop is at least 85% of the
  *    period and at most 150% (a descheduled vCPU adds long intervals, not
- *    short ones; three CPU hogs on the 2-CPU host moved the median to
- *    116-160%, a period off by a factor of two is still caught);
+ *    short ones, and a period off by a factor of two is still caught;
+ *    three CPU hogs competing with the VM on the 2-CPU host moved the
+ *    median to 116-160%: a host that loaded starves any VM test);
  *  - the count, loosely: at least @min_pct of the window's samples, and
  *    never more than 115%.
  */
