@@ -119,8 +119,13 @@ run_irq() {
 	fi
 	o=$("$PROBE" -s "$IRQ_SECS" $PROBE_ARGS) || die "the probe failed: $o"
 	if [ "$cfg" != bare ]; then
-		if [ "$cfg" = perf ]; then kill -INT $pid; else kill -TERM $pid; fi
-		wait $pid || { cat $e; die "$cfg failed under the probe"; }
+		if [ "$cfg" = perf ]; then
+			# perf's status after SIGINT is not its success.
+			kill -INT $pid; wait $pid || true
+		else
+			kill -TERM $pid
+			wait $pid || { cat $e; die "$cfg failed under the probe"; }
+		fi
 	fi
 	echo "BENCH-IRQ rep=$rep cfg=$cfg freq=$freq ${o#interruptions: }"
 	rm -f $f
