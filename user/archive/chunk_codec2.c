@@ -87,9 +87,9 @@ struct c2_models {
 	struct num_model time[TIME_CTX];
 	rc_prob thr_other;
 	struct num_model thr_idx, pid, tid;
-	rc_prob kf_other;
-	struct num_model kf;
-	rc_prob op[OP_CTX][32];
+	rc_prob kf_other[2];		/* by: the thread's last had none */
+	struct num_model kf[2];
+	rc_prob op[2][OP_CTX][32];
 	struct num_model back;
 	rc_prob n_other, w0_other, w1_other, w5_other;
 	struct num_model nframes, differ;
@@ -132,6 +132,7 @@ struct c2_state {
 	uint64_t last_cpu, last_ts;
 	uint32_t last_kind, last_op;
 	uint32_t cur_thread;		/* index + 1 of the last sample's */
+	uint32_t kf_changed;		/* its kframes is not its thread's last */
 	struct thread_state *thr;
 	uint32_t nthr, cap_thr;
 	uint32_t *ent;			/* each entry's word offset in the arena */
@@ -207,7 +208,7 @@ static void state_reset(struct c2_state *s)
 	memset(s->cpu, 0, sizeof(s->cpu));
 	s->last_cpu = s->last_ts = 0;
 	s->last_kind = s->last_op = 0;
-	s->cur_thread = 0;
+	s->cur_thread = s->kf_changed = 0;
 	s->nthr = s->nent = 0;
 	s->arena_len = 0;
 	s->prev_ent = 0;
@@ -336,6 +337,24 @@ static void recent_use(uint32_t *recent, uint32_t idx)
 static unsigned int op_ctx(unsigned int last_op)
 {
 	return last_op == 0 ? 0 : last_op < RECENT_STACKS ? 1 : 2;
+}
+
+/*
+ * The model of a stack's op: by whether its sample's kernel frame count
+ * differs from the thread's sample before (then so does its stack), and
+ * by how the chunk's previous stack was coded.
+ */
+static rc_prob *op_model(struct c2_state *s)
+{
+	return s->m.op[s->kf_changed][op_ctx(s->last_op)];
+}
+
+static void op_done(struct c2_state *s, unsigned int op, uint32_t idx)
+{
+	s->last_op = op;
+	s->prev_ent = idx + 1;
+	if (s->cur_thread)
+		recent_use(s->thr[s->cur_thread - 1].recent, idx);
 }
 
 static const uint64_t *reference(struct c2_state *s)
@@ -560,7 +579,7 @@ static int encode_sample(struct chunk_codec2 *c, const unsigned char *r)
 	struct template t = sample_template(r);
 	uint64_t ts = load64(r + 8), cpu = load64(r + 32) >> 32;
 	uint64_t kframes = load64(r + 48) >> 32, zz;
-	uint32_t i = template_find(s, &t), thr;
+	uint32_t i = template_find(s, &t), thr, kctx;
 	struct cpu_slot *k;
 	bool fresh;
 	int ret;
@@ -592,9 +611,17 @@ static int encode_sample(struct chunk_codec2 *c, const unsigned char *r)
 	RC_FIELD(e, F_TIME);
 	enc_num(e, &m->time[time_ctx(k, cpu)], zz);
 
-	ret = thread_find(c, load64(r + 16), load64(r + 24), &thr, &fresh);
-	if (ret)
-		return ret;
+	/* Mostly the thread the CPU sampled last: no hashing for it. */
+	if (slot_holds(k, cpu) && k->thread &&
+	    s->thr[k->thread - 1].pid == load64(r + 16) &&
+	    s->thr[k->thread - 1].tid == load64(r + 24)) {
+		thr = k->thread - 1;
+		fresh = false;
+	} else {
+		ret = thread_find(c, load64(r + 16), load64(r + 24), &thr, &fresh);
+		if (ret)
+			return ret;
+	}
 	RC_FIELD(e, F_THREAD);
 	if (slot_holds(k, cpu) && k->thread)
 		rc_enc_bit(e, &m->thr_other, thr + 1 != k->thread);
@@ -606,12 +633,14 @@ static int encode_sample(struct chunk_codec2 *c, const unsigned char *r)
 		}
 	}
 	RC_FIELD(e, F_KFRAMES);
-	rc_enc_bit(e, &m->kf_other, kframes != s->thr[thr].kframes);
+	kctx = s->thr[thr].kframes == 0;
+	rc_enc_bit(e, &m->kf_other[kctx], kframes != s->thr[thr].kframes);
 	if (kframes != s->thr[thr].kframes)
-		enc_num(e, &m->kf, kframes);
+		enc_num(e, &m->kf[kctx], kframes);
 
 	time_update(s, k, cpu, ts, zz);
 	k->thread = thr + 1;
+	s->kf_changed = kframes != s->thr[thr].kframes;
 	s->thr[thr].kframes = kframes;
 	s->cur_thread = thr + 1;
 	return 0;
@@ -709,7 +738,7 @@ static int encode_blob(struct chunk_codec2 *c, const unsigned char *r,
 	struct c2_models *m = &s->m;
 	struct rc_enc *e = &c->rc;
 	uint32_t *rs = thread_recent(s), idx, mask, j, op;
-	rc_prob *opm = m->op[op_ctx(s->last_op)];
+	rc_prob *opm = op_model(s);
 	const uint64_t *ref;
 	uint64_t h;
 
@@ -717,15 +746,7 @@ static int encode_blob(struct chunk_codec2 *c, const unsigned char *r,
 	if (2 * (s->nent + 1) > c->ens_size && entry_grow(c))
 		return -ENOMEM;
 	mask = c->ens_size - 1;
-	/*
-	 * The table's slot is a cache miss in a large chunk: asked for
-	 * first, it arrives while the thread's recent stacks, where most
-	 * stacks are found, are compared.
-	 */
-	h = mix(mix(load64(r), load64(r + 8)), load64(r + 40));
-	for (uint64_t i = BLOB_MIN_WORDS; i < words; i++)
-		h = mix(h, load64(r + 8 * i));
-	__builtin_prefetch(&c->ens[(uint32_t)h & mask]);
+	/* Most often one of the thread's recent stacks: no hashing for it. */
 	for (op = 0; rs && op < RECENT_STACKS && rs[op]; op++) {
 		if (entry_is(entry(s, rs[op] - 1), r, words)) {
 			idx = rs[op] - 1;
@@ -733,6 +754,15 @@ static int encode_blob(struct chunk_codec2 *c, const unsigned char *r,
 			goto out;
 		}
 	}
+	/*
+	 * The hash of the words other than time, pid and tid: one
+	 * multiplication a word, mixed once at the end (collisions only cost
+	 * a comparison).
+	 */
+	h = load64(r) ^ load64(r + 8) * 3 ^ load64(r + 40) * 5;
+	for (uint64_t i = BLOB_MIN_WORDS; i < words; i++)
+		h = (h + load64(r + 8 * i)) * 0x9e3779b97f4a7c15ull;
+	h = mix(h, h >> 32);
 	for (j = (uint32_t)h & mask;; j = (j + 1) & mask) {
 		struct entry_slot *t = &c->ens[j];
 
@@ -775,10 +805,7 @@ static int encode_blob(struct chunk_codec2 *c, const unsigned char *r,
 	callers_learn(s, s->arena + s->arena_len + 3, words - 6);
 	s->arena_len += words - 3;
 out:
-	s->last_op = op;
-	s->prev_ent = idx + 1;
-	if (rs)
-		recent_use(rs, idx);
+	op_done(s, op, idx);
 	return 0;
 }
 
@@ -922,7 +949,7 @@ static int decode_sample(struct c2_state *s, struct rc_dec *d,
 	uint64_t cpu, zz, ts, kframes, idx;
 	struct cpu_slot *k;
 	const struct template *tp;
-	uint32_t thr;
+	uint32_t thr, kctx;
 
 	if (out_left < 8 * SAMPLE_WORDS)
 		return -EBADMSG;
@@ -972,11 +999,13 @@ static int decode_sample(struct c2_state *s, struct rc_dec *d,
 		thr = (uint32_t)idx;
 	}
 	kframes = s->thr[thr].kframes;
-	if (rc_dec_bit(d, &m->kf_other) && !dec_u32(d, &m->kf, &kframes))
+	kctx = kframes == 0;
+	if (rc_dec_bit(d, &m->kf_other[kctx]) && !dec_u32(d, &m->kf[kctx], &kframes))
 		return -EBADMSG;
 
 	time_update(s, k, cpu, ts, zz);
 	k->thread = thr + 1;
+	s->kf_changed = kframes != s->thr[thr].kframes;
 	s->thr[thr].kframes = kframes;
 	s->cur_thread = thr + 1;
 	store64(o, tp->w0);
@@ -1046,7 +1075,7 @@ static int decode_blob(struct c2_state *s, struct rc_dec *d, unsigned int kind,
 {
 	struct c2_models *m = &s->m;
 	uint32_t *rs = thread_recent(s);
-	unsigned int op = rc_dec_tree(d, m->op[op_ctx(s->last_op)], 5);
+	unsigned int op = rc_dec_tree(d, op_model(s), 5);
 	const uint64_t *en;
 	uint64_t back, words;
 	uint32_t idx;
@@ -1087,10 +1116,7 @@ static int decode_blob(struct c2_state *s, struct rc_dec *d, unsigned int kind,
 	store64(o + 8, en[1]);
 	store64(o + 40, en[2]);
 	memcpy(o + 48, en + 3, 8 * (words - 6));
-	s->last_op = op;
-	s->prev_ent = idx + 1;
-	if (rs)
-		recent_use(rs, idx);
+	op_done(s, op, idx);
 	return (int)words;
 }
 
