@@ -11,17 +11,17 @@
  *   kind      by the previous record's kind
  *   template  "the previous sample's again", else its index
  *   cpu       "the previous sample's again", else its number
- *   time      the difference from the CPU's predicted time (its last
- *             time plus its last interval), as a bit length coded in
- *             the context of the CPU's previous bit length, then the
- *             bits below the leading one
+ *   time      the difference from the CPU's last time plus its smoothed
+ *             period, as a bit length coded in the context of the CPU's
+ *             previous bit length, then the bits below the leading one
  *   thread    "the one this CPU sampled last", else its index
  *   kframes   "this thread's last again", else its number
- *   stack     "this thread's last stack again", an earlier entry by how
- *             far back it is, or a new entry coded against the
- *             thread's last stack: the callers they share by count, the
- *             frames that differ (typically the leaf, spinning in a
- *             loop) as differences from the frames at the same depth
+ *   stack     one of the thread's 16 recent stacks (a spinning thread's
+ *             leaf moves among a few addresses), an earlier entry by how
+ *             far back it is, or a new entry coded against the thread's
+ *             last stack: the callers they share by count, the frames
+ *             that differ by a table of each frame's last caller, else
+ *             as differences from the frames at the same depth
  *
  * Records of any other shape, the replay's names, mappings and symbols
  * among them, are kept verbatim in front of the range-coded bytes, and
@@ -34,6 +34,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <lz4.h>
+#include <lz4hc.h>
 
 #include "chunk_codec2.h"
 #include "range_coder.h"
@@ -60,7 +63,14 @@ enum {
 #define BLOB_MIN_WORDS	6u
 #define MAX_TEMPLATES	64u
 #define CPU_SLOTS	64u
-#define VERBATIM_HEADER	4u
+/* The verbatim records' size, then their LZ4 block's. */
+#define VERBATIM_HEADER	8u
+/*
+ * LZ4 HC at level 4 for the verbatim records: the replay's kernel
+ * symbols and names shrink a quarter more than with the fast LZ4, and it
+ * runs on some 20 KB a chunk, so its speed does not matter.
+ */
+#define VERBATIM_HC_LEVEL 4
 /* Callers remembered: a direct-mapped table, frame -> its last caller. */
 #define CALLER_BITS	12u
 #define CALLER_SLOTS	(1u << CALLER_BITS)
@@ -157,6 +167,9 @@ struct entry_slot {
 struct chunk_codec2 {
 	struct c2_state st;
 	struct rc_enc rc;
+	unsigned char *verb;		/* the chunk's verbatim records */
+	size_t verb_cap;
+	void *hc;			/* LZ4 HC's state */
 	struct thread_slot *ths;
 	uint32_t ths_size;
 	struct entry_slot *ens;
@@ -238,8 +251,9 @@ static bool room(void **p, uint32_t *cap, uint32_t n, size_t size)
 }
 
 /*
- * The CPU's slot and the time prediction, as codec 1's: the timer fires
- * every period, so its last interval predicts the next.
+ * The CPU's slot and the time prediction: the timer fires every period,
+ * so the CPU's last time plus its period (interval_update()) predicts the
+ * next, and what remains is the jitter.
  */
 static struct cpu_slot *cpu_slot(struct c2_state *s, uint64_t cpu)
 {
@@ -488,7 +502,8 @@ int chunk_codec2__new(struct chunk_codec2 **cp)
 	c->ens_size = 1024;
 	c->ths = calloc(c->ths_size, sizeof(*c->ths));
 	c->ens = calloc(c->ens_size, sizeof(*c->ens));
-	if (!c->ths || !c->ens) {
+	c->hc = malloc((size_t)LZ4_sizeofStateHC());
+	if (!c->ths || !c->ens || !c->hc) {
 		chunk_codec2__free(c);
 		return -ENOMEM;
 	}
@@ -504,6 +519,8 @@ void chunk_codec2__free(struct chunk_codec2 *c)
 	rc_enc_free(&c->rc);
 	free(c->ths);
 	free(c->ens);
+	free(c->verb);
+	free(c->hc);
 	free(c);
 }
 
@@ -691,7 +708,6 @@ static void encode_new_entry(struct c2_state *s, struct rc_enc *e,
 	const unsigned char *f = r + 48;
 	uint64_t prev = 0;
 
-
 	RC_FIELD(e, F_STACK_WORDS);
 	rc_enc_bit(e, &m->n_other, n != nref);
 	if (n != nref)
@@ -813,11 +829,11 @@ long chunk_codec2__encode(struct chunk_codec2 *c, const void *fxt, size_t len,
 			  uint32_t records, void *out, size_t cap)
 {
 	const unsigned char *p = fxt, *end = p + len, *sample = NULL;
-	unsigned char *o = out, *verb = o + VERBATIM_HEADER;
+	unsigned char *o = out;
 	struct c2_state *s = &c->st;
 	struct rc_enc *e = &c->rc;
 	size_t nverb = 0;
-	uint32_t n = 0, vlen;
+	uint32_t n = 0, vlen, zlen = 0;
 	int ret;
 
 	if (cap < VERBATIM_HEADER)
@@ -874,9 +890,19 @@ long chunk_codec2__encode(struct chunk_codec2 *c, const void *fxt, size_t len,
 				return ret;
 			break;
 		default:
-			if (bytes > cap - VERBATIM_HEADER - nverb)
-				return 0;
-			memcpy(verb + nverb, p, bytes);
+			if (nverb + bytes > c->verb_cap) {
+				size_t vc = c->verb_cap ? 2 * c->verb_cap : 65536;
+				unsigned char *q;
+
+				while (vc < nverb + bytes)
+					vc *= 2;
+				q = realloc(c->verb, vc);
+				if (!q)
+					return -ENOMEM;
+				c->verb = q;
+				c->verb_cap = vc;
+			}
+			memcpy(c->verb + nverb, p, bytes);
 			nverb += bytes;
 			break;
 		}
@@ -888,13 +914,26 @@ long chunk_codec2__encode(struct chunk_codec2 *c, const void *fxt, size_t len,
 	rc_enc_flush(e);
 	if (e->error)
 		return e->error;
-	if (VERBATIM_HEADER + nverb + e->len >= len ||
-	    e->len > cap - VERBATIM_HEADER - nverb)
+	if (nverb) {
+		/* No room, or not a valid size: not coded (0). */
+		int z = LZ4_compress_HC_extStateHC(c->hc, (const char *)c->verb,
+						   (char *)o + VERBATIM_HEADER,
+						   (int)nverb,
+						   (int)(cap - VERBATIM_HEADER),
+						   VERBATIM_HC_LEVEL);
+
+		if (z <= 0)
+			return 0;
+		zlen = (uint32_t)z;
+	}
+	if (VERBATIM_HEADER + zlen + e->len >= len ||
+	    e->len > cap - VERBATIM_HEADER - zlen)
 		return 0;
 	vlen = (uint32_t)nverb;
 	memcpy(o, &vlen, 4);
-	memcpy(verb + nverb, e->p, e->len);
-	return (long)(VERBATIM_HEADER + nverb + e->len);
+	memcpy(o + 4, &zlen, 4);
+	memcpy(o + VERBATIM_HEADER + zlen, e->p, e->len);
+	return (long)(VERBATIM_HEADER + zlen + e->len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1185,24 +1224,38 @@ int chunk_codec2__decode(const void *in, size_t len, void *out,
 			 size_t out_len, uint32_t records)
 {
 	const unsigned char *p = in;
+	unsigned char *verb = NULL;
 	struct rd_verbatim v;
 	struct c2_state *s;
 	struct rc_dec d;
-	uint32_t vlen;
+	uint32_t vlen, zlen;
 	int ret;
 
 	if (len < VERBATIM_HEADER)
 		return -EBADMSG;
 	memcpy(&vlen, p, 4);
-	if (vlen > len - VERBATIM_HEADER)
+	memcpy(&zlen, p + 4, 4);
+	/* The verbatim records are output records: the output bounds them. */
+	if (vlen > out_len || zlen > len - VERBATIM_HEADER || !vlen != !zlen ||
+	    !rc_dec_init(&d, p + VERBATIM_HEADER + zlen,
+			 len - VERBATIM_HEADER - zlen))
 		return -EBADMSG;
-	v = (struct rd_verbatim){ p + VERBATIM_HEADER, vlen, 0 };
-	if (!rc_dec_init(&d, p + VERBATIM_HEADER + vlen,
-			 len - VERBATIM_HEADER - vlen))
-		return -EBADMSG;
+	if (vlen) {
+		verb = malloc(vlen);
+		if (!verb)
+			return -ENOMEM;
+		if (LZ4_decompress_safe((const char *)p + VERBATIM_HEADER,
+					(char *)verb, (int)zlen, (int)vlen) != (int)vlen) {
+			free(verb);
+			return -EBADMSG;
+		}
+	}
+	v = (struct rd_verbatim){ verb, vlen, 0 };
 	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		free(verb);
 		return -ENOMEM;
+	}
 	state_reset(s);
 	/* An entry is a blob record less 24 bytes: the output bounds them. */
 	s->arena_cap = out_len / 8;
@@ -1211,5 +1264,6 @@ int chunk_codec2__decode(const void *in, size_t len, void *out,
 		       : -ENOMEM;
 	state_free(s);
 	free(s);
+	free(verb);
 	return ret;
 }

@@ -3,16 +3,16 @@
  * range_coder.h - an adaptive binary range coder for chunk codec 2
  * (Documentation/archive-format.md, "Chunk codec 2", where the arithmetic
  * is specified bit for bit).  Every symbol is a sequence of binary
- * decisions, each coded with an adaptive probability (struct rc_prob,
- * 11 bits, moved 1/32 of the way towards every bit it codes), or at even
- * odds ("direct" bits) for bits with no pattern to learn.  The scheme is
+ * decisions, each coded with an adaptive probability (rc_prob, 11 bits,
+ * moved 1/32 of the way towards every bit it codes), or at even odds
+ * ("direct" bits, up to 16 at once) for bits with no pattern to learn.  The scheme is
  * the one LZMA made well known: 32-bit range, 64-bit low with a carry
  * propagated through a pending run of 0xff bytes, renormalised a byte at
  * a time once the range drops below 2^24.
  *
  * The hot functions are inline: a sample costs some 30 of them.  The
  * decoder never reads outside its input: past the end it reads zeros and
- * remembers that it did (rc_dec_overrun()), and a sound stream is
+ * remembers that it did (rc_dec_failed()), and a sound stream is
  * consumed exactly to its last byte (rc_dec_exact()).
  */
 #ifndef FXTPROF_ARCHIVE_RANGE_CODER_H
