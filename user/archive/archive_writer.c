@@ -2,8 +2,9 @@
 /*
  * archive_writer.c - see archive.h: records gather in the current chunk's
  * buffer, in place (the encoder fills the reservation), and a cut codes
- * the buffer (chunk_codec.h), compresses it into one LZ4 block behind its
- * chunk header and appends both with one pwrite().  The file only ever grows, and every
+ * the buffer (chunk_codec2.h, or chunk_codec.h if asked), compresses it
+ * into one LZ4 block behind its chunk header and appends both with one
+ * pwrite().  The file only ever grows, and every
  * prefix that ends on a chunk is a readable archive: a write that fails
  * is truncated away again, so a full disk costs the chunk, not the file.
  *
