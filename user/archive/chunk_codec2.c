@@ -67,8 +67,8 @@ enum {
 #define VERBATIM_HEADER	8u
 /*
  * LZ4 HC at level 4 for the verbatim records: the replay's kernel
- * symbols and names shrink a quarter more than with the fast LZ4, and it
- * runs on some 20 KB a chunk, so its speed does not matter.
+ * symbols and names come out a quarter smaller than with the fast LZ4,
+ * and it runs on some 20 KB a chunk, so its speed does not matter.
  */
 #define VERBATIM_HC_LEVEL 4
 /* Callers remembered: a direct-mapped table, frame -> its last caller. */
@@ -99,7 +99,7 @@ struct c2_models {
 	struct num_model thr_idx, pid, tid;
 	rc_prob kf_other[2];		/* by: the thread's last had none */
 	struct num_model kf[2];
-	rc_prob op[2][OP_CTX][32];
+	rc_prob op[2][OP_CTX][32];	/* by: kframes changed; op_ctx() */
 	struct num_model back;
 	rc_prob n_other, w0_other, w1_other, w5_other;
 	struct num_model nframes, differ;
