@@ -374,17 +374,41 @@ TEST_F(arch, round_trip_matches_plain_fxt_and_every_chunk_decodes_alone)
 	free(fxt);
 }
 
-/* A small archive: 1 kHz, 20 ms chunks, for @turns drain turns. */
-static void small_archive(struct __test_metadata *_metadata, const char *path,
-			  bool live, unsigned int turns, bool uncoded)
+/*
+ * A small archive: 1 kHz, 20 ms chunks, for @turns drain turns; chunk
+ * codec @codec (0: the writer's default).
+ */
+static void small_archive_codec(struct __test_metadata *_metadata,
+				const char *path, bool live, unsigned int turns,
+				bool uncoded, uint8_t codec)
 {
 	struct sink_opts so = { .archive = true,
 				.archive_opts = { .window_ns = 20000000ull,
 						  .live = live,
-						  .uncoded = uncoded } };
+						  .uncoded = uncoded,
+						  .codec = codec } };
 
 	ASSERT_EQ(0, record(path, &so, 1000000ull, GEN_NS + turns * GEN_TURN_NS,
 			    NULL));
+}
+
+static void small_archive(struct __test_metadata *_metadata, const char *path,
+			  bool live, unsigned int turns, bool uncoded)
+{
+	small_archive_codec(_metadata, path, live, turns, uncoded, 0);
+}
+
+/* Version @v in the file header and the footer, checksums made good. */
+static void relabel(unsigned char *bytes, size_t len, uint16_t v)
+{
+	uint32_t crc;
+
+	memcpy(bytes + 8, &v, 2);
+	crc = crc32c(0, bytes, 60);
+	memcpy(bytes + 60, &crc, 4);
+	memcpy(bytes + len - 48 + 8, &v, 2);
+	crc = crc32c(0, bytes + len - 48, 44);
+	memcpy(bytes + len - 4, &crc, 4);
 }
 
 TEST_F(arch, truncated_anywhere_reads_every_complete_chunk_and_repairs)
@@ -465,117 +489,182 @@ static unsigned char *read_whole(struct __test_metadata *_metadata,
 	return p;
 }
 
-TEST_F(arch, coded_uncoded_and_version_1_chunks_read_alike)
+/*
+ * A coded chunk of @path whose codec bytes are unsound (@bad_at set to
+ * @bad), checksums made good: named, and the chunks around it still read.
+ */
+static void unsound_codec_bytes(struct __test_metadata *_metadata,
+				const char *path, size_t bad_at,
+				unsigned char bad)
 {
-	const char *coded = tmp_path("small.fxtz"), *raw = tmp_path("raw.fxtz");
-	uint64_t zcoded = 0, zraw = 0;
-	struct archive_reader *a, *b, *v;
-	unsigned char *bytes, *z, *plain;
+	struct archive_reader *a = open_ok(_metadata, path, 0), *v;
+	const struct archive_chunk_info *c, *c2;
+	unsigned char h[64], *bytes, *plain, *z;
+	uint32_t clen, crc, zlen;
 	size_t len, n;
 	char err[256];
+	int zn;
 
+	ASSERT_NE(NULL, a);
+	n = archive_reader__nchunks(a);
+	c = archive_reader__chunk(a, 1);
+	c2 = archive_reader__chunk(a, 2);
+	bytes = slurp(path, &len);
+	ASSERT_NE(NULL, bytes);
+	memcpy(h, bytes + c->offset, 64);
+	memcpy(&clen, h + 52, 4);
+	plain = malloc(clen > c->uncompressed ? clen : c->uncompressed);
+	z = malloc(64 + (size_t)LZ4_compressBound((int)clen));
+	ASSERT_NE(NULL, plain);
+	ASSERT_NE(NULL, z);
+	ASSERT_EQ((int)clen, LZ4_decompress_safe((const char *)bytes + c->offset + 64,
+						 (char *)plain, (int)c->compressed,
+						 (int)clen));
+	plain[bad_at] = bad;
+	zn = LZ4_compress_default((const char *)plain, (char *)z + 64, (int)clen,
+				  LZ4_compressBound((int)clen));
+	ASSERT_LT(0, zn);
+	zlen = (uint32_t)zn;
+	memcpy(h + 8, &zlen, 4);
+	crc = crc32c(0, h, 56);
+	memcpy(h + 56, &crc, 4);
+	crc = crc32c(crc32c(0, h, 60), z + 64, zlen);
+	memcpy(h + 60, &crc, 4);
+	memcpy(z, h, 64);
+	{
+		int fd = open(tmp_path("badcode.fxtz"),
+			      O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		ASSERT_LE(0, fd);
+		ASSERT_EQ((ssize_t)c->offset, write(fd, bytes, c->offset));
+		ASSERT_EQ((ssize_t)(64 + zlen), write(fd, z, 64 + zlen));
+		ASSERT_EQ((ssize_t)(len - c2->offset),
+			  write(fd, bytes + c2->offset, len - c2->offset));
+		close(fd);
+	}
+	v = open_ok(_metadata, tmp_path("badcode.fxtz"), ARCHIVE_OPEN_SCAN);
+	ASSERT_NE(NULL, v);
+	ASSERT_EQ(n, archive_reader__nchunks(v));
+	EXPECT_EQ(-EBADMSG, archive_reader__read_chunk(v, 1, plain,
+			clen > c->uncompressed ? clen : c->uncompressed,
+			err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "chunk 1 at offset")) TH_LOG("%s", err);
+	free(read_whole(_metadata, v, 0));
+	free(read_whole(_metadata, v, 2));
+	archive_reader__close(v);
+	archive_reader__close(a);
+	free(plain);
+	free(z);
+	free(bytes);
+}
+
+TEST_F(arch, coded_uncoded_and_version_1_chunks_read_alike)
+{
+	/* Copies: tmp_path() has four buffers, and more names follow. */
+	char coded[128], raw[128], col[128];
+	uint64_t zcoded = 0, zraw = 0, zcol = 0;
+	struct archive_reader *a, *b, *v, *c1;
+	unsigned char *bytes, *cbytes;
+	size_t len, clen, n;
+
+	snprintf(coded, sizeof(coded), "%s", tmp_path("small.fxtz"));
+	snprintf(raw, sizeof(raw), "%s", tmp_path("raw.fxtz"));
+	snprintf(col, sizeof(col), "%s", tmp_path("columns.fxtz"));
 	small_archive(_metadata, coded, false, 4, false);
 	small_archive(_metadata, raw, false, 4, true);
+	small_archive_codec(_metadata, col, false, 4, false, 1);
 	a = open_ok(_metadata, coded, 0);
 	b = open_ok(_metadata, raw, 0);
+	c1 = open_ok(_metadata, col, 0);
 	ASSERT_NE(NULL, a);
 	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, c1);
 	n = archive_reader__nchunks(a);
 	ASSERT_LE(5, n);
 	ASSERT_EQ(n, archive_reader__nchunks(b));
+	ASSERT_EQ(n, archive_reader__nchunks(c1));
 	bytes = slurp(coded, &len);
 	ASSERT_NE(NULL, bytes);
+	cbytes = slurp(col, &clen);
+	ASSERT_NE(NULL, cbytes);
 
 	/* The same chunks, cut on the same FXT: the same bytes back. */
 	for (size_t i = 0; i < n; i++) {
 		const struct archive_chunk_info *ca = archive_reader__chunk(a, i);
 		const struct archive_chunk_info *cb = archive_reader__chunk(b, i);
-		unsigned char *pa, *pb;
+		const struct archive_chunk_info *cc = archive_reader__chunk(c1, i);
+		unsigned char *pa, *pb, *pc;
 		uint16_t codec;
 
 		ASSERT_EQ(cb->uncompressed, ca->uncompressed);
 		ASSERT_EQ(cb->records, ca->records);
+		ASSERT_EQ(cb->uncompressed, cc->uncompressed);
 		pa = read_whole(_metadata, a, i);
 		pb = read_whole(_metadata, b, i);
+		pc = read_whole(_metadata, c1, i);
 		EXPECT_EQ(0, memcmp(pa, pb, ca->uncompressed)) TH_LOG("chunk %zu", i);
+		EXPECT_EQ(0, memcmp(pc, pb, ca->uncompressed)) TH_LOG("chunk %zu", i);
 		free(pa);
 		free(pb);
+		free(pc);
 		memcpy(&codec, bytes + ca->offset + 48, 2);
+		EXPECT_EQ(2, codec) TH_LOG("chunk %zu", i);
+		memcpy(&codec, cbytes + cc->offset + 48, 2);
 		EXPECT_EQ(1, codec) TH_LOG("chunk %zu", i);
 		zcoded += ca->compressed;
 		zraw += cb->compressed;
+		zcol += cc->compressed;
 	}
-	EXPECT_GT(2 * zraw, 3 * zcoded) TH_LOG("%llu coded, %llu not",
-		(unsigned long long)zcoded, (unsigned long long)zraw);
+	EXPECT_GT(2 * zraw, 3 * zcol) TH_LOG("%llu codec 1, %llu uncoded",
+		(unsigned long long)zcol, (unsigned long long)zraw);
+	EXPECT_GT(zcol, zcoded) TH_LOG("%llu codec 2, %llu codec 1",
+		(unsigned long long)zcoded, (unsigned long long)zcol);
 
-	/* A coded chunk whose codec bytes are unsound, checksums made good:
-	 * named, and the chunks around it still read. */
+	/* Codec 1: the first record's kind is no kind; codec 2: the
+	 * verbatim bytes are longer than the chunk. */
+	unsound_codec_bytes(_metadata, col, 32, 9);
+	unsound_codec_bytes(_metadata, coded, 3, 0xff);
+
+	/* Version 2 (codecs 0 and 1): the codec 1 file relabelled reads;
+	 * the codec 2 file so relabelled has chunks no version 2 knows. */
+	relabel(cbytes, clen, 2);
+	ASSERT_EQ(0, spit(tmp_path("v2.fxtz"), cbytes, clen));
+	v = open_ok(_metadata, tmp_path("v2.fxtz"), 0);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(ARCHIVE_INDEX_FOOTER, archive_reader__index(v));
+	ASSERT_EQ(n, archive_reader__nchunks(v));
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *pa = read_whole(_metadata, v, i);
+		unsigned char *pb = read_whole(_metadata, b, i);
+
+		EXPECT_EQ(0, memcmp(pa, pb, archive_reader__chunk(v, i)->uncompressed));
+		free(pa);
+		free(pb);
+	}
+	archive_reader__close(v);
+	relabel(bytes, len, 2);
+	ASSERT_EQ(0, spit(tmp_path("v2bad.fxtz"), bytes, len));
+	v = open_ok(_metadata, tmp_path("v2bad.fxtz"), 0);
+	ASSERT_NE(NULL, v);
 	{
-		const struct archive_chunk_info *c = archive_reader__chunk(a, 1);
-		const struct archive_chunk_info *c2 = archive_reader__chunk(a, 2);
-		unsigned char h[64];
-		uint32_t clen, crc, zlen;
-		int zn;
+		size_t cap = archive_reader__chunk(v, 0)->uncompressed;
+		unsigned char *p = malloc(cap);
+		char err[256];
 
-		memcpy(h, bytes + c->offset, 64);
-		memcpy(&clen, h + 52, 4);
-		plain = malloc(clen);
-		z = malloc(64 + (size_t)LZ4_compressBound((int)clen));
-		ASSERT_NE(NULL, plain);
-		ASSERT_NE(NULL, z);
-		ASSERT_EQ((int)clen, LZ4_decompress_safe((const char *)bytes + c->offset + 64,
-							 (char *)plain, (int)c->compressed,
-							 (int)clen));
-		plain[32] = 9;		/* the first record's kind: no such kind */
-		zn = LZ4_compress_default((const char *)plain, (char *)z + 64, (int)clen,
-					  LZ4_compressBound((int)clen));
-		ASSERT_LT(0, zn);
-		zlen = (uint32_t)zn;
-		memcpy(h + 8, &zlen, 4);
-		crc = crc32c(0, h, 56);
-		memcpy(h + 56, &crc, 4);
-		crc = crc32c(crc32c(0, h, 60), z + 64, zlen);
-		memcpy(h + 60, &crc, 4);
-		memcpy(z, h, 64);
-		{
-			int fd = open(tmp_path("badcode.fxtz"),
-				      O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-			ASSERT_LE(0, fd);
-			ASSERT_EQ((ssize_t)c->offset, write(fd, bytes, c->offset));
-			ASSERT_EQ((ssize_t)(64 + zlen), write(fd, z, 64 + zlen));
-			ASSERT_EQ((ssize_t)(len - c2->offset),
-				  write(fd, bytes + c2->offset, len - c2->offset));
-			close(fd);
-		}
-		v = open_ok(_metadata, tmp_path("badcode.fxtz"), ARCHIVE_OPEN_SCAN);
-		ASSERT_NE(NULL, v);
-		ASSERT_EQ(n, archive_reader__nchunks(v));
-		EXPECT_EQ(-EBADMSG, archive_reader__read_chunk(v, 1, plain, clen > c->uncompressed ? clen : c->uncompressed,
-							       err, sizeof(err)));
-		EXPECT_NE(NULL, strstr(err, "chunk 1 at offset")) TH_LOG("%s", err);
-		free(read_whole(_metadata, v, 0));
-		free(read_whole(_metadata, v, 2));
-		archive_reader__close(v);
-		free(plain);
-		free(z);
+		ASSERT_NE(NULL, p);
+		EXPECT_EQ(-EBADMSG, archive_reader__read_chunk(v, 0, p, cap, err,
+							       sizeof(err)));
+		EXPECT_NE(NULL, strstr(err, "codec 2")) TH_LOG("%s", err);
+		free(p);
 	}
-	free(bytes);
-
+	archive_reader__close(v);
+	free(cbytes);
+	archive_reader__close(c1);
 	/* Version 1 (codec 0 only): the uncoded file relabelled reads. */
+	free(bytes);
 	bytes = slurp(raw, &len);
 	ASSERT_NE(NULL, bytes);
-	{
-		uint16_t one = 1;
-		uint32_t crc;
-
-		memcpy(bytes + 8, &one, 2);
-		crc = crc32c(0, bytes, 60);
-		memcpy(bytes + 60, &crc, 4);
-		memcpy(bytes + len - 48 + 8, &one, 2);
-		crc = crc32c(0, bytes + len - 48, 44);
-		memcpy(bytes + len - 4, &crc, 4);
-	}
+	relabel(bytes, len, 1);
 	ASSERT_EQ(0, spit(tmp_path("v1.fxtz"), bytes, len));
 	v = open_ok(_metadata, tmp_path("v1.fxtz"), 0);
 	ASSERT_NE(NULL, v);
@@ -917,10 +1006,10 @@ TEST_F(arch, bad_input_gives_an_errno_never_a_crash)
 
 	/* Another version; a damaged header. */
 	memcpy(bytes, good, len);
-	bytes[8] = 3;
+	bytes[8] = 4;
 	ASSERT_EQ(0, spit(path, bytes, len));
 	EXPECT_EQ(-ENOTSUP, archive_reader__open(&a, path, 0, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "version 3")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "version 4")) TH_LOG("%s", err);
 	memcpy(bytes, good, len);
 	bytes[20] ^= 1;
 	ASSERT_EQ(0, spit(path, bytes, len));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_chunk_codec.c - the archive's chunk codec (user/archive/
- * chunk_codec.c) on real pipeline output: samples whose stacks repeat and
+ * test_chunk_codec.c - the archive's chunk codecs (codec 1,
+ * user/archive/chunk_codec.c, and codec 2, user/archive/chunk_codec2.c
+ * with its range coder; every test runs on both) on real pipeline output: samples whose stacks repeat and
  * samples whose stacks do not, kernel-only, user-only, idle (no stack) and
  * truncated stacks, and every other record the encoder writes (names,
  * mappings, kernel symbols, forks, exits, loss counters), through the
@@ -24,6 +25,7 @@
 #include "kselftest_harness.h"
 
 #include "archive/chunk_codec.h"
+#include "archive/chunk_codec2.h"
 #include "archive_gen.h"
 
 #define FRAMES_MAX	600	/* past FXT_MAX_FRAMES: the encoder cuts it */
@@ -153,9 +155,30 @@ static uint32_t count_records(const unsigned char *p, size_t len,
 	return n;
 }
 
+/* Either codec behind one interface: @id 1 or 2. */
+struct codec {
+	int id;
+	struct chunk_codec *c1;
+	struct chunk_codec2 *c2;
+};
+
+static long encode(struct codec *c, const void *fxt, size_t len,
+		   uint32_t records, void *out, size_t cap)
+{
+	return c->id == 1 ? chunk_codec__encode(c->c1, fxt, len, records, out, cap)
+			  : chunk_codec2__encode(c->c2, fxt, len, records, out, cap);
+}
+
+static int decode(const struct codec *c, const void *in, size_t len,
+		  void *out, size_t out_len, uint32_t records)
+{
+	return c->id == 1 ? chunk_codec__decode(in, len, out, out_len, records)
+			  : chunk_codec2__decode(in, len, out, out_len, records);
+}
+
 /* Code and decode @len bytes: the same bytes back; the coded length. */
 static long round_trip(struct __test_metadata *_metadata,
-		       struct chunk_codec *c, const unsigned char *fxt,
+		       struct codec *c, const unsigned char *fxt,
 		       size_t len)
 {
 	unsigned char *coded = malloc(len), *back = malloc(len);
@@ -166,11 +189,11 @@ static long round_trip(struct __test_metadata *_metadata,
 	ASSERT_NE(NULL, coded);
 	ASSERT_NE(NULL, back);
 	ASSERT_EQ(len, end);
-	k = chunk_codec__encode(c, fxt, len, n, coded, len);
+	k = encode(c, fxt, len, n, coded, len);
 	ASSERT_LE(0, k);
 	if (k) {
 		memset(back, 0xa5, len);
-		EXPECT_EQ(0, chunk_codec__decode(coded, (size_t)k, back, len, n));
+		EXPECT_EQ(0, decode(c, coded, (size_t)k, back, len, n));
 		EXPECT_EQ(0, memcmp(back, fxt, len));
 	}
 	free(coded);
@@ -182,7 +205,19 @@ FIXTURE(codec) {
 	char dir[64];
 	unsigned char *fxt;
 	size_t len;
-	struct chunk_codec *c;
+	struct codec c;
+};
+
+FIXTURE_VARIANT(codec) {
+	int id;
+};
+
+FIXTURE_VARIANT_ADD(codec, columns) {
+	.id = 1,
+};
+
+FIXTURE_VARIANT_ADD(codec, modelled) {
+	.id = 2,
 };
 
 FIXTURE_SETUP(codec)
@@ -197,12 +232,18 @@ FIXTURE_SETUP(codec)
 	snprintf(path, sizeof(path), "%s/plain.fxt", self->dir);
 	self->fxt = recording(_metadata, path, &self->len);
 	unlink(path);
-	ASSERT_EQ(0, chunk_codec__new(&self->c));
+	self->c.id = variant->id;
+	if (variant->id == 1) {
+		ASSERT_EQ(0, chunk_codec__new(&self->c.c1));
+	} else {
+		ASSERT_EQ(0, chunk_codec2__new(&self->c.c2));
+	}
 }
 
 FIXTURE_TEARDOWN(codec)
 {
-	chunk_codec__free(self->c);
+	chunk_codec__free(self->c.c1);
+	chunk_codec2__free(self->c.c2);
 	free(self->fxt);
 	rmdir(self->dir);
 }
@@ -214,7 +255,7 @@ TEST_F(codec, every_record_shape_comes_back_byte_identical)
 	long k;
 
 	/* The whole recording as one chunk: far shorter, exactly back. */
-	k = round_trip(_metadata, self->c, self->fxt, self->len);
+	k = round_trip(_metadata, &self->c, self->fxt, self->len);
 	EXPECT_LT(0, k);
 	EXPECT_GT(self->len / 4, (size_t)k) TH_LOG("%ld of %zu", k, self->len);
 	/* Cut anywhere between records, each chunk alone, one codec reused. */
@@ -225,7 +266,7 @@ TEST_F(codec, every_record_shape_comes_back_byte_identical)
 			if (!end)	/* a record larger than the cut */
 				end = record_len(self->fxt + off, self->len - off);
 			ASSERT_NE(0, end);
-			k = round_trip(_metadata, self->c, self->fxt + off, end);
+			k = round_trip(_metadata, &self->c, self->fxt + off, end);
 			coded += k ? (uint64_t)k : end;
 		}
 		/* 4 KiB holds no truncated stack (512 frames) and its sample. */
@@ -275,18 +316,37 @@ TEST_F(codec, shapes_it_does_not_take_apart_come_back_too)
 	/* Repeats, so that coding is shorter and is taken. */
 	for (int i = 0; i < 2000; i++, n++)
 		len += put_record(buf + len, 4, 7, 3);
-	ASSERT_LT(0, round_trip(_metadata, self->c, buf, len));
+	ASSERT_LT(0, round_trip(_metadata, &self->c, buf, len));
 	/* Not whole records, or a count that is not theirs: not coded. */
-	EXPECT_EQ(0, chunk_codec__encode(self->c, buf, len - 8, n, coded, len));
-	EXPECT_EQ(0, chunk_codec__encode(self->c, buf, len, n - 1, coded, len));
-	EXPECT_EQ(0, chunk_codec__encode(self->c, buf, len, n + 1, coded, len));
+	EXPECT_EQ(0, encode(&self->c, buf, len - 8, n, coded, len));
+	EXPECT_EQ(0, encode(&self->c, buf, len, n - 1, coded, len));
+	EXPECT_EQ(0, encode(&self->c, buf, len, n + 1, coded, len));
 	/* No room, or nothing to gain: not coded. */
-	k = chunk_codec__encode(self->c, buf, len, n, coded, len);
+	k = encode(&self->c, buf, len, n, coded, len);
 	ASSERT_LT(0, k);
-	EXPECT_EQ(0, chunk_codec__encode(self->c, buf, len, n, coded,
+	EXPECT_EQ(0, encode(&self->c, buf, len, n, coded,
 					 (size_t)k - 1));
-	EXPECT_EQ(0, chunk_codec__encode(self->c, buf, 100 * 56, 100, coded,
-					 len));
+	/*
+	 * Only records it keeps verbatim, of random words: nothing for any
+	 * stage to gain, so the coded form would be longer.
+	 */
+	len = 0;
+	for (int i = 0; i < 3; i++) {
+		uint64_t words = 30 + (uint64_t)i, w0 = 3 | words << 4;
+
+		memcpy(buf + len, &w0, 8);
+		for (uint64_t j = 1; j < words; j++) {
+			uint64_t v = (uint64_t)(i * 100) + j;
+
+			/* splitmix64's finaliser: every bit depends on v */
+			v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
+			v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
+			v ^= v >> 31;
+			memcpy(buf + len + 8 * j, &v, 8);
+		}
+		len += 8 * words;
+	}
+	EXPECT_EQ(0, encode(&self->c, buf, len, 3, coded, len));
 	free(buf);
 	free(coded);
 }
@@ -311,22 +371,22 @@ TEST_F(codec, damaged_coded_input_fails_with_ebadmsg_never_crashes)
 	ASSERT_NE(NULL, coded);
 	ASSERT_NE(NULL, bad);
 	ASSERT_NE(NULL, back);
-	k = chunk_codec__encode(self->c, self->fxt, end, n, coded, end);
+	k = encode(&self->c, self->fxt, end, n, coded, end);
 	ASSERT_LT(0, k);
 	len = (size_t)k;
-	ASSERT_EQ(0, chunk_codec__decode(coded, len, back, end, n));
+	ASSERT_EQ(0, decode(&self->c, coded, len, back, end, n));
 
 	/* Wrong sizes and counts around the true ones. */
-	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, len, back, end - 8, n));
-	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, len, back, end + 8, n));
-	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, len, back, end, n - 1));
-	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, len, back, end, n + 1));
-	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, 0, back, end, n));
-	EXPECT_EQ(-EBADMSG, chunk_codec__decode(coded, 31, back, end, n));
+	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, len, back, end - 8, n));
+	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, len, back, end + 8, n));
+	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, len, back, end, n - 1));
+	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, len, back, end, n + 1));
+	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, 0, back, end, n));
+	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, 31, back, end, n));
 
 	/* Every truncation of the first 4 KiB, and a stride past them. */
 	for (size_t at = 0; at < len; at += at < 4096 ? 1 : 97) {
-		ASSERT_EQ(-EBADMSG, chunk_codec__decode(coded, at, back, end, n))
+		ASSERT_EQ(-EBADMSG, decode(&self->c, coded, at, back, end, n))
 			TH_LOG("cut at %zu of %zu", at, len);
 	}
 
@@ -345,7 +405,7 @@ TEST_F(codec, damaged_coded_input_fails_with_ebadmsg_never_crashes)
 
 			bad[at] ^= (unsigned char)(1 + rnd(&seed) % 255);
 		}
-		ret = chunk_codec__decode(bad, len, back, end, n);
+		ret = decode(&self->c, bad, len, back, end, n);
 		ASSERT_TRUE(ret == 0 || ret == -EBADMSG) TH_LOG("ret %d", ret);
 		if (ret)
 			refused++;
@@ -361,7 +421,7 @@ TEST_F(codec, damaged_coded_input_fails_with_ebadmsg_never_crashes)
 
 		for (size_t j = 0; j < l; j++)
 			bad[j] = (unsigned char)rnd(&seed);
-		ret = chunk_codec__decode(bad, l, back, end, n);
+		ret = decode(&self->c, bad, l, back, end, n);
 		ASSERT_EQ(-EBADMSG, ret) TH_LOG("length %zu", l);
 	}
 	free(coded);

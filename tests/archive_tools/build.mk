@@ -38,6 +38,19 @@ ifeq ($(ARCH),x86_64)
 USER_PROGS += $(ARTOOLS_T)/bench_archive
 endif
 
+# Where the bytes go, codec 1 against codec 2 (Documentation/performance.md,
+# the archive section): it builds the codec 2 sources itself, with RC_COST.
+$(ARTOOLS_T)/codec_bytes: tests/archive_tools/codec_bytes.c \
+		user/archive/chunk_codec2.c user/archive/range_coder.c \
+		user/archive/range_coder.h user/archive/chunk_codec.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser -Iuser/archive $(CFLAGS) $(LDFLAGS) $< \
+		user/archive/chunk_codec.c -llz4 -lm -o $@
+
+ifeq ($(ARCH),x86_64)
+USER_PROGS += $(ARTOOLS_T)/codec_bytes
+endif
+
 # The same script on the fxtprof that tests/report builds with
 # ASan+UBSan (the commands, archive_input.c among them).
 $(B)/asan/tests/archive_tools/run_archive_tools: \

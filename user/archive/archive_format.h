@@ -16,8 +16,11 @@
 #error "the archive format is little-endian; this build needs byte swaps"
 #endif
 
-#define ARCH_VERSION		2
-/* The oldest version this reader reads: 1 has codec 0 chunks only. */
+#define ARCH_VERSION		3
+/*
+ * The oldest version this reader reads: 1 has codec 0 chunks only, 2
+ * codecs 0 and 1.
+ */
 #define ARCH_VERSION_MIN	1
 
 /* File header: offset 0, written first. */
@@ -66,6 +69,7 @@ static_assert(sizeof(struct arch_chunk_header) == 64, "chunk header");
 /* How a chunk's FXT is transformed before LZ4 (user/archive/chunk_codec.h). */
 #define ARCH_CODEC_NONE		0u	/* the LZ4 block holds the FXT */
 #define ARCH_CODEC_COLUMNS	1u	/* it holds @coded bytes of codec 1 */
+#define ARCH_CODEC_MODELLED	2u	/* of codec 2 (version 3 on) */
 
 /* Manifest section: one entry per chunk, in file order. */
 struct arch_manifest_entry {

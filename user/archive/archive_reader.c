@@ -20,6 +20,7 @@
 #include "archive_format.h"
 #include "archive_writer_internal.h"
 #include "chunk_codec.h"
+#include "chunk_codec2.h"
 
 struct section {
 	uint32_t id;
@@ -99,15 +100,18 @@ static bool sizes_sane(uint32_t compressed, uint32_t uncompressed)
 }
 
 /*
- * A known codec and its size: a coded chunk is shorter than its FXT (the
- * writer stores it uncoded otherwise), so the LZ4 bound above holds.
+ * A codec the file's version knows, and its size: a coded chunk is
+ * shorter than its FXT (the writer stores it uncoded otherwise), so the
+ * LZ4 bound above holds.
  */
-static bool codec_sane(const struct arch_chunk_header *h)
+static bool codec_sane(const struct arch_chunk_header *h, uint16_t version)
 {
 	if (h->codec == ARCH_CODEC_NONE)
 		return h->coded == 0;
-	return h->codec == ARCH_CODEC_COLUMNS && h->coded &&
-	       h->coded < h->uncompressed;
+	if (h->codec != ARCH_CODEC_COLUMNS &&
+	    (h->codec != ARCH_CODEC_MODELLED || version < 3))
+		return false;
+	return h->coded && h->coded < h->uncompressed;
 }
 
 /*
@@ -123,7 +127,7 @@ static bool chunk_header_ok(const struct arch_chunk_header *h, uint64_t seq,
 							header_crc)) &&
 	       sizes_sane(h->compressed, h->uncompressed) &&
 	       h->seq == seq && h->t_first <= h->t_last &&
-	       (version < 2 || codec_sane(h));
+	       (version < 2 || codec_sane(h, version));
 }
 
 /*
@@ -758,7 +762,7 @@ ssize_t archive_reader__read_chunk(const struct archive_reader *a, size_t i,
 		h->codec = ARCH_CODEC_NONE;
 		h->coded = 0;
 	}
-	if (!codec_sane(h) || h->records != c->records) {
+	if (!codec_sane(h, a->hdr.version) || h->records != c->records) {
 		ret = fail(err, errlen, -EBADMSG,
 			   "chunk %zu at offset %llu: codec %u of %u bytes for %u records is not one this reader knows",
 			   i, (unsigned long long)c->offset, h->codec, h->coded,
@@ -780,8 +784,11 @@ ssize_t archive_reader__read_chunk(const struct archive_reader *a, size_t i,
 		goto out_free;
 	}
 	if (coded) {
-		ret = chunk_codec__decode(coded, lz4_out, buf, c->uncompressed,
-					  c->records);
+		ret = h->codec == ARCH_CODEC_COLUMNS ?
+			chunk_codec__decode(coded, lz4_out, buf, c->uncompressed,
+					    c->records) :
+			chunk_codec2__decode(coded, lz4_out, buf, c->uncompressed,
+					     c->records);
 		if (ret) {
 			fail(err, errlen, ret,
 			     "chunk %zu at offset %llu: its codec %u bytes do not decode to its %u bytes of FXT%s",
