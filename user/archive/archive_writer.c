@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <lz4.h>
+#include <lz4hc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -569,11 +570,16 @@ static int emit_section(void *ctx, uint32_t id, const void *data, size_t len)
 	if (t->n == ARCH_MAX_SECTIONS || id > UINT16_MAX ||
 	    len > ARCH_MAX_SECTION_BYTES)
 		return -E2BIG;
-	/* Large sections repeat themselves: paths, build ids, names. */
+	/*
+	 * Large sections repeat themselves: paths, build ids, names.  They
+	 * are written once, at close, so the slower HC search is worth its
+	 * bytes; the block reads as any LZ4 block.
+	 */
 	if (len >= ARCH_SECTION_LZ4_MIN &&
 	    (z = malloc(sizeof(*z) + (size_t)LZ4_compressBound((int)len)))) {
-		n = LZ4_compress_default(data, (char *)(z + 1), (int)len,
-					 LZ4_compressBound((int)len));
+		n = LZ4_compress_HC(data, (char *)(z + 1), (int)len,
+				    LZ4_compressBound((int)len),
+				    LZ4HC_CLEVEL_DEFAULT);
 		if (n > 0 && sizeof(*z) + (size_t)n < len) {
 			z->size = (uint32_t)len;
 			z->reserved = 0;
