@@ -25,10 +25,12 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chunk_codec.h"
+#include "codec_table.h"
 
 enum {
 	S_KIND, S_VERBATIM, S_TEMPLATE, S_TIME, S_THREAD, S_ARGS, S_STACK,
@@ -93,17 +95,17 @@ struct cbuf {
 	size_t len, cap;
 };
 
-/* Open-addressing tables, emptied per chunk by bumping the generation. */
-struct thread_slot {
-	uint64_t pid, tid;
-	uint32_t idx, gen;
-};
-
+/* The stack table; the thread table is codec_table.h's. */
 struct stack_slot {
 	uint64_t hash;
 	uint32_t off, len;		/* the entry's bytes in STACK */
 	uint32_t idx, gen;
 };
+
+static uint32_t stack_slot_hash(const void *slot)
+{
+	return (uint32_t)((const struct stack_slot *)slot)->hash;
+}
 
 struct chunk_codec {
 	struct cbuf s[NSTREAMS];
@@ -137,13 +139,6 @@ static uint64_t record_words(uint64_t w0)
 {
 	return (w0 & 0xf) == FXT_LARGE ? (w0 >> 4) & 0xffffffffu
 				       : (w0 >> 4) & 0xfff;
-}
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
 }
 
 int chunk_codec__new(struct chunk_codec **cp)
@@ -245,25 +240,15 @@ found:
 
 static int thread_grow(struct chunk_codec *c)
 {
-	uint32_t size = c->thr_size * 2, mask = size - 1;
-	struct thread_slot *t = calloc(size, sizeof(*t));
+	struct thread_slot *t = codec_table__rehash(c->thr, c->thr_size, sizeof(*t),
+					offsetof(struct thread_slot, gen), c->gen,
+					thread_slot_hash);
 
 	if (!t)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < c->thr_size; i++) {
-		const struct thread_slot *o = &c->thr[i];
-		uint32_t j;
-
-		if (o->gen != c->gen)
-			continue;
-		j = (uint32_t)mix(o->pid, o->tid) & mask;
-		while (t[j].gen == c->gen)
-			j = (j + 1) & mask;
-		t[j] = *o;
-	}
 	free(c->thr);
 	c->thr = t;
-	c->thr_size = size;
+	c->thr_size *= 2;
 	return 0;
 }
 
@@ -275,7 +260,7 @@ static int thread_put(struct chunk_codec *c, uint64_t pid, uint64_t tid)
 	if (2 * (c->nthr + 1) > c->thr_size && thread_grow(c))
 		return -ENOMEM;
 	mask = c->thr_size - 1;
-	j = (uint32_t)mix(pid, tid) & mask;
+	j = (uint32_t)codec_mix(pid, tid) & mask;
 	for (;; j = (j + 1) & mask) {
 		struct thread_slot *s = &c->thr[j];
 
@@ -295,25 +280,15 @@ static int thread_put(struct chunk_codec *c, uint64_t pid, uint64_t tid)
 
 static int stack_grow(struct chunk_codec *c)
 {
-	uint32_t size = c->stk_size * 2, mask = size - 1;
-	struct stack_slot *t = calloc(size, sizeof(*t));
+	struct stack_slot *t = codec_table__rehash(c->stk, c->stk_size, sizeof(*t),
+					offsetof(struct stack_slot, gen), c->gen,
+					stack_slot_hash);
 
 	if (!t)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < c->stk_size; i++) {
-		const struct stack_slot *o = &c->stk[i];
-		uint32_t j;
-
-		if (o->gen != c->gen)
-			continue;
-		j = (uint32_t)o->hash & mask;
-		while (t[j].gen == c->gen)
-			j = (j + 1) & mask;
-		t[j] = *o;
-	}
 	free(c->stk);
 	c->stk = t;
-	c->stk_size = size;
+	c->stk_size *= 2;
 	return 0;
 }
 
@@ -345,11 +320,11 @@ static int stack_put(struct chunk_codec *c, const unsigned char *r,
 {
 	struct cbuf *b = &c->s[S_STACK], *ar = &c->arena;
 	uint32_t len = (uint32_t)(words - 3) * 8, mask, j;
-	uint64_t h = mix(mix(load64(r), load64(r + 8)), load64(r + 40));
+	uint64_t h = codec_mix(codec_mix(load64(r), load64(r + 8)), load64(r + 40));
 	const unsigned char *e;
 
 	for (uint64_t i = BLOB_MIN_WORDS; i < words; i++)
-		h = mix(h, load64(r + 8 * i));
+		h = codec_mix(h, load64(r + 8 * i));
 	if (2 * (c->nstk + 1) > c->stk_size && stack_grow(c))
 		return -ENOMEM;
 	if (cbuf_room(b, 10 + 24 + 10 + 10 * (size_t)words) ||

@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@
 #include <lz4hc.h>
 
 #include "chunk_codec2.h"
+#include "codec_table.h"
 #include "range_coder.h"
 
 enum { K_VERBATIM, K_SAMPLE, K_BLOB_OF_SAMPLE, K_BLOB };
@@ -153,16 +155,16 @@ struct c2_state {
 	struct caller_slot caller[CALLER_SLOTS];
 };
 
-/* The encoder's hash tables, emptied per chunk by bumping gen. */
-struct thread_slot {
-	uint64_t pid, tid;
-	uint32_t idx, gen;
-};
-
+/* The entry table; the thread table is codec_table.h's. */
 struct entry_slot {
 	uint64_t hash;
 	uint32_t idx, gen;
 };
+
+static uint32_t entry_slot_hash(const void *slot)
+{
+	return (uint32_t)((const struct entry_slot *)slot)->hash;
+}
 
 struct chunk_codec2 {
 	struct c2_state st;
@@ -204,13 +206,6 @@ static uint64_t zigzag(uint64_t d)
 static uint64_t unzigzag(uint64_t z)
 {
 	return (z >> 1) ^ (0 - (z & 1));
-}
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
 }
 
 /* Every model at even odds, every table empty: the start of a chunk. */
@@ -536,25 +531,15 @@ static void tables_reset(struct chunk_codec2 *c)
 
 static int thread_grow(struct chunk_codec2 *c)
 {
-	uint32_t size = c->ths_size * 2, mask = size - 1;
-	struct thread_slot *t = calloc(size, sizeof(*t));
+	struct thread_slot *t = codec_table__rehash(c->ths, c->ths_size, sizeof(*t),
+					offsetof(struct thread_slot, gen), c->gen,
+					thread_slot_hash);
 
 	if (!t)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < c->ths_size; i++) {
-		const struct thread_slot *o = &c->ths[i];
-		uint32_t j;
-
-		if (o->gen != c->gen)
-			continue;
-		j = (uint32_t)mix(o->pid, o->tid) & mask;
-		while (t[j].gen == c->gen)
-			j = (j + 1) & mask;
-		t[j] = *o;
-	}
 	free(c->ths);
 	c->ths = t;
-	c->ths_size = size;
+	c->ths_size *= 2;
 	return 0;
 }
 
@@ -570,7 +555,7 @@ static int thread_find(struct chunk_codec2 *c, uint64_t pid, uint64_t tid,
 	if (!room((void **)&s->thr, &s->cap_thr, s->nthr, sizeof(*s->thr)))
 		return -ENOMEM;
 	mask = c->ths_size - 1;
-	for (j = (uint32_t)mix(pid, tid) & mask;; j = (j + 1) & mask) {
+	for (j = (uint32_t)codec_mix(pid, tid) & mask;; j = (j + 1) & mask) {
 		struct thread_slot *t = &c->ths[j];
 
 		if (t->gen != c->gen) {
@@ -665,25 +650,15 @@ static int encode_sample(struct chunk_codec2 *c, const unsigned char *r)
 
 static int entry_grow(struct chunk_codec2 *c)
 {
-	uint32_t size = c->ens_size * 2, mask = size - 1;
-	struct entry_slot *t = calloc(size, sizeof(*t));
+	struct entry_slot *t = codec_table__rehash(c->ens, c->ens_size, sizeof(*t),
+					offsetof(struct entry_slot, gen), c->gen,
+					entry_slot_hash);
 
 	if (!t)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < c->ens_size; i++) {
-		const struct entry_slot *o = &c->ens[i];
-		uint32_t j;
-
-		if (o->gen != c->gen)
-			continue;
-		j = (uint32_t)o->hash & mask;
-		while (t[j].gen == c->gen)
-			j = (j + 1) & mask;
-		t[j] = *o;
-	}
 	free(c->ens);
 	c->ens = t;
-	c->ens_size = size;
+	c->ens_size *= 2;
 	return 0;
 }
 
@@ -778,7 +753,7 @@ static int encode_blob(struct chunk_codec2 *c, const unsigned char *r,
 	h = load64(r) ^ load64(r + 8) * 3 ^ load64(r + 40) * 5;
 	for (uint64_t i = BLOB_MIN_WORDS; i < words; i++)
 		h = (h + load64(r + 8 * i)) * 0x9e3779b97f4a7c15ull;
-	h = mix(h, h >> 32);
+	h = codec_mix(h, h >> 32);
 	for (j = (uint32_t)h & mask;; j = (j + 1) & mask) {
 		struct entry_slot *t = &c->ens[j];
 
