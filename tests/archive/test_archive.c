@@ -490,6 +490,35 @@ static unsigned char *read_whole(struct __test_metadata *_metadata,
 }
 
 /*
+ * @bytes relabelled format version @version and saved as @name read
+ * through their footer, chunk for chunk the same FXT as @want's.
+ */
+static void relabelled_reads_alike(struct __test_metadata *_metadata,
+				   unsigned char *bytes, size_t len,
+				   uint16_t version, const char *name,
+				   struct archive_reader *want)
+{
+	struct archive_reader *v;
+	size_t n = archive_reader__nchunks(want);
+
+	relabel(bytes, len, version);
+	ASSERT_EQ(0, spit(tmp_path(name), bytes, len));
+	v = open_ok(_metadata, tmp_path(name), 0);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(ARCHIVE_INDEX_FOOTER, archive_reader__index(v));
+	ASSERT_EQ(n, archive_reader__nchunks(v));
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *pa = read_whole(_metadata, v, i);
+		unsigned char *pb = read_whole(_metadata, want, i);
+
+		EXPECT_EQ(0, memcmp(pa, pb, archive_reader__chunk(v, i)->uncompressed));
+		free(pa);
+		free(pb);
+	}
+	archive_reader__close(v);
+}
+
+/*
  * A coded chunk of @path whose codec bytes are unsound (@bad_at set to
  * @bad), checksums made good: named, and the chunks around it still read.
  */
@@ -627,21 +656,7 @@ TEST_F(arch, coded_uncoded_and_version_1_chunks_read_alike)
 
 	/* Version 2 (codecs 0 and 1): the codec 1 file relabelled reads;
 	 * the codec 2 file so relabelled has chunks no version 2 knows. */
-	relabel(cbytes, clen, 2);
-	ASSERT_EQ(0, spit(tmp_path("v2.fxtz"), cbytes, clen));
-	v = open_ok(_metadata, tmp_path("v2.fxtz"), 0);
-	ASSERT_NE(NULL, v);
-	EXPECT_EQ(ARCHIVE_INDEX_FOOTER, archive_reader__index(v));
-	ASSERT_EQ(n, archive_reader__nchunks(v));
-	for (size_t i = 0; i < n; i++) {
-		unsigned char *pa = read_whole(_metadata, v, i);
-		unsigned char *pb = read_whole(_metadata, b, i);
-
-		EXPECT_EQ(0, memcmp(pa, pb, archive_reader__chunk(v, i)->uncompressed));
-		free(pa);
-		free(pb);
-	}
-	archive_reader__close(v);
+	relabelled_reads_alike(_metadata, cbytes, clen, 2, "v2.fxtz", b);
 	relabel(bytes, len, 2);
 	ASSERT_EQ(0, spit(tmp_path("v2bad.fxtz"), bytes, len));
 	v = open_ok(_metadata, tmp_path("v2bad.fxtz"), 0);
@@ -664,21 +679,7 @@ TEST_F(arch, coded_uncoded_and_version_1_chunks_read_alike)
 	free(bytes);
 	bytes = slurp(raw, &len);
 	ASSERT_NE(NULL, bytes);
-	relabel(bytes, len, 1);
-	ASSERT_EQ(0, spit(tmp_path("v1.fxtz"), bytes, len));
-	v = open_ok(_metadata, tmp_path("v1.fxtz"), 0);
-	ASSERT_NE(NULL, v);
-	EXPECT_EQ(ARCHIVE_INDEX_FOOTER, archive_reader__index(v));
-	ASSERT_EQ(n, archive_reader__nchunks(v));
-	for (size_t i = 0; i < n; i++) {
-		unsigned char *pa = read_whole(_metadata, v, i);
-		unsigned char *pb = read_whole(_metadata, b, i);
-
-		EXPECT_EQ(0, memcmp(pa, pb, archive_reader__chunk(v, i)->uncompressed));
-		free(pa);
-		free(pb);
-	}
-	archive_reader__close(v);
+	relabelled_reads_alike(_metadata, bytes, len, 1, "v1.fxtz", b);
 	archive_reader__close(a);
 	archive_reader__close(b);
 	free(bytes);
