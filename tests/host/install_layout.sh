@@ -7,18 +7,7 @@
 # name, so nothing else (no symlink) is needed to load it; and a C11
 # program built against the staged hooks header and library alone runs.
 make=$1 root=$2 arch=$3 cc=$4 stage=$5
-n=0 fail=0
-t() { # t NAME CMD...: one TAP line, the command's output as diagnostics
-	name=$1; shift
-	n=$((n + 1))
-	if log=$("$@" 2>&1); then
-		echo "ok $n $name"
-	else
-		echo "not ok $n $name"
-		printf '%s\n' "$log" | sed 's/^/# /'
-		fail=1
-	fi
-}
+. "$(dirname "$0")/../scripts/tap.sh"
 inc=$stage/usr/include lib=$stage/usr/lib
 want="usr/include/fxtprof_hooks.h 644
 usr/include/libfxtprof.h 644
@@ -59,4 +48,4 @@ t directories_0755 dir_modes
 t identical_to_the_tree identical
 t hooks_soname_is_the_file soname
 t hooks_program_links_and_runs hooks_program
-exit $fail
+exit $failed

@@ -7,18 +7,7 @@
 # C++ when a C++ compiler is there.
 cc=$1 stage=$2 src=$3 out=$4
 inc="-I$stage/include"
-n=0 fail=0
-t() { # t NAME CMD...: one TAP line, the command's output as diagnostics
-	name=$1; shift
-	n=$((n + 1))
-	if log=$("$@" 2>&1); then
-		echo "ok $n $name"
-	else
-		echo "not ok $n $name"
-		printf '%s\n' "$log" | sed 's/^/# /'
-		fail=1
-	fi
-}
+. "$(dirname "$0")/../scripts/tap.sh"
 echo "1..3"
 t c11_werror "$cc" -std=c11 -pedantic -Wall -Wextra -Werror $inc -c "$src" -o "$out.o"
 t link_and_run sh -c "$cc -o '$out' '$out.o' -L'$stage/lib' -lfxtprof && '$out'"
@@ -28,4 +17,4 @@ if [ -n "$cxx" ]; then
 else
 	n=$((n + 1)); echo "ok $n cxx_werror # SKIP no c++ compiler"
 fi
-exit $fail
+exit $failed
