@@ -137,38 +137,37 @@ echo "BENCH-INFO warmup wall_ns=$WALL checksum=$CHECKSUM rounds=$ROUNDS"
 configs="bare"
 for freq in $FREQS; do configs="$configs fxtprof:$freq bpf:$freq perf:$freq"; done
 nconf=$(echo $configs | wc -w)
-rep=1
-while [ $rep -le "$REPS" ]; do
-	set -- $configs
-	k=1
-	while [ $k -lt $rep ] && [ $k -lt $nconf ]; do
-		first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
+# rotated FN REPS: FN REP CONFIG for every configuration, REPS times, the
+# order rotated by one every repetition.  (The run_* functions set only
+# their own variables, none of these.)
+rotated() {
+	fn=$1 reps=$2 r=1
+	while [ $r -le "$reps" ]; do
+		set -- $configs
+		k=1
+		while [ $k -lt $r ] && [ $k -lt $nconf ]; do
+			first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
+		done
+		for c in "$@"; do "$fn" $r "$c"; done
+		r=$((r + 1))
 	done
-	for c in "$@"; do
-		case $c in
-		bare) run_bare $rep ;;
-		fxtprof:*) run_fxtprof $rep ${c#*:} fxtprof module ;;
-		bpf:*) run_fxtprof $rep ${c#*:} bpf bpf ;;
-		perf:*) run_perf $rep ${c#*:} ;;
-		esac
-	done
-	rep=$((rep + 1))
-done
+}
+one_run() {
+	case $2 in
+	bare) run_bare $1 ;;
+	fxtprof:*) run_fxtprof $1 ${2#*:} fxtprof module ;;
+	bpf:*) run_fxtprof $1 ${2#*:} bpf bpf ;;
+	perf:*) run_perf $1 ${2#*:} ;;
+	esac
+}
+one_irq() {
+	case $2 in
+	bare) run_irq $1 bare 0 ;;
+	*) run_irq $1 ${2%%:*} ${2#*:} ;;
+	esac
+}
 
+rotated one_run "$REPS"
 [ -x "$PROBE" ] || exit 0
-rep=1
-while [ $rep -le "${IRQ_REPS:-5}" ]; do
-	set -- $configs
-	k=1
-	while [ $k -lt $rep ] && [ $k -lt $nconf ]; do
-		first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
-	done
-	for c in "$@"; do
-		case $c in
-		bare) run_irq $rep bare 0 ;;
-		*) run_irq $rep ${c%%:*} ${c#*:} ;;
-		esac
-	done
-	rep=$((rep + 1))
-done
+rotated one_irq "${IRQ_REPS:-5}"
 exit 0
