@@ -5,8 +5,9 @@
  * is specified bit for bit).  Every symbol is a sequence of binary
  * decisions, each coded with an adaptive probability (rc_prob, 11 bits,
  * moved 1/32 of the way towards every bit it codes), or at even odds
- * ("direct" bits, up to 16 at once) for bits with no pattern to learn.  The scheme is
- * the one LZMA made well known: 32-bit range, 64-bit low with a carry
+ * ("direct" bits, up to 16 at once) for bits with no pattern to learn.
+ * The scheme is the one LZMA made well known: 32-bit range, 64-bit low
+ * with a carry
  * propagated through a pending run of 0xff bytes, renormalised a byte at
  * a time once the range drops below 2^24.
  *
