@@ -7,9 +7,8 @@
  * moved 1/32 of the way towards every bit it codes), or at even odds
  * ("direct" bits, up to 16 at once) for bits with no pattern to learn.
  * The scheme is the one LZMA made well known: 32-bit range, 64-bit low
- * with a carry
- * propagated through a pending run of 0xff bytes, renormalised a byte at
- * a time once the range drops below 2^24.
+ * with a carry propagated through a pending run of 0xff bytes,
+ * renormalised a byte at a time once the range drops below 2^24.
  *
  * The hot functions are inline: a sample costs some 30 of them.  The
  * decoder never reads outside its input: past the end it reads zeros and
