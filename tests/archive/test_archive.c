@@ -180,6 +180,10 @@ static void check_segment(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, si->unnamed) TH_LOG("chunk %zu: tid %llu", first,
 		(unsigned long long)si->first_unnamed_tid);
 	EXPECT_EQ(records, si->records);
+	/* Each kernel symbol once, before its first frame, and only if hit. */
+	EXPECT_EQ(0, si->ksym_late) TH_LOG("chunk %zu", first);
+	EXPECT_EQ(0, si->ksym_twice) TH_LOG("chunk %zu", first);
+	EXPECT_EQ(0, si->ksym_unused) TH_LOG("chunk %zu", first);
 	if (sum)
 		sum_samples(seg, len, sum);
 }

@@ -58,8 +58,10 @@ static int pipe_open(struct pipe *p, uint64_t window_ns, uint64_t max_bytes)
 	if (ret)
 		return ret;
 	stream_state__init(&p->st, fxt_encoder__encoder(p->enc), p->sink);
+	stream_state__set_ksym_lookup(&p->st, synth_ksym_lookup, NULL);
 	synth_init(&p->synth, &p->st, &(struct synth_opts){
-		.period_ns = PERIOD_NS, .born_ns = 5 * NS, .gone_ns = 7 * NS });
+		.period_ns = PERIOD_NS, .born_ns = 5 * NS, .gone_ns = 7 * NS,
+		.kernel_frames = true });
 	return stream_state__sync(&p->st);
 }
 
@@ -120,6 +122,13 @@ TEST(window_keeps_its_seconds_and_names_every_thread)
 	EXPECT_TRUE(snap_named(si, 200));	/* born before the window */
 	EXPECT_TRUE(snap_named(si, 101));	/* there from the start */
 	EXPECT_LT(0, si->mappings);
+	/*
+	 * A kernel function is named before its frames.  The snapshot's
+	 * segments, one stream, each name it again: at most once each.
+	 */
+	EXPECT_LT(0, si->ksyms);
+	EXPECT_EQ(0, si->ksym_late);
+	EXPECT_GE((ws.segments - 1) * 16, si->ksym_twice);
 	EXPECT_FALSE(fs.cut_by_bound);
 	for (unsigned int cpu = 0; cpu < NCPU; cpu++) {
 		EXPECT_TRUE(si->cpus & (1u << cpu));

@@ -4,8 +4,10 @@
  *  - MMAP, KMOD and KSYM records through the state and the FXT encoder,
  *    read back as kernel objects 0x80..0x82 that `fxtprof check` accepts;
  *  - the checker's rules on malformed mapping objects;
- *  - KSYM records once per segment, before the sample that needs them;
- *  - replay of mappings, images and symbols at a new segment, idle names;
+ *  - KSYM records once per segment, before the sample that needs them,
+ *    and only those a segment's samples need, with the source's lookup
+ *    or from the source's own KSYM records;
+ *  - replay of mappings and images at a new segment, idle names;
  *  - the sources on this host: the /proc sweep of our own process and its
  *    build id, kallsyms parsing from a made-up root.
  */
@@ -413,17 +415,85 @@ TEST(ksym_once_per_segment_before_its_sample)
 	ASSERT_EQ(3, st.st.ksyms);
 	ASSERT_EQ(1, st.st.ksym_misses);
 
-	/* A new segment replays them, and they are not written again. */
+	/*
+	 * A new segment replays none of them: its samples bring the ones
+	 * they need, from the table, and only once.
+	 */
 	l.len = 0;
 	l.log[0] = 0;
 	new_segment(&st);
 	ksample(&st, 4, b, 2);
-	ASSERT_STREQ("| P0:swapper T0/0:swapper K:f1 K:f2 K:f3 S4 ", l.log);
+	ksample(&st, 5, b, 2);
+	ASSERT_STREQ("| P0:swapper T0/0:swapper K:f1 K:f3 S4 S5 ", l.log);
 	ASSERT_EQ(3, st.st.ksyms);
+	ASSERT_EQ(5, st.st.records[FXTPROF_REC_KSYM]);
 	stream_state__fini(&st);
 }
 
-TEST(segment_replays_mappings_images_and_symbols)
+static int no_lookup(void *ctx, uint64_t ip, struct stream_ksym *out)
+{
+	(void)ctx; (void)ip; (void)out;
+	abort();	/* the table knows every function asked again */
+}
+
+static void add_ksym(struct stream_state *st, uint64_t addr, uint32_t size,
+		     const char *name)
+{
+	union {
+		struct fxtprof_ksym k;
+		uint64_t w[8];
+	} b;
+	size_t len = strlen(name);
+
+	memset(&b, 0, sizeof(b));
+	b.k.hdr.size = (uint32_t)(sizeof(b.k) + ((len + 7) & ~7ul));
+	b.k.hdr.type = FXTPROF_REC_KSYM;
+	b.k.addr = addr;
+	b.k.size = size;
+	b.k.name_len = (uint16_t)len;
+	memcpy(b.k.name, name, len);
+	stream_state__record(st, &b.k.hdr);
+}
+
+TEST(ksyms_of_the_source_are_written_where_samples_need_them)
+{
+	static struct log_enc l;
+	struct encoder enc = { .ops = &log_ops, .ctx = &l };
+	static const uint64_t a[] = { 0xffff0310, 0xffff0120, 0xffff0500 };
+	static const uint64_t b[] = { 0xffff02ff, 0xffff0300 };
+	struct stream_state st;
+
+	/* No lookup: the source brings its symbols, out of order. */
+	stream_state__init(&st, enc, NULL);
+	stream_state__sync(&st);
+	add_ksym(&st, 0xffff0300, 0x100, "g3");
+	add_ksym(&st, 0xffff0100, 0x100, "g1");
+	add_ksym(&st, 0xffff0200, 0x100, "g2");
+	add_ksym(&st, 0xffff0100, 0x100, "g1");	/* again: kept once */
+	ksample(&st, 1, a, 3);	/* all written in this segment; 0x500 none */
+	ASSERT_STREQ("| P0:swapper T0/0:swapper K:g3 K:g1 K:g2 K:g1 S1 ",
+		     l.log);
+	ASSERT_EQ(3, st.syms.nksyms);
+	ASSERT_EQ(0, st.st.ksym_misses);
+
+	l.len = 0;
+	l.log[0] = 0;
+	new_segment(&st);
+	ksample(&st, 2, b, 2);	/* the last byte of g2, the first of g3 */
+	ksample(&st, 3, a, 3);
+	ASSERT_STREQ("| P0:swapper T0/0:swapper K:g2 K:g3 S2 K:g1 S3 ", l.log);
+
+	/* With a lookup, known functions never reach it. */
+	stream_state__set_ksym_lookup(&st, no_lookup, NULL);
+	l.len = 0;
+	l.log[0] = 0;
+	new_segment(&st);
+	ksample(&st, 4, b, 2);
+	ASSERT_STREQ("| P0:swapper T0/0:swapper K:g2 K:g3 S4 ", l.log);
+	stream_state__fini(&st);
+}
+
+TEST(segment_replays_mappings_and_images_not_symbols)
 {
 	static struct log_enc l;
 	struct encoder enc = { .ops = &log_ops, .ctx = &l };
@@ -466,9 +536,10 @@ TEST(segment_replays_mappings_images_and_symbols)
 	ASSERT_EQ(NULL, strstr(l.log, "M20:1000 "));
 	ASSERT_EQ(NULL, strstr(l.log, "M30:"));
 	ASSERT_EQ(4, st.syms.nmaps);
-	/* The symbols come last, after every mapping. */
-	ASSERT_NE(NULL, strstr(l.log, "M40:1800 ") ?
-		  strstr(strrchr(l.log, 'M'), "K:f1 ") : NULL);
+	/* No kernel symbol until a sample of this segment needs one. */
+	ASSERT_EQ(NULL, strstr(l.log, "K:"));
+	ksample(&st, 10, a, 1);
+	ASSERT_NE(NULL, strstr(strrchr(l.log, 'M'), "K:f1 S10 "));
 	stream_state__fini(&st);
 }
 

@@ -90,6 +90,7 @@ static void analyze_file(struct __test_metadata *_metadata, const char *path,
 	EXPECT_EQ(0, si->unnamed) TH_LOG("%s: tid %llu of pid %llu has no name",
 					 path, (unsigned long long)si->first_unnamed_tid,
 					 (unsigned long long)si->first_unnamed_pid);
+	EXPECT_EQ(0, si->ksym_late) TH_LOG("%s: a kernel frame named after it", path);
 }
 
 static void make_dir(char *dir, size_t len, const char *what)

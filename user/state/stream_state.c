@@ -80,6 +80,7 @@ int stream_state__sync(struct stream_state *s)
 	if (s->sink)
 		sink__segment_begun(s->sink);
 	s->st.segments++;
+	symbol_tables__begin_segment(&s->syms);
 	ret = s->enc.ops->begin_segment(s->enc.ctx);
 	if (!ret)
 		ret = s->enc.ops->process_name(s->enc.ctx, 0, idle_comm);
@@ -90,7 +91,10 @@ int stream_state__sync(struct stream_state *s)
 		ret = name_table__for_each_process(&s->names, replay_process, s);
 	if (!ret)
 		ret = name_table__for_each_thread(&s->names, replay_thread, s);
-	/* Then what names their addresses, before any sample needs it. */
+	/*
+	 * Then what names their addresses, before any sample needs it.  Not
+	 * the kernel symbols: each sample brings the ones it needs.
+	 */
 	if (!ret)
 		ret = symbol_tables__for_each(&s->syms, replay_symbols, s);
 	return count_error(s, ret);
@@ -113,14 +117,17 @@ static int names(struct stream_state *s, uint32_t pid, uint32_t tid,
 	return ret;
 }
 
-/* A KSYM record for one function; the set remembers it first. */
-static int write_ksym(struct stream_state *s, const struct stream_ksym *k)
+/* The KSYM record of a function the lookup found, kept in the table. */
+static int add_ksym(struct stream_state *s, const struct stream_ksym *k,
+		    struct table_ksym **out)
 {
 	union {
 		struct fxtprof_ksym r;
 		uint64_t w[(sizeof(struct fxtprof_ksym) + 512) / 8];
 	} b;
 	size_t len = strnlen(k->name, 511);
+	size_t nsyms = s->syms.nksyms;
+	int ret;
 
 	memset(&b.r, 0, sizeof(b.r));
 	b.r.hdr.size = (uint32_t)(sizeof(b.r) + ((len + 7) & ~(size_t)7));
@@ -130,31 +137,45 @@ static int write_ksym(struct stream_state *s, const struct stream_ksym *k)
 	b.r.name_len = (uint16_t)len;
 	memcpy(b.r.name, k->name, len);
 	memset(b.r.name + len, 0, ((len + 7) & ~(size_t)7) - len);
-	/*
-	 * Remembered even if the output drops it, as names are: it is then
-	 * missing from this segment only, as the sample that needed it.
-	 */
-	if (symbol_tables__add_ksym(&s->syms, &b.r))
-		return -ENOMEM;
-	s->st.ksyms++;
-	s->st.records[FXTPROF_REC_KSYM]++;
-	return s->enc.ops->record(s->enc.ctx, &b.r.hdr);
+	ret = symbol_tables__add_ksym(&s->syms, &b.r, out);
+	if (!ret && s->syms.nksyms > nsyms)
+		s->st.ksyms++;
+	return ret;
 }
 
-/* Every function the sample's kernel frames hit, named before it. */
+/*
+ * Every function the sample's kernel frames hit that this segment has not
+ * written yet, named before it.  The table answers for the functions seen
+ * before; the source's lookup only for new ones.
+ */
 static void name_kernel_frames(struct stream_state *s,
 			       const struct fxtprof_sample *smp)
 {
+	struct table_ksym *e;
 	struct stream_ksym k;
 
 	for (unsigned int i = 0; i < smp->nr_kernel; i++) {
-		if (!s->ksym_lookup(s->ksym_ctx, smp->ips[i], &k)) {
-			s->st.ksym_misses++;
-			continue;
+		e = symbol_tables__find_ksym(&s->syms, smp->ips[i]);
+		if (!e) {
+			if (!s->ksym_lookup)
+				continue;
+			if (!s->ksym_lookup(s->ksym_ctx, smp->ips[i], &k)) {
+				s->st.ksym_misses++;
+				continue;
+			}
+			if (count_error(s, add_ksym(s, &k, &e)))
+				continue;
 		}
-		if (symbol_tables__ksym_seen(&s->syms, k.addr))
+		if (e->written == s->syms.segment)
 			continue;
-		count_error(s, write_ksym(s, &k));
+		/*
+		 * Marked even if the output drops it, as names are: it is
+		 * then missing from this segment only, as the sample that
+		 * needed it.
+		 */
+		e->written = s->syms.segment;
+		s->st.records[FXTPROF_REC_KSYM]++;
+		count_error(s, s->enc.ops->record(s->enc.ctx, &e->rec->hdr));
 	}
 }
 
@@ -168,7 +189,7 @@ static int state_record(struct stream_state *s,
 	case FXTPROF_REC_SAMPLE: {
 		const struct fxtprof_sample *smp = (const void *)rec;
 
-		if (s->ksym_lookup && smp->nr_kernel)
+		if (smp->nr_kernel && (s->ksym_lookup || s->syms.nksyms))
 			name_kernel_frames(s, smp);
 		break;
 	}
@@ -179,9 +200,14 @@ static int state_record(struct stream_state *s,
 	case FXTPROF_REC_KMOD:
 		symbol_tables__add_kmod(&s->syms, (const void *)rec);
 		break;
-	case FXTPROF_REC_KSYM:
-		symbol_tables__add_ksym(&s->syms, (const void *)rec);
+	case FXTPROF_REC_KSYM: {
+		struct table_ksym *e;
+
+		/* Written below, so this segment has it. */
+		if (!symbol_tables__add_ksym(&s->syms, (const void *)rec, &e))
+			e->written = s->syms.segment;
 		break;
+	}
 	case FXTPROF_REC_FORK: {
 		const struct fxtprof_fork *f = (const void *)rec;
 

@@ -49,7 +49,7 @@ struct stream_stats {
 	int last_encode_error;			/* -errno of the latest */
 	uint64_t encode_errors_announced;	/* carried by the last notice */
 	uint64_t segments;			/* begun, the first included */
-	uint64_t ksyms;				/* distinct kernel symbols */
+	uint64_t ksyms;				/* distinct kernel symbols found */
 	uint64_t ksym_misses;			/* kernel frames unnamed */
 };
 
@@ -75,7 +75,8 @@ void stream_state__fini(struct stream_state *s);
 /*
  * Name the kernel frames of samples: before a sample, every function its
  * kernel frames hit that this segment has not named yet gets a KSYM
- * record.  @fn NULL turns it off.
+ * record.  With @fn NULL, only the functions that KSYM records of the
+ * source itself named are written, in each segment that needs them.
  */
 void stream_state__set_ksym_lookup(struct stream_state *s,
 				   stream_ksym_lookup_fn fn, void *ctx);
@@ -83,7 +84,8 @@ void stream_state__set_ksym_lookup(struct stream_state *s,
 /*
  * Begin a segment if the sink wants one: prologue, the idle task's name
  * (pid 0 and tid 0, "swapper", as Perfetto names it), the names of live
- * tasks, then the kernel images, live mappings and kernel symbols.  Every
+ * tasks, then the kernel images and live mappings (kernel symbols come
+ * with the first sample of the segment that needs each).  Every
  * entry point below calls it; call it once after opening to write the
  * prologue at once.  0 or -errno.
  */

@@ -2,8 +2,9 @@
 /*
  * symbol_tables.c - see symbol_tables.h.  Processes in an open-addressing
  * map by pid (linear probing, tombstones, rebuilt past 3/4), their
- * mappings in a small vector each; kernel symbols in a list plus an
- * open-addressing set of their addresses.
+ * mappings in a small vector each; kernel symbols in one array sorted by
+ * address, searched by bisection (a recording hits a few thousand
+ * functions, inserted once each, then looked up for every frame).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,9 +43,8 @@ void symbol_tables__fini(struct symbol_tables *t)
 		free(t->kmods[i]);
 	free(t->kmods);
 	for (i = 0; i < t->nksyms; i++)
-		free(t->ksyms[i]);
+		free(t->ksyms[i].rec);
 	free(t->ksyms);
-	free(t->ksym_set);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -258,55 +258,73 @@ int symbol_tables__add_kmod(struct symbol_tables *t,
 			 &k->hdr);
 }
 
-static size_t set_slot(const uint64_t *set, size_t cap, uint64_t key)
+void symbol_tables__begin_segment(struct symbol_tables *t)
 {
-	size_t i = hash64(key) & (cap - 1);
-
-	while (set[i] && set[i] != key)
-		i = (i + 1) & (cap - 1);
-	return i;
+	t->segment++;
 }
 
-bool symbol_tables__ksym_seen(const struct symbol_tables *t, uint64_t addr)
+/* The index of the first entry whose address is above @ip. */
+static size_t ksym_upper(const struct symbol_tables *t, uint64_t ip)
 {
-	if (!t->ksym_set_cap)
-		return false;
-	return t->ksym_set[set_slot(t->ksym_set, t->ksym_set_cap, addr + 1)];
-}
+	size_t lo = 0, hi = t->nksyms;
 
-static int ksym_set_add(struct symbol_tables *t, uint64_t addr)
-{
-	if (2 * (t->nksyms + 1) > t->ksym_set_cap) {
-		size_t ncap = t->ksym_set_cap ? t->ksym_set_cap * 2 : 1024;
-		uint64_t *n = calloc(ncap, sizeof(*n));
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (!n)
-			return -ENOMEM;
-		for (size_t i = 0; i < t->ksym_set_cap; i++)
-			if (t->ksym_set[i])
-				n[set_slot(n, ncap, t->ksym_set[i])] =
-					t->ksym_set[i];
-		free(t->ksym_set);
-		t->ksym_set = n;
-		t->ksym_set_cap = ncap;
+		if (t->ksyms[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	t->ksym_set[set_slot(t->ksym_set, t->ksym_set_cap, addr + 1)] =
-		addr + 1;
-	return 0;
+	return lo;
+}
+
+struct table_ksym *symbol_tables__find_ksym(struct symbol_tables *t,
+					    uint64_t ip)
+{
+	size_t i = ksym_upper(t, ip);
+
+	if (!i || ip >= t->ksyms[i - 1].end)
+		return NULL;
+	return &t->ksyms[i - 1];
 }
 
 int symbol_tables__add_ksym(struct symbol_tables *t,
-			    const struct fxtprof_ksym *k)
+			    const struct fxtprof_ksym *k,
+			    struct table_ksym **out)
 {
-	int ret;
+	size_t i = ksym_upper(t, k->addr);
+	struct fxtprof_ksym *c;
 
-	if (symbol_tables__ksym_seen(t, k->addr))
+	if (i && t->ksyms[i - 1].addr == k->addr) {
+		if (out)
+			*out = &t->ksyms[i - 1];
 		return 0;
-	ret = ksym_set_add(t, k->addr);
-	if (ret)
-		return ret;
-	return push_copy((void ***)&t->ksyms, &t->nksyms, &t->ksyms_cap,
-			 &k->hdr);
+	}
+	if (t->nksyms == t->ksyms_cap) {
+		size_t ncap = t->ksyms_cap ? t->ksyms_cap * 2 : 256;
+		struct table_ksym *v = realloc(t->ksyms, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->ksyms = v;
+		t->ksyms_cap = ncap;
+	}
+	c = malloc(k->hdr.size);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, k, k->hdr.size);
+	memmove(&t->ksyms[i + 1], &t->ksyms[i],
+		(t->nksyms - i) * sizeof(*t->ksyms));
+	t->nksyms++;
+	/* A symbol of size 0 (an assembler label) still holds its address. */
+	t->ksyms[i] = (struct table_ksym){
+		.addr = k->addr, .end = k->addr + (k->size ? k->size : 1),
+		.rec = c,
+	};
+	if (out)
+		*out = &t->ksyms[i];
+	return 0;
 }
 
 int symbol_tables__for_each(const struct symbol_tables *t,
@@ -328,8 +346,5 @@ int symbol_tables__for_each(const struct symbol_tables *t,
 			if ((ret = fn(ctx, &p->maps[j]->hdr)))
 				return ret;
 	}
-	for (i = 0; i < t->nksyms; i++)
-		if ((ret = fn(ctx, &t->ksyms[i]->hdr)))
-			return ret;
 	return 0;
 }

@@ -17,8 +17,12 @@
  *    do not overlap stay (harmless: no sample of the new image is in
  *    them).
  *  - Kernel images (KMOD) are kept for the whole recording.
- *  - Kernel symbols are kept for the whole recording and written once
- *    per segment: ksym_seen() tells whether one was.
+ *  - Kernel symbols are kept for the whole recording, sorted by address,
+ *    but not replayed: a segment writes only the ones its own samples
+ *    hit, each once, before the first sample that needs it.  Every entry
+ *    remembers the segment that last wrote it, so a new segment costs
+ *    nothing here (a counter goes up) and replays none of the thousands
+ *    of symbols a long recording collects.
  */
 #ifndef FXTPROF_SYMBOL_TABLES_H
 #define FXTPROF_SYMBOL_TABLES_H
@@ -36,6 +40,12 @@ struct proc_mappings {
 	struct fxtprof_mmap **maps;	/* malloc'd copies */
 };
 
+struct table_ksym {
+	uint64_t addr, end;		/* [addr, end) */
+	uint64_t written;		/* the segment that last wrote it; 0 */
+	struct fxtprof_ksym *rec;	/* malloc'd copy */
+};
+
 struct symbol_tables {
 	struct proc_mappings *procs;	/* open addressing by pid */
 	size_t procs_cap, procs_used, procs_live;
@@ -44,11 +54,11 @@ struct symbol_tables {
 	struct fxtprof_kmod **kmods;
 	size_t nkmods, kmods_cap;
 
-	struct fxtprof_ksym **ksyms;	/* in the order written */
+	struct table_ksym *ksyms;	/* sorted by address */
 	size_t nksyms, ksyms_cap;
-	uint64_t *ksym_set;		/* addresses + 1; 0 = free slot */
-	size_t ksym_set_cap;
+	uint64_t segment;		/* the segment being written, from 1 */
 };
+
 
 void symbol_tables__init(struct symbol_tables *t);
 void symbol_tables__fini(struct symbol_tables *t);
@@ -64,11 +74,20 @@ int symbol_tables__fork(struct symbol_tables *t, uint32_t parent,
 int symbol_tables__add_kmod(struct symbol_tables *t,
 			    const struct fxtprof_kmod *k);
 
-bool symbol_tables__ksym_seen(const struct symbol_tables *t, uint64_t addr);
+/* A new segment begins: no kernel symbol is written in it yet. */
+void symbol_tables__begin_segment(struct symbol_tables *t);
+/* The known kernel symbol holding @ip, or NULL. */
+struct table_ksym *symbol_tables__find_ksym(struct symbol_tables *t,
+					    uint64_t ip);
+/*
+ * Keep a copy of @k (the entry already held at its address, if any, is
+ * kept instead) and, through @out if not NULL, its entry.  0 or -ENOMEM.
+ */
 int symbol_tables__add_ksym(struct symbol_tables *t,
-			    const struct fxtprof_ksym *k);
+			    const struct fxtprof_ksym *k,
+			    struct table_ksym **out);
 
-/* Visit what a new segment replays, kmods first, then mappings, ksyms. */
+/* Visit what a new segment replays: kmods first, then mappings. */
 typedef int (*symbol_visit_fn)(void *ctx, const struct fxtprof_rec_hdr *rec);
 int symbol_tables__for_each(const struct symbol_tables *t,
 			    symbol_visit_fn fn, void *ctx);
