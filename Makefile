@@ -119,6 +119,16 @@ $(B)/lib/lib%.a:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
+# A sanitizer build compiles its sources and links them in one command,
+# so no dependency file says which headers it read.  It waits for all of
+# ours instead: a change to a header alone rebuilds it too.
+SAN_HDRS := $(wildcard include/*.h include/uapi/linux/*.h user/*/*.h \
+		       user/*/*/*.h tests/*/*.h)
+SAN_BINS := $(foreach t,$(filter $(B)/asan/%,$(HOST_TESTS)), \
+		$(if $(filter run_%,$(notdir $(t))),,$(t))) \
+	    $(B)/asan/tests/report/fxtprof $(HOOKS_LIB_ASAN)
+$(SAN_BINS): $(SAN_HDRS)
+
 # The harness headers are extracted from Debian's linux-source tarball
 # (never committed).  Only tests include them: objects built from tests/
 # get them on the include path (-isystem: the harness header is not
