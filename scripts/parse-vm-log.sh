@@ -12,6 +12,11 @@
 # (a skip is not a result), and a program that ran but is in no plan
 # each add a failing line that names it.  The last comment line is
 # "# plan: planned N ran M" for the summary.
+#
+# A VM that did not finish also gets "# console:" lines, the last lines
+# it printed, and "# qemu:" lines, the reset QEMU logged
+# (scripts/vm-run.sh writes LOG's .qemu.log): a silent reset is only
+# explained there.
 set -euo pipefail
 
 usage="usage: parse-vm-log.sh LOG QEMU-RC|host PLAN"
@@ -19,12 +24,29 @@ log=${1:?$usage}
 qrc=${2:?$usage}
 plan=${3:?$usage}
 [ -s "$plan" ] || { echo "parse-vm-log.sh: empty or missing plan $plan" >&2; exit 2; }
+qlog=${log%.log}.qemu.log
+# Power-on alone logs several resets (every CPU, then INIT and SIPI, and
+# so does every CPU brought online), so what tells is a triple fault and
+# the state each CPU's last reset found: QEMU logs a CPU's registers
+# before it resets it, and a guest reset resets them all.
+qreset=
+if [ "$qrc" != host ] && [ -f "$qlog" ]; then
+	qreset=$(awk '
+		/Triple fault/ { t++ }
+		/^CPU Reset/ { n++; cpu = $4; sub(/\)/, "", cpu); at[cpu] = "" }
+		/^(RIP|EIP)=/ || /^ *PC=/ { at[cpu] = $1 }
+		/^CR0=/ { at[cpu] = at[cpu] " " $2 " " $3 }
+		END {
+			printf "%d triple faults, %d CPU resets; last found", t, n
+			for (c = 0; c in at; c++) printf "%s CPU %d at %s", c ? ";" : "", c, at[c]
+		}' "$qlog")
+fi
 
 # Kernel messages that mean the run is not clean, whatever the tests said.
 bad='WARNING:|BUG:|Oops|general protection fault|sleeping function called|self-detected stall|RCU stall|rcu_sched detected stall|soft lockup|hung task|blocked for more than|KASAN:|UBSAN:|Kernel panic|kernel BUG|unreferenced object|invoked oom-killer|Out of memory'
 
 echo "TAP version 13"
-tr -d '\r' < "$log" | awk -v qrc="$qrc" -v bad="$bad" -v planfile="$plan" '
+tr -d '\r' < "$log" | awk -v qrc="$qrc" -v bad="$bad" -v planfile="$plan" -v qreset="$qreset" '
 function res(status, desc) { n++; printf "%s - %s\n", status, desc }
 BEGIN {
 	while ((getline line < planfile) > 0) {
@@ -91,6 +113,8 @@ END {
 	if (cur != "") res("not ok", cur ": VM died during this test")
 	if (!done) {
 		res("not ok", "vm finished (qemu rc=" qrc (qrc == 124 ? ", timed out" : "") ")")
+		for (i = (nall > 10 ? nall - 9 : 1); i <= nall; i++) print "# console: " all[i]
+		if (qreset != "") print "# qemu: " qreset
 		# No dmesg section: look for the cause in the console output.
 		if (!sawdmesg) for (i = 1; i <= nall; i++) if (all[i] ~ bad) hits[++nhits] = all[i]
 	}

@@ -5,6 +5,9 @@
 # $LOG (default build/results/vm-CFG.log).  Always returns once QEMU is
 # gone: the guest ends itself with `reboot -f` (-no-reboot turns that,
 # and panic=-1, into a QEMU exit) and `timeout` bounds a hung guest.
+# QEMU's own log of CPU resets and guest errors goes to LOG with
+# .qemu.log for .log: a guest that resets itself (a triple fault) leaves
+# no trace on the console, only there.
 # Exit status: QEMU's, or 124 on timeout.
 # Env: VM_TIMEOUT seconds (default 900), VM_MEM, FXTPROF_KVM=1 to use
 # KVM (opt-in: nested KVM hangs on the CI machines).
@@ -17,6 +20,7 @@ shift 2
 fxt_cfg "$cfg" || exit 2
 kernel=$CFG_KERNEL
 log=${LOG:-$FXT_RESULTS/vm-$cfg.log}
+qlog=${log%.log}.qemu.log
 mkdir -p "$(dirname "$log")"
 
 # slub_debug: redzones/poisoning catch ring and record overruns even on
@@ -63,6 +67,7 @@ start=$(date +%s)
 rc=0
 timeout -k 10 "${VM_TIMEOUT:-900}" "${qemu[@]}" -initrd "$initrd" \
 	"${net[@]}" -nographic -serial stdio -monitor none -no-reboot \
+	-d cpu_reset,guest_errors -D "$qlog" \
 	</dev/null >"$log" 2>&1 || rc=$?
 echo "vm-run: $cfg finished in $(( $(date +%s) - start ))s (rc=$rc), log $log" >&2
 exit $rc

@@ -60,7 +60,7 @@ fresh() {
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..10"
 
 fresh
 suite
@@ -97,6 +97,19 @@ mklog > "$tmp/log"
 rc=0
 "$parse" "$tmp/log" 0 "$tmp/plan" > "$tmp/tap" 2>/dev/null || rc=$?
 ok "$([ "$rc" -ne 0 ]; echo $?)" "a suite without a plan is an error (rc $rc)"
+
+# A guest that resets itself mid-program: the console just stops.  The
+# suite names the program, shows the console's last lines and what
+# QEMU's reset log (LOG's .qemu.log, scripts/vm-run.sh) says.
+fresh
+mklog | sed '/FXT-TEST-END test_beta/,$d' > "$tmp/died.log"
+printf 'CPU Reset (CPU 0)\nEIP=0000fff0 EFL=00000002\nCR0=60000010 CR2=00000000 CR3=00000000\n' > "$tmp/died.qemu.log"
+printf 'Triple fault\nCPU Reset (CPU 1)\nRIP=ffffffffc0a01234 RFL=00000046\nCR0=80050033 CR2=fffffe0000001ff8 CR3=000000000aa1c000\n' >> "$tmp/died.qemu.log"
+"$parse" "$tmp/died.log" 0 "$tmp/plan" > "$tmp/tap"
+ok "$(grep -q '^not ok - test_beta: VM died during this test' "$tmp/tap" &&
+      grep -q '^# console: ok 2 t.case2$' "$tmp/tap" &&
+      grep -q '^# qemu: 1 triple faults, 2 CPU resets; last found CPU 0 at EIP=0000fff0 CR2=00000000 CR3=00000000; CPU 1 at RIP=ffffffffc0a01234 CR2=fffffe0000001ff8 CR3=000000000aa1c000$' "$tmp/tap"
+      echo $?)" "a VM that resets mid-program names it, with the console's tail and QEMU's triple fault"
 
 # scripts/plan.sh reads every tests/*/suite.plan of a tree.
 mkdir -p "$tmp/tree/scripts" "$tmp/tree/tests/a"
