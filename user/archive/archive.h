@@ -42,9 +42,6 @@
 #define ARCHIVE_CHUNK_CONTINUATION	(1u << 0)
 /* Cut by the live flush timer, not by a limit. */
 #define ARCHIVE_CHUNK_FLUSHED		(1u << 1)
-/* Never on disk, nor set by the reader: for tools that mark a chunk whose
- * read failed (its header is sound, its payload is not). */
-#define ARCHIVE_CHUNK_BAD		(1u << 31)
 
 /* Stream id of a chunk holding every CPU's records (the reader's). */
 #define ARCHIVE_STREAM_ALL		0xffffffffu
