@@ -96,7 +96,8 @@ else
 	for t in /tests/test_*; do
 		[ -x "$t" ] || continue
 		name=${t##*/}
-		echo "FXT-TEST-BEGIN $name"
+		# The uptime places a test against the kernel log's times.
+		echo "FXT-TEST-BEGIN $name at $(cut -d' ' -f1 /proc/uptime)s"
 		# cd so tests may use relative scratch files; KILL because a
 		# test stuck in the kernel ignores TERM.
 		(cd /tmp && timeout -s KILL "$timeout" "$t")
