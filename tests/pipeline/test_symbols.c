@@ -28,6 +28,7 @@
 #include "source/kernel_info.h"
 #include "source/mmap_rec.h"
 #include "source/proc_maps.h"
+#include "source/vdso_build_id.h"
 #include "state/stream_state.h"
 #include "mem_sink.h"
 
@@ -587,6 +588,56 @@ TEST(sweep_finds_own_exe_with_build_id)
 	ps.mappings = 0;
 	ASSERT_EQ(-ENOENT, proc_maps__sweep("/nonexistent", 1, NULL, NULL,
 					    &ps));
+}
+
+/*
+ * A "[vdso]" mapping gets this process's vDSO's build id, the one its
+ * image's notes hold (read here from a copy, as from any file); one of
+ * another length (a 32-bit process's vDSO) gets none.
+ */
+TEST(sweep_gives_the_vdso_its_build_id)
+{
+	char line[512], copy[] = "/tmp/fxtprof-test-vdso.XXXXXX", other[160];
+	unsigned long long start = 0, end = 0, s, e;
+	union mmap_rec_buf *b = malloc(sizeof(*b));
+	uint8_t id[FXTPROF_BUILD_ID_MAX], got[FXTPROF_BUILD_ID_MAX];
+	int fd = mkstemp(copy), id_len, found = 0;
+	FILE *f;
+
+	ASSERT_NE(NULL, b);
+	ASSERT_LE(0, fd);
+	f = fopen("/proc/self/maps", "re");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "[vdso]") ||
+		    sscanf(line, "%llx-%llx", &s, &e) != 2)
+			continue;
+		start = s;
+		end = e;
+		ASSERT_EQ(1, proc_maps__parse_line("/proc", (uint32_t)getpid(),
+						   line, 7, b));
+		found++;
+	}
+	fclose(f);
+	ASSERT_EQ(1, found);
+	ASSERT_EQ((ssize_t)(end - start),
+		  write(fd, (void *)(uintptr_t)start, end - start));
+	close(fd);
+	id_len = elf_build_id__from_path(copy, id, sizeof(id));
+	unlink(copy);
+	ASSERT_LT(0, id_len);
+	ASSERT_TRUE(b->m.flags & FXTPROF_MMAP_BUILD_ID);
+	ASSERT_EQ(id_len, b->m.build_id_size);
+	ASSERT_EQ(0, memcmp(b->m.build_id, id, id_len));
+
+	ASSERT_EQ(-ERANGE, vdso_build_id__get(end - start + 4096, got,
+					      sizeof(got)));
+	snprintf(other, sizeof(other), "%llx-%llx r-xp 00000000 00:00 0 [vdso]\n",
+		 start, end + 4096);
+	ASSERT_EQ(1, proc_maps__parse_line("/proc", 1, other, 7, b));
+	EXPECT_FALSE(b->m.flags & FXTPROF_MMAP_BUILD_ID);
+	EXPECT_EQ(0, b->m.build_id_size);
+	free(b);
 }
 
 static void write_file(const char *path, const char *text)

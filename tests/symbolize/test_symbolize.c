@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbolize/elf_image.h"
 #include "symbolize/symbolizer.h"
 
 #ifndef SYM_FIXTURES
@@ -581,6 +582,72 @@ static void test_live_dlopen(void)
 	symbolizer__free(s);
 }
 
+/*
+ * The vDSO: recorded with the recorder's own vDSO's build id
+ * (user/source/vdso_build_id.h), named from the symbolizer's own on the
+ * same kernel; another kernel's build id gets no name and no problem.
+ */
+static void test_live_vdso(void)
+{
+#ifdef __aarch64__
+	const char *fn = "__kernel_clock_gettime";
+#else
+	const char *fn = "__vdso_clock_gettime";
+#endif
+	struct symbolizer *s = new_sym(fx("nodebug"), NULL, false, false);
+	struct profile_mapping m = { .pid = 78, .path = "[vdso]" }, other;
+	struct profile p = { .maps = &m, .nr_maps = 1 };
+	uint64_t ips[1], v = 0;
+	struct profile_sample smp = { .pid = 78, .nr_user = 1, .ips = ips };
+	struct sym_result r;
+	struct elf_image *img = NULL;
+	char line[512], copy[] = "/tmp/fxtprof-test-vdso.XXXXXX", *text = NULL;
+	unsigned long long start, end;
+	size_t len = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	int fd = mkstemp(copy), good;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%llx-%llx", &start, &end) == 2) {
+			m.start = start;
+			m.end = end;
+		}
+	if (f)
+		fclose(f);
+	if (fd < 0 || !m.start ||
+	    write(fd, (void *)(uintptr_t)m.start, m.end - m.start) !=
+	    (ssize_t)(m.end - m.start) || elf_image__open(copy, &img) ||
+	    !elf_image__symbol_value(img, fn, &v))
+		die("this process's vDSO");
+	memcpy(m.build_id, img->build_id, img->build_id_size);
+	m.build_id_size = img->build_id_size;
+	ips[0] = m.start + v;
+	good = !symbolizer__frame(s, &p, &smp, 0, &r);
+	ok(good && named(&r, fn) && !strcmp(r.dso, "[vdso]"),
+	   "[vdso] with this kernel's build id: %s from the symbolizer's own vDSO",
+	   fn);
+
+	/* A mapping of its own: the symbolizer keeps each one's object. */
+	other = m;
+	other.build_id[0] ^= 0xff;
+	other.pid = smp.pid = 79;
+	p.maps = &other;
+	good = !symbolizer__frame(s, &p, &smp, 0, &r);
+	f = open_memstream(&text, &len);
+	symbolizer__print_problems(s, f);
+	fclose(f);
+	ok(good && r.status == SYM_NO_FILE && !r.frames[0].function &&
+	   !strstr(text, "vdso") && !strstr(text, "/proc/self/fd"),
+	   "[vdso] of another kernel: no file, no name, no problem listed (%s)",
+	   sym_status__name(r.status));
+	free(text);
+	elf_image__free(img);
+	close(fd);
+	unlink(copy);
+	symbolizer__free(s);
+}
+
 static void test_symfs(void)
 {
 	struct symbolizer *s = new_sym(fx("nodebug"), fx("symfs"), false, false);
@@ -971,7 +1038,7 @@ static void test_damaged_files(void)
 int main(int argc, char **argv)
 {
 	snprintf(fix, sizeof(fix), "%s", argc > 1 ? argv[1] : SYM_FIXTURES);
-	printf("TAP version 13\n1..45\n");
+	printf("TAP version 13\n1..47\n");
 	test_chain_names();
 	test_chain_frames();
 	test_pie_and_library();
@@ -981,6 +1048,7 @@ int main(int argc, char **argv)
 	test_deleted();
 	test_debuglink();
 	test_live_dlopen();
+	test_live_vdso();
 	test_mismatch();
 	test_unresolved();
 	test_cache();

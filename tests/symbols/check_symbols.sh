@@ -25,7 +25,7 @@ fxtprof=${FXTPROF:-$root/build/x86_64/bin/fxtprof}
 fxtexport=${FXTPROF_EXPORT:-$fxtprof}
 blobs=${FXT_BLOBS:-$root/build/x86_64/tests/symbols/fxt_blobs}
 proto=$root/tests/export/perfetto_profile.proto
-PLAN=17
+PLAN=18
 
 n=0
 tap() {	# tap ok|"not ok" description
@@ -308,6 +308,26 @@ kernel_top() {
 		echo "$top" | grep -Eq 'getpid|read|syscall|entry|el0_svc|svc|sys_'
 }
 check "kernel: sym_syscall's top kernel functions are named, on the syscall path" kernel_top
+
+# ---- 7. the vDSO ------------------------------------------------------
+# No file backs it, so the recorder gives every "[vdso]" mapping its own
+# vDSO's build id (user/source/vdso_build_id.h): one id for all of them.
+# Its frames are named only where that image is found (this host's is
+# another kernel's), which tests/symbolize/test_symbolize covers.
+vdso_ids() {
+	"$fxtprof" dump "$fxt" > "$out/dump-vdso.txt" 2>&1 || { note "$out/dump-vdso.txt"; return 1; }
+	awk '/type: mapping/ && /name: "\[vdso\]"/ {
+		maps++
+		if (match($0, /build_id: string\("[0-9a-f]+"\)/)) {
+			id = substr($0, RSTART + 18, RLENGTH - 20)
+			if (!(id in seen)) { seen[id] = 1; ids++; first = id }
+		} else none++
+	} END {
+		printf "# %d [vdso] mappings, %d without a build id, %d build ids (%s)\n", maps, none, ids, first
+		exit !(maps > 0 && !none && ids == 1)
+	}' "$out/dump-vdso.txt"
+}
+check "vdso: every [vdso] mapping carries the one build id of the guest's vDSO" vdso_ids
 
 [ "$n" = "$PLAN" ] || { echo "Bail out! check_symbols.sh ran $n checks, planned $PLAN"; exit 1; }
 exit 0

@@ -16,6 +16,7 @@
 
 #include "mmap_rec.h"
 #include "perf_mmap_source.h"
+#include "vdso_build_id.h"
 
 struct perf_mmap_ring {
 	int fd;
@@ -263,6 +264,14 @@ static int on_mmap2(struct perf_mmap_source *s, const struct perf_mmap_ring *r,
 			a.build_id = id;
 			a.build_id_size = (size_t)n;
 			s->file_build_ids++;
+		}
+	} else if (a.name_len == strlen("[vdso]") &&
+		   !memcmp(m->filename, "[vdso]", a.name_len)) {
+		int n = vdso_build_id__get(a.len, id, sizeof(id));
+
+		if (n > 0) {
+			a.build_id = id;
+			a.build_id_size = (size_t)n;
 		}
 	}
 	mmap_rec__fill(s->buf, &a);

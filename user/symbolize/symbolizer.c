@@ -24,6 +24,7 @@
 #include "symbolize/dwarf_frames.h"
 #include "symbolize/elf_image.h"
 #include "symbolize/kernel_syms.h"
+#include "symbolize/own_vdso.h"
 #include "symbolize/sym_cache.h"
 
 #define DEFAULT_DEBUG_DIR	"/usr/lib/debug/.build-id"
@@ -372,6 +373,19 @@ static void object__search(struct symbolizer *s, struct sym_object *o)
 		first = try_build_id_dir(s, o, o->want_id, o->want_id_size, true,
 					 &worst);
 		tried_id_dir = true;
+	}
+	/*
+	 * A vDSO is no file; recorded on this very kernel, it is ours
+	 * (own_vdso.h).  Another kernel's is no fault of the trace: quietly
+	 * not found.
+	 */
+	if (!first && o->want_id_size && !strcmp(path, "[vdso]")) {
+		const char *own = own_vdso__path();
+		enum sym_status ignored = SYM_OK;
+
+		if (own)
+			first = try_file(s, o, own, o->want_id, o->want_id_size,
+					 false, &ignored);
 	}
 	/* symfs holds the board's absolute paths; [vdso] and such are no file. */
 	if (path[0] == '/' && s->symfs)
