@@ -16,7 +16,9 @@
 # A VM that did not finish also gets "# console:" lines, the last lines
 # it printed, and "# qemu:" lines, the reset QEMU logged
 # (scripts/vm-run.sh writes LOG's .qemu.log): a silent reset is only
-# explained there.
+# explained there.  A VM that timed out also gets a "# qemu monitor:" line:
+# each CPU's instruction pointer, flags and halt state, asked of QEMU's
+# monitor before the kill (LOG's .monitor.log).
 set -euo pipefail
 
 usage="usage: parse-vm-log.sh LOG QEMU-RC|host PLAN"
@@ -41,12 +43,21 @@ if [ "$qrc" != host ] && [ -f "$qlog" ]; then
 			for (c = 0; c in at; c++) printf "%s CPU %d at %s", c ? ";" : "", c, at[c]
 		}' "$qlog")
 fi
+# A VM that timed out: where each CPU was when the monitor asked
+# (scripts/vm-run.sh), and whether it was halted or took interrupts.
+mlog=${log%.log}.monitor.log
+qwhere=
+if [ "$qrc" = 124 ] && [ -f "$mlog" ]; then
+	qwhere=$(tr -d '\r' < "$mlog" | awk '
+		/^CPU#[0-9]+/ { cpu = $1 }
+		/^(RIP|EIP)=/ || /^ *PC=/ { printf "%s%s %s %s %s", sep, cpu, $1, $2, $NF; sep = "; " }')
+fi
 
 # Kernel messages that mean the run is not clean, whatever the tests said.
 bad='WARNING:|BUG:|Oops|general protection fault|sleeping function called|self-detected stall|RCU stall|rcu_sched detected stall|soft lockup|hung task|blocked for more than|KASAN:|UBSAN:|Kernel panic|kernel BUG|unreferenced object|invoked oom-killer|Out of memory'
 
 echo "TAP version 13"
-tr -d '\r' < "$log" | awk -v qrc="$qrc" -v bad="$bad" -v planfile="$plan" -v qreset="$qreset" '
+tr -d '\r' < "$log" | awk -v qrc="$qrc" -v bad="$bad" -v planfile="$plan" -v qreset="$qreset" -v qwhere="$qwhere" '
 function res(status, desc) { n++; printf "%s - %s\n", status, desc }
 BEGIN {
 	while ((getline line < planfile) > 0) {
@@ -115,6 +126,7 @@ END {
 		res("not ok", "vm finished (qemu rc=" qrc (qrc == 124 ? ", timed out" : "") ")")
 		for (i = (nall > 10 ? nall - 9 : 1); i <= nall; i++) print "# console: " all[i]
 		if (qreset != "") print "# qemu: " qreset
+		if (qwhere != "") print "# qemu monitor: " qwhere
 		# No dmesg section: look for the cause in the console output.
 		if (!sawdmesg) for (i = 1; i <= nall; i++) if (all[i] ~ bad) hits[++nhits] = all[i]
 	}

@@ -62,12 +62,31 @@ arm64)
 esac
 [ -f "$kernel" ] || { echo "vm-run.sh: no kernel image $kernel (run scripts/setup.sh)" >&2; exit 2; }
 
+# A hung guest says nothing either: 5 s before the timeout, the monitor
+# (two FIFOs, QEMU's pipe chardev) is asked where every CPU is, into
+# LOG's .monitor.log for parse-vm-log.sh.
+vm_timeout=${VM_TIMEOUT:-900}
+mlog=${log%.log}.monitor.log
+mon=$(mktemp -d)
+mkfifo "$mon/m.in" "$mon/m.out"
+rm -f "$mlog"
+(
+	sleep $((vm_timeout > 10 ? vm_timeout - 5 : vm_timeout)) & sp=$!
+	trap 'kill $sp 2>/dev/null; exit 0' TERM
+	wait $sp
+	echo "info registers -a" > "$mon/m.in"
+	timeout 3 cat "$mon/m.out" > "$mlog" || true
+) & watcher=$!
+
 # </dev/null: CI has no stdin, and -nographic would otherwise grab the tty.
 start=$(date +%s)
 rc=0
-timeout -k 10 "${VM_TIMEOUT:-900}" "${qemu[@]}" -initrd "$initrd" \
-	"${net[@]}" -nographic -serial stdio -monitor none -no-reboot \
+timeout -k 10 "$vm_timeout" "${qemu[@]}" -initrd "$initrd" \
+	"${net[@]}" -nographic -serial stdio -monitor "pipe:$mon/m" -no-reboot \
 	-d cpu_reset,guest_errors -D "$qlog" \
 	</dev/null >"$log" 2>&1 || rc=$?
+kill $watcher 2>/dev/null || true
+wait $watcher 2>/dev/null || true
+rm -rf "$mon"
 echo "vm-run: $cfg finished in $(( $(date +%s) - start ))s (rc=$rc), log $log" >&2
 exit $rc

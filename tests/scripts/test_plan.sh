@@ -60,7 +60,7 @@ fresh() {
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 
 fresh
 suite
@@ -110,6 +110,14 @@ ok "$(grep -q '^not ok - test_beta: VM died during this test' "$tmp/tap" &&
       grep -q '^# console: ok 2 t.case2$' "$tmp/tap" &&
       grep -q '^# qemu: 1 triple faults, 2 CPU resets; last found CPU 0 at EIP=0000fff0 CR2=00000000 CR3=00000000; CPU 1 at RIP=ffffffffc0a01234 CR2=fffffe0000001ff8 CR3=000000000aa1c000$' "$tmp/tap"
       echo $?)" "a VM that resets mid-program names it, with the console's tail and QEMU's triple fault"
+
+# A guest that hangs until the timeout (rc 124): where each CPU was, as
+# QEMU's monitor told scripts/vm-run.sh (LOG's .monitor.log).
+printf '(qemu) info registers -a\r\nCPU#0\r\nRIP=ffffffff8100abcd RFL=00000002 [-------] CPL=0 II=0 A20=1 SMM=0 HLT=0\r\nCPU#1\r\nRIP=ffffffff81001234 RFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=1\r\n' > "$tmp/died.monitor.log"
+"$parse" "$tmp/died.log" 124 "$tmp/plan" > "$tmp/tap"
+ok "$(grep -q '^not ok - vm finished (qemu rc=124, timed out)' "$tmp/tap" &&
+      grep -q '^# qemu monitor: CPU#0 RIP=ffffffff8100abcd RFL=00000002 HLT=0; CPU#1 RIP=ffffffff81001234 RFL=00000246 HLT=1$' "$tmp/tap"
+      echo $?)" "a VM that timed out says where each CPU was, from QEMU's monitor"
 
 # scripts/plan.sh reads every tests/*/suite.plan of a tree.
 mkdir -p "$tmp/tree/scripts" "$tmp/tree/tests/a"

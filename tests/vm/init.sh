@@ -40,6 +40,9 @@ for arg in $(cat /proc/cmdline); do
 done
 
 echo "FXT-VM: kernel $(uname -r) $(uname -m), $(grep -c ^processor /proc/cpuinfo) cpus, uptime $(cut -d' ' -f1 /proc/uptime)s"
+# Where KASLR put the kernel: turns an instruction pointer that QEMU's
+# monitor gives for a hung VM into a symbol of the kernel's System.map.
+echo "FXT-VM: _text at $(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)"
 
 # Network: the Debian kernels need virtio_net and its deps as modules
 # (mkinitramfs numbers them in load order); QEMU user networking puts the
