@@ -50,7 +50,8 @@ qwhere=
 if [ "$qrc" = 124 ] && [ -f "$mlog" ]; then
 	qwhere=$(tr -d '\r' < "$mlog" | awk '
 		/^CPU#[0-9]+/ { cpu = $1 }
-		/^(RIP|EIP)=/ || /^ *PC=/ { printf "%s%s %s %s %s", sep, cpu, $1, $2, $NF; sep = "; " }')
+		/^(RIP|EIP)=/ { printf "%s%s %s %s %s", sep, cpu, $1, $2, $NF; sep = "; " }
+		/^ *PC=/ { printf "%s%s %s", sep, cpu, $1; sep = "; " }')
 fi
 
 # Kernel messages that mean the run is not clean, whatever the tests said.
