@@ -10,6 +10,7 @@
 
 #include "elf_build_id.h"
 #include "mmap_rec.h"
+#include "vdso_build_id.h"
 
 const struct fxtprof_rec_hdr *mmap_rec__fill(union mmap_rec_buf *b,
 					     const struct mmap_rec_args *a)
@@ -64,4 +65,23 @@ int mmap_rec__file_build_id(const char *proc, uint32_t pid, uint64_t start,
 	if (ret > 0 || ret == -ENOEXEC)
 		return ret;
 	return elf_build_id__from_path(path, id, cap);
+}
+
+bool mmap_rec__is_vdso(const struct mmap_rec_args *a)
+{
+	return a->name_len == strlen("[vdso]") &&
+	       !memcmp(a->name, "[vdso]", a->name_len);
+}
+
+void mmap_rec__vdso_build_id(struct mmap_rec_args *a, uint8_t *id)
+{
+	int n;
+
+	if (!mmap_rec__is_vdso(a))
+		return;
+	n = vdso_build_id__get(a->len, id, FXTPROF_BUILD_ID_MAX);
+	if (n > 0) {
+		a->build_id = id;
+		a->build_id_size = (size_t)n;
+	}
 }

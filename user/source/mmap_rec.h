@@ -6,6 +6,7 @@
 #ifndef FXTPROF_MMAP_REC_H
 #define FXTPROF_MMAP_REC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,5 +42,15 @@ const struct fxtprof_rec_hdr *mmap_rec__fill(union mmap_rec_buf *b,
 int mmap_rec__file_build_id(const char *proc, uint32_t pid, uint64_t start,
 			    uint64_t end, const char *path, uint8_t *id,
 			    size_t cap);
+
+/* Is @a the vDSO's mapping, "[vdso]"? */
+bool mmap_rec__is_vdso(const struct mmap_rec_args *a);
+
+/*
+ * Give a "[vdso]" mapping the build id of the recorder's own vDSO
+ * (vdso_build_id.h), kept in @id (FXTPROF_BUILD_ID_MAX bytes), when it
+ * is one like it; any other @a is left as it is.
+ */
+void mmap_rec__vdso_build_id(struct mmap_rec_args *a, uint8_t *id);
 
 #endif /* FXTPROF_MMAP_REC_H */

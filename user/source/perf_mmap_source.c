@@ -16,7 +16,6 @@
 
 #include "mmap_rec.h"
 #include "perf_mmap_source.h"
-#include "vdso_build_id.h"
 
 struct perf_mmap_ring {
 	int fd;
@@ -265,14 +264,8 @@ static int on_mmap2(struct perf_mmap_source *s, const struct perf_mmap_ring *r,
 			a.build_id_size = (size_t)n;
 			s->file_build_ids++;
 		}
-	} else if (a.name_len == strlen("[vdso]") &&
-		   !memcmp(m->filename, "[vdso]", a.name_len)) {
-		int n = vdso_build_id__get(a.len, id, sizeof(id));
-
-		if (n > 0) {
-			a.build_id = id;
-			a.build_id_size = (size_t)n;
-		}
+	} else {
+		mmap_rec__vdso_build_id(&a, id);
 	}
 	mmap_rec__fill(s->buf, &a);
 	s->buf->m.hdr.cpu = (uint16_t)r->cpu;

@@ -13,7 +13,6 @@
 
 #include "mmap_rec.h"
 #include "proc_maps.h"
-#include "vdso_build_id.h"
 
 static const char anon_name[] = "//anon";
 
@@ -45,15 +44,11 @@ int proc_maps__parse_line(const char *proc, uint32_t pid, const char *line,
 		a.name = anon_name;
 		a.name_len = sizeof(anon_name) - 1;
 	} else if (path[0] == '[') {
-		if (plen != strlen("[vdso]") || strncmp(path, "[vdso]", plen))
-			return 0;	/* [vsyscall] and the like */
 		a.name = path;
 		a.name_len = plen;
-		n = vdso_build_id__get(a.len, id, sizeof(id));
-		if (n > 0) {
-			a.build_id = id;
-			a.build_id_size = (size_t)n;
-		}
+		if (!mmap_rec__is_vdso(&a))
+			return 0;	/* [vsyscall] and the like */
+		mmap_rec__vdso_build_id(&a, id);
 	} else {
 		char p[FXTPROF_MAX_PATH + 1];
 
