@@ -13,10 +13,9 @@
  * than a misc device because only a device_type's devnode() can give the
  * devtmpfs node a group.
  *
- * The running session is published through an RCU pointer: start sets it
- * (fxtprof_annotate_publish()), stop clears it and waits for a grace
- * period (fxtprof_annotate_unpublish()), so a trigger either sees a
- * running session whose rings stay allocated until it is done, or none.
+ * Both find the running session with fxtprof_running(), under
+ * rcu_read_lock(): a trigger either sees a running session whose rings
+ * stay allocated until it is done, or none.
  */
 
 #include <linux/cdev.h>
@@ -40,20 +39,6 @@ module_param(group, int, 0444);
 MODULE_PARM_DESC(group,
 		 "Group allowed to annotate and fire triggers through " FXTPROF_ANNOTATE_DEVICE
 		 " (node mode 0660); -1, the default: root only (0600)");
-
-static struct fxtprof_session __rcu *fxtprof_annotate_sess;
-
-void fxtprof_annotate_publish(struct fxtprof_session *sess)
-{
-	rcu_assign_pointer(fxtprof_annotate_sess, sess);
-}
-
-/* After this returns no trigger writes into the session's rings. */
-void fxtprof_annotate_unpublish(void)
-{
-	RCU_INIT_POINTER(fxtprof_annotate_sess, NULL);
-	synchronize_rcu();
-}
 
 /* 1 .. FXTPROF_TRIGGER_NAME_MAX of [A-Za-z0-9._-], then only NULs. */
 static int fxtprof_trigger_name_len(const char *name)
@@ -89,7 +74,7 @@ static int fxtprof_fire(const char *name, int len)
 	unsigned long irqflags;
 
 	rcu_read_lock();
-	sess = rcu_dereference(fxtprof_annotate_sess);
+	sess = fxtprof_running(0);	/* triggers take no source bit */
 	if (!sess) {
 		rcu_read_unlock();
 		return -ESRCH;
@@ -168,9 +153,8 @@ static int fxtprof_annot_emit(const struct fxtprof_annotation *a)
 	unsigned long irqflags;
 
 	rcu_read_lock();
-	sess = rcu_dereference(fxtprof_annotate_sess);
-	/* sess->flags is set by configure and stays while it runs. */
-	if (!sess || !(sess->flags & FXTPROF_CFG_ANNOTATE)) {
+	sess = fxtprof_running(FXTPROF_CFG_ANNOTATE);
+	if (!sess) {
 		rcu_read_unlock();
 		return -ESRCH;
 	}

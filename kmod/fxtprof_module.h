@@ -11,6 +11,7 @@
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/wait.h>
 #include <linux/fxtprof.h>
 
@@ -69,6 +70,33 @@ static inline u32 fxtprof_rec_size(size_t bytes)
 	return ALIGN(bytes, FXTPROF_REC_ALIGN);
 }
 
+/*
+ * The running session, published by start and withdrawn by stop (NULL when
+ * none runs).  Everything that writes records outside the sampling timer
+ * finds the session here: tracepoint probes, which stay registered between
+ * sessions (probes.c), and the annotate device.
+ */
+extern struct fxtprof_session __rcu *fxtprof_running_sess;
+
+/*
+ * The running session if it records every source in @flags
+ * (FXTPROF_CFG_* bits; 0 for any session), else NULL.  Callers hold
+ * rcu_read_lock() or run with preemption off, as tracepoint probes do:
+ * stop's synchronize_rcu() waits for both, so the session and its rings
+ * outlive every caller that saw it.  sess->flags is set by configure,
+ * which a running session refuses.
+ */
+static inline struct fxtprof_session *fxtprof_running(u32 flags)
+{
+	struct fxtprof_session *sess;
+
+	sess = rcu_dereference_check(fxtprof_running_sess,
+				     rcu_read_lock_sched_held());
+	if (sess && (sess->flags & flags) != flags)
+		return NULL;
+	return sess;
+}
+
 /* session.c */
 struct fxtprof_session *fxtprof_session_new(void);
 void fxtprof_session_destroy(struct fxtprof_session *sess);
@@ -101,27 +129,57 @@ unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
 unsigned int fxtprof_user_stack(struct pt_regs *regs, u64 *ips,
 				unsigned int max, u8 *flags);
 
-/* tasks.c */
+/* probes.c: tracepoint probes that live from first use to unload. */
+struct fxtprof_probe {
+	const char *name;		/* the tracepoint's */
+	void *func;
+	struct tracepoint *tp;		/* found by name at load */
+};
+
+struct fxtprof_probe_set {
+	const char *source;		/* for the message when one is missing */
+	struct fxtprof_probe *probes;
+	unsigned int nr;
+	bool found;			/* every tracepoint is there */
+	bool registered;		/* under probes.c's lock */
+};
+
+/*
+ * A probe's prototype, checked at compile time against the tracepoint's
+ * register_trace_<name>() declaration, which typeof() can inspect without
+ * referencing the unexported tracepoint.
+ */
+#define FXTPROF_PROBE_CHECK(tp, fn)					\
+	static_assert(__builtin_types_compatible_p(			\
+		typeof(register_trace_##tp), int (typeof(&(fn)), void *)), \
+		#fn " does not match tracepoint " #tp)
+
+int fxtprof_probes_find(struct fxtprof_probe_set *set);
+int fxtprof_probes_register(struct fxtprof_probe_set *set);
+void fxtprof_probes_unregister(struct fxtprof_probe_set *set);
+
+/*
+ * tasks.c: fork, exec, exit and rename (FXTPROF_CFG_TASKS), and the
+ * snapshot of every thread (FXTPROF_CFG_SNAPSHOT).
+ */
 int fxtprof_tasks_init(void);
-int fxtprof_tasks_start(struct fxtprof_session *sess);
-void fxtprof_tasks_stop(struct fxtprof_session *sess);
+int fxtprof_tasks_start(void);
+void fxtprof_tasks_exit(void);
 void fxtprof_tasks_snapshot(struct fxtprof_session *sess);
 
 /* sched.c: the sched.switch source (FXTPROF_CFG_SCHED). */
 void fxtprof_sched_init(void);
 bool fxtprof_sched_available(void);
-int fxtprof_sched_start(struct fxtprof_session *sess);
-void fxtprof_sched_stop(struct fxtprof_session *sess);
+int fxtprof_sched_start(void);
+void fxtprof_sched_exit(void);
 
 /* sources.c: the data source table behind FXTPROF_IOC_GET_SOURCE. */
 u32 fxtprof_nr_sources(void);
 int fxtprof_source_get(struct fxtprof_source *src, bool configured, u32 flags);
 u32 fxtprof_sources_unavailable(void);
 
-/* annotate.c: /dev/fxtprof-annotate and the running session it fires into. */
+/* annotate.c: /dev/fxtprof-annotate, into the running session. */
 int fxtprof_annotate_init(void);
 void fxtprof_annotate_exit(void);
-void fxtprof_annotate_publish(struct fxtprof_session *sess);
-void fxtprof_annotate_unpublish(void);
 
 #endif /* _FXTPROF_MODULE_H */

@@ -376,14 +376,16 @@ out_sampler_exit:
 
 /*
  * No session can exist here (an open file pins the module), so timers are
- * cancelled and probes unregistered, with tracepoint_synchronize_unregister()
- * done, by the last session's stop.
+ * cancelled and the session withdrawn from the probes by the last stop.
+ * The probes themselves outlive sessions (probes.c) and go now.
  */
 static void __exit fxtprof_exit(void)
 {
 	misc_deregister(&fxtprof_misc);
 	fxtprof_annotate_exit();
 	fxtprof_sampler_exit();
+	fxtprof_sched_exit();
+	fxtprof_tasks_exit();
 }
 
 module_init(fxtprof_init);

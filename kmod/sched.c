@@ -4,10 +4,10 @@
  * from sched_switch on the switching CPU, and one WAKEUP record per
  * sched_wakeup and sched_wakeup_new, on the waker's CPU.
  *
- * The probes are registered by start only when FXTPROF_CFG_SCHED is set:
- * sched_switch runs on every context switch of the machine, so a source
- * that is off must not even cost a probe call.  As in tasks.c the
- * tracepoints are not exported and are found by name.
+ * The probes are registered by the first start with FXTPROF_CFG_SCHED
+ * set, and stay until the module is unloaded (probes.c says why): a
+ * machine that never records this source pays nothing on its context
+ * switches, one that did pays a probe call that finds no session.
  *
  * Every probe here runs with the runqueue lock held (sched_switch with
  * interrupts off, the wakeups from try_to_wake_up() and
@@ -18,18 +18,12 @@
 #include <linux/irqflags.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
-#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <trace/events/sched.h>
 
 #include "compat.h"
 #include "fxtprof_module.h"
-
-#define FXTPROF_SCHED_PROBE_CHECK(tp, fn)				\
-	static_assert(__builtin_types_compatible_p(			\
-		typeof(register_trace_##tp), int (typeof(&(fn)), void *)), \
-		#fn " does not match tracepoint " #tp)
 
 /*
  * The outgoing task's state in FXT's terms.  A preempted task is runnable
@@ -61,11 +55,13 @@ static u32 fxtprof_switch_state(bool preempt, unsigned int prev_state,
 static void fxtprof_probe_switch(FXTPROF_SWITCH_PROTO)
 {
 	const u32 size = sizeof(struct fxtprof_switch);
-	struct fxtprof_session *sess = data;
+	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_SCHED);
 	struct fxtprof_switch *rec;
 	struct fxtprof_kring *ring;
 	unsigned long irqflags;
 
+	if (!sess)
+		return;
 	/* Interrupts are off already; saving them keeps the rule local. */
 	local_irq_save(irqflags);
 	ring = sess->rings[smp_processor_id()];
@@ -87,16 +83,18 @@ static void fxtprof_probe_switch(FXTPROF_SWITCH_PROTO)
 	local_irq_restore(irqflags);
 }
 
-FXTPROF_SCHED_PROBE_CHECK(sched_switch, fxtprof_probe_switch);
+FXTPROF_PROBE_CHECK(sched_switch, fxtprof_probe_switch);
 
-static void fxtprof_write_wakeup(struct fxtprof_session *sess,
-				 struct task_struct *p, u32 flags)
+static void fxtprof_write_wakeup(struct task_struct *p, u32 flags)
 {
 	const u32 size = sizeof(struct fxtprof_wakeup);
+	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_SCHED);
 	struct fxtprof_wakeup *rec;
 	struct fxtprof_kring *ring;
 	unsigned long irqflags;
 
+	if (!sess)
+		return;
 	local_irq_save(irqflags);
 	ring = sess->rings[smp_processor_id()];
 	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_WAKEUP,
@@ -117,40 +115,29 @@ static void fxtprof_write_wakeup(struct fxtprof_session *sess,
 
 static void fxtprof_probe_wakeup(void *data, struct task_struct *p)
 {
-	fxtprof_write_wakeup(data, p, 0);
+	fxtprof_write_wakeup(p, 0);
 }
 
-FXTPROF_SCHED_PROBE_CHECK(sched_wakeup, fxtprof_probe_wakeup);
+FXTPROF_PROBE_CHECK(sched_wakeup, fxtprof_probe_wakeup);
 
 static void fxtprof_probe_wakeup_new(void *data, struct task_struct *p)
 {
-	fxtprof_write_wakeup(data, p, FXTPROF_WAKEUP_NEW);
+	fxtprof_write_wakeup(p, FXTPROF_WAKEUP_NEW);
 }
 
-FXTPROF_SCHED_PROBE_CHECK(sched_wakeup_new, fxtprof_probe_wakeup_new);
+FXTPROF_PROBE_CHECK(sched_wakeup_new, fxtprof_probe_wakeup_new);
 
-struct fxtprof_sched_hook {
-	const char *name;
-	void *probe;
-	struct tracepoint *tp;
-};
-
-static struct fxtprof_sched_hook fxtprof_sched_hooks[] = {
+static struct fxtprof_probe fxtprof_sched_probes[] = {
 	{ "sched_switch", fxtprof_probe_switch },
 	{ "sched_wakeup", fxtprof_probe_wakeup },
 	{ "sched_wakeup_new", fxtprof_probe_wakeup_new },
 };
 
-static bool fxtprof_sched_found;
-
-static void fxtprof_sched_find(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(fxtprof_sched_hooks); i++)
-		if (!strcmp(tp->name, fxtprof_sched_hooks[i].name))
-			fxtprof_sched_hooks[i].tp = tp;
-}
+static struct fxtprof_probe_set fxtprof_sched_set = {
+	.source = "sched.switch",
+	.probes = fxtprof_sched_probes,
+	.nr = ARRAY_SIZE(fxtprof_sched_probes),
+};
 
 /*
  * A kernel without these tracepoints still loads the module: the source
@@ -159,55 +146,21 @@ static void fxtprof_sched_find(struct tracepoint *tp, void *priv)
  */
 void fxtprof_sched_init(void)
 {
-	unsigned int i;
-
-	for_each_kernel_tracepoint(fxtprof_sched_find, NULL);
-	for (i = 0; i < ARRAY_SIZE(fxtprof_sched_hooks); i++) {
-		if (!fxtprof_sched_hooks[i].tp) {
-			pr_info("fxtprof: tracepoint %s not found: sched.switch unavailable\n",
-				fxtprof_sched_hooks[i].name);
-			return;
-		}
-	}
-	fxtprof_sched_found = true;
+	fxtprof_probes_find(&fxtprof_sched_set);
 }
 
 bool fxtprof_sched_available(void)
 {
-	return fxtprof_sched_found;
+	return fxtprof_sched_set.found;
 }
 
-static void fxtprof_sched_unregister(struct fxtprof_session *sess,
-				     unsigned int n)
+/* The probes record once start publishes the session. */
+int fxtprof_sched_start(void)
 {
-	while (n--)
-		WARN_ON_ONCE(tracepoint_probe_unregister(fxtprof_sched_hooks[n].tp,
-							 fxtprof_sched_hooks[n].probe,
-							 sess));
-	/* No probe may still be running, or run later, on this session. */
-	tracepoint_synchronize_unregister();
+	return fxtprof_probes_register(&fxtprof_sched_set);
 }
 
-int fxtprof_sched_start(struct fxtprof_session *sess)
+void fxtprof_sched_exit(void)
 {
-	unsigned int i;
-	int ret;
-
-	if (!fxtprof_sched_found)
-		return -EOPNOTSUPP;
-	for (i = 0; i < ARRAY_SIZE(fxtprof_sched_hooks); i++) {
-		ret = tracepoint_probe_register(fxtprof_sched_hooks[i].tp,
-						fxtprof_sched_hooks[i].probe,
-						sess);
-		if (ret) {
-			fxtprof_sched_unregister(sess, i);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-void fxtprof_sched_stop(struct fxtprof_session *sess)
-{
-	fxtprof_sched_unregister(sess, ARRAY_SIZE(fxtprof_sched_hooks));
+	fxtprof_probes_unregister(&fxtprof_sched_set);
 }

@@ -246,6 +246,24 @@ out_free_rings:
 	return -ENOMEM;
 }
 
+struct fxtprof_session __rcu *fxtprof_running_sess;
+
+/*
+ * One session runs at a time (main.c), so one pointer serves every
+ * producer but the sampling timer, which start and stop arm and cancel.
+ */
+static void fxtprof_session_publish(struct fxtprof_session *sess)
+{
+	rcu_assign_pointer(fxtprof_running_sess, sess);
+}
+
+/* After this returns no probe or annotation writes into the rings. */
+static void fxtprof_session_unpublish(void)
+{
+	RCU_INIT_POINTER(fxtprof_running_sess, NULL);
+	synchronize_rcu();
+}
+
 int fxtprof_session_start(struct fxtprof_session *sess)
 {
 	int ret;
@@ -258,34 +276,31 @@ int fxtprof_session_start(struct fxtprof_session *sess)
 	if (!sess->attached)
 		return -ENOTCONN;
 
+	/* Registered probes record nothing until the session is published. */
 	if (sess->flags & FXTPROF_CFG_TASKS) {
-		ret = fxtprof_tasks_start(sess);
+		ret = fxtprof_tasks_start();
 		if (ret)
 			return ret;
 	}
-	/* After the probes, so no thread falls between snapshot and fork. */
+	if (sess->flags & FXTPROF_CFG_SCHED) {
+		ret = fxtprof_sched_start();
+		if (ret)
+			return ret;
+	}
+	fxtprof_session_publish(sess);
+	/* After publishing, so no thread falls between snapshot and fork. */
 	if (sess->flags & FXTPROF_CFG_SNAPSHOT)
 		fxtprof_tasks_snapshot(sess);
-	if (sess->flags & FXTPROF_CFG_SCHED) {
-		ret = fxtprof_sched_start(sess);
-		if (ret)
-			goto out_stop_tasks;
-	}
 	if (sess->flags & FXTPROF_CFG_SAMPLE) {
 		ret = fxtprof_sampler_start(sess);
 		if (ret)
-			goto out_stop_sched;
+			goto out_unpublish;
 	}
 	sess->running = true;
-	fxtprof_annotate_publish(sess);
 	return 0;
 
-out_stop_sched:
-	if (sess->flags & FXTPROF_CFG_SCHED)
-		fxtprof_sched_stop(sess);
-out_stop_tasks:
-	if (sess->flags & FXTPROF_CFG_TASKS)
-		fxtprof_tasks_stop(sess);
+out_unpublish:
+	fxtprof_session_unpublish();
 	return ret;
 }
 
@@ -300,14 +315,9 @@ void fxtprof_session_stop(struct fxtprof_session *sess)
 
 	if (!sess->running)
 		return;
-	/* First: a trigger may be writing, and must see no session after. */
-	fxtprof_annotate_unpublish();
+	fxtprof_session_unpublish();
 	if (sess->flags & FXTPROF_CFG_SAMPLE)
 		fxtprof_sampler_stop(sess);
-	if (sess->flags & FXTPROF_CFG_SCHED)
-		fxtprof_sched_stop(sess);
-	if (sess->flags & FXTPROF_CFG_TASKS)
-		fxtprof_tasks_stop(sess);
 	sess->running = false;
 	/* The producers are stopped and synchronised: no one moves head. */
 	for_each_possible_cpu(cpu)

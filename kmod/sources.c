@@ -7,8 +7,9 @@
  *
  * The table is fixed at build time; only availability depends on the
  * running kernel (sched.switch needs its tracepoints).  A source that is
- * off costs nothing: the files that own it register their probes and arm
- * their timers only when its bits are in the session's flags.
+ * off costs at most a probe call that finds nothing to do: the files that
+ * own it arm their timers only when its bits are in the session's flags,
+ * and register their probes the first time they are (kmod/probes.c).
  */
 
 #include <linux/kernel.h>

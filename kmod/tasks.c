@@ -3,12 +3,9 @@
  * tasks.c - task lifecycle records: fork, exec, exit, rename, and a
  * snapshot of every thread at start.
  *
- * None of the sched/task __tracepoint_* symbols is exported, so the
- * tracepoints are looked up by name with for_each_kernel_tracepoint() and
- * probed with tracepoint_probe_register(), as lttng-modules does.  The
- * probe prototypes are still checked at compile time against the
- * register_trace_<name>() declarations, which typeof() can inspect without
- * referencing the unexported symbol.
+ * The probes are registered by the first start with FXTPROF_CFG_TASKS set
+ * and stay until the module is unloaded (probes.c); each records only
+ * while fxtprof_running() gives it a session that asks for tasks.
  */
 
 #include <linux/binfmts.h>
@@ -23,11 +20,6 @@
 
 #include "compat.h"
 #include "fxtprof_module.h"
-
-#define FXTPROF_PROBE_CHECK(tp, fn)					\
-	static_assert(__builtin_types_compatible_p(			\
-		typeof(register_trace_##tp), int (typeof(&(fn)), void *)), \
-		#fn " does not match tracepoint " #tp)
 
 /* Copy a comm that may change under us into a NUL-padded field. */
 static void fxtprof_copy_comm(char *dst, const char *comm)
@@ -86,10 +78,12 @@ static void fxtprof_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
 	const u32 size = sizeof(struct fxtprof_fork);
-	struct fxtprof_session *sess = data;
+	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_TASKS);
 	struct fxtprof_task_rec tr;
 	struct fxtprof_fork *rec;
 
+	if (!sess)
+		return;
 	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_FORK);
 	if (rec) {
 		rec->parent_pid = parent->tgid;
@@ -108,12 +102,14 @@ static void fxtprof_probe_exec(void *data, struct task_struct *p,
 			       pid_t old_pid, struct linux_binprm *bprm)
 {
 	size_t len = strnlen(bprm->filename, FXTPROF_MAX_FILENAME + 1);
-	struct fxtprof_session *sess = data;
+	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_TASKS);
 	struct fxtprof_task_rec tr;
 	struct fxtprof_exec *rec;
 	u16 flags = 0;
 	u32 size;
 
+	if (!sess)
+		return;
 	if (len > FXTPROF_MAX_FILENAME) {
 		len = FXTPROF_MAX_FILENAME;
 		flags |= FXTPROF_EXEC_FILENAME_TRUNCATED;
@@ -139,10 +135,12 @@ FXTPROF_PROBE_CHECK(sched_process_exec, fxtprof_probe_exec);
 static void fxtprof_probe_exit(FXTPROF_EXIT_PROTO)
 {
 	const u32 size = sizeof(struct fxtprof_exit);
-	struct fxtprof_session *sess = data;
+	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_TASKS);
 	struct fxtprof_task_rec tr;
 	struct fxtprof_exit *rec;
 
+	if (!sess)
+		return;
 	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_EXIT);
 	if (rec) {
 		rec->pid = p->tgid;
@@ -162,10 +160,12 @@ static void fxtprof_probe_rename(void *data, struct task_struct *task,
 				 const char *comm)
 {
 	const u32 size = sizeof(struct fxtprof_rename);
-	struct fxtprof_session *sess = data;
+	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_TASKS);
 	struct fxtprof_task_rec tr;
 	struct fxtprof_rename *rec;
 
+	if (!sess)
+		return;
 	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_RENAME);
 	if (rec) {
 		rec->pid = task->tgid;
@@ -178,79 +178,40 @@ static void fxtprof_probe_rename(void *data, struct task_struct *task,
 
 FXTPROF_PROBE_CHECK(task_rename, fxtprof_probe_rename);
 
-struct fxtprof_hook {
-	const char *name;
-	void *probe;
-	struct tracepoint *tp;
-};
-
-static struct fxtprof_hook fxtprof_hooks[] = {
+static struct fxtprof_probe fxtprof_task_probes[] = {
 	{ "sched_process_fork", fxtprof_probe_fork },
 	{ "sched_process_exec", fxtprof_probe_exec },
 	{ "sched_process_exit", fxtprof_probe_exit },
 	{ "task_rename", fxtprof_probe_rename },
 };
 
-static void fxtprof_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
+static struct fxtprof_probe_set fxtprof_task_set = {
+	.source = "task.lifecycle",
+	.probes = fxtprof_task_probes,
+	.nr = ARRAY_SIZE(fxtprof_task_probes),
+};
 
-	for (i = 0; i < ARRAY_SIZE(fxtprof_hooks); i++)
-		if (!strcmp(tp->name, fxtprof_hooks[i].name))
-			fxtprof_hooks[i].tp = tp;
-}
-
+/* Unlike sched.switch, the module is of no use without these. */
 int fxtprof_tasks_init(void)
 {
-	unsigned int i;
-
-	for_each_kernel_tracepoint(fxtprof_find_tracepoint, NULL);
-	for (i = 0; i < ARRAY_SIZE(fxtprof_hooks); i++) {
-		if (!fxtprof_hooks[i].tp) {
-			pr_err("fxtprof: tracepoint %s not found\n",
-			       fxtprof_hooks[i].name);
-			return -ENOENT;
-		}
-	}
-	return 0;
+	return fxtprof_probes_find(&fxtprof_task_set);
 }
 
-static void fxtprof_unregister_hooks(struct fxtprof_session *sess,
-				     unsigned int n)
+/* The probes record once start publishes the session. */
+int fxtprof_tasks_start(void)
 {
-	while (n--)
-		WARN_ON_ONCE(tracepoint_probe_unregister(fxtprof_hooks[n].tp,
-							 fxtprof_hooks[n].probe,
-							 sess));
-	/* No probe may still be running, or run later, on this session. */
-	tracepoint_synchronize_unregister();
+	return fxtprof_probes_register(&fxtprof_task_set);
 }
 
-int fxtprof_tasks_start(struct fxtprof_session *sess)
+void fxtprof_tasks_exit(void)
 {
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < ARRAY_SIZE(fxtprof_hooks); i++) {
-		ret = tracepoint_probe_register(fxtprof_hooks[i].tp,
-						fxtprof_hooks[i].probe, sess);
-		if (ret) {
-			fxtprof_unregister_hooks(sess, i);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-void fxtprof_tasks_stop(struct fxtprof_session *sess)
-{
-	fxtprof_unregister_hooks(sess, ARRAY_SIZE(fxtprof_hooks));
+	fxtprof_probes_unregister(&fxtprof_task_set);
 }
 
 /*
- * One record per existing thread.  Called after the probes are registered,
- * so a thread created meanwhile has a fork record, a snapshot record or
- * both; none is missed.
+ * One record per existing thread.  Called after the session is published
+ * to the probes, so a thread created meanwhile has a fork record, a
+ * snapshot record or both; none is missed.
  */
 void fxtprof_tasks_snapshot(struct fxtprof_session *sess)
 {

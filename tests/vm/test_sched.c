@@ -4,7 +4,11 @@
  *  - GET_SOURCE: the four sources, their flags, -ENOENT past the last,
  *    ENABLED following the configuration, sched.switch off by default;
  *  - each source alone and all together: only the records of the
- *    enabled sources appear;
+ *    enabled sources appear, also once an earlier session has left the
+ *    sched and task probes registered (kmod/probes.c keeps them);
+ *  - a hundred sched sessions started and stopped while CPU 1 switches
+ *    all the time: each start and stop returns (removing the sched probe
+ *    each time once hung the VM) and the switches are recorded;
  *  - a two-thread ping-pong on CPU 1: its context switches are on CPU 1,
  *    chained (each switch's outgoing thread is the previous incoming
  *    one), alternate between the two threads, and every BLOCKED thread
@@ -169,6 +173,17 @@ FIXTURE_VARIANT_ADD(alone, all) {
 		    1u << FXTPROF_REC_SWITCH | 1u << FXTPROF_REC_WAKEUP,
 };
 
+/*
+ * Declared after sched and all, so it runs after them: their probes stay
+ * registered (kmod/probes.c) and must write nothing into a session that
+ * did not ask for their source.
+ */
+FIXTURE_VARIANT_ADD(alone, sampling_after_sched) {
+	.flags = FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK,
+	.allowed = 1u << FXTPROF_REC_SAMPLE,
+	.required = 1u << FXTPROF_REC_SAMPLE,
+};
+
 /* Only the records of the enabled sources; each of them present. */
 TEST_F(alone, only_enabled_sources)
 {
@@ -193,6 +208,50 @@ TEST_F(alone, only_enabled_sources)
 	EXPECT_EQ(variant->required, seen & variant->required) {
 		TH_LOG("types seen 0x%x, required 0x%x", seen, variant->required);
 	}
+}
+
+#define RESTARTS	100
+
+/*
+ * Start and stop a sched session over and over while another CPU context
+ * switches without pause.  Registering a probe on sched_switch, or
+ * removing the last one, rewrites the call inside __schedule(); done at
+ * every start and stop, that once hung the VM about once in a hundred
+ * sessions.  Now only the first start registers, and every cycle must
+ * come back.
+ */
+TEST_F(dev, sched_restarts_while_switching)
+{
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_SCHED, 0, 4 << 20);
+	unsigned long long t0, ns;
+	char rounds[32];
+	pid_t pp;
+
+	if (self->info->nr_online < 2)
+		SKIP(return, "needs 2 CPUs");
+	pin_to(0);
+	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
+	snprintf(rounds, sizeof(rounds), "%d", 1000000);
+	pp = fork();
+	ASSERT_LE(0, pp);
+	if (pp == 0) {
+		execl(vm_test_path("fxt_pingpong"), "fxt_pingpong", "1", rounds,
+		      (char *)NULL);
+		_exit(127);
+	}
+	t0 = vm_boottime_ns();
+	for (int i = 0; i < RESTARTS; i++) {
+		ASSERT_EQ(0, fxtprof_dev__start(self->dev)) TH_LOG("start %d", i);
+		usleep(1000);
+		ASSERT_EQ(0, fxtprof_dev__stop(self->dev)) TH_LOG("stop %d", i);
+	}
+	ns = vm_boottime_ns() - t0;
+	kill(pp, SIGKILL);
+	waitpid(pp, NULL, 0);
+	TH_LOG("%d start/stop cycles in %llu ms", RESTARTS, ns / 1000000);
+	ASSERT_LT(0, vm_recs_drain_all(self->dev, &self->r));
+	ASSERT_EQ(0, self->r.err);
+	EXPECT_LT(RESTARTS, self->r.nr_by_type[FXTPROF_REC_SWITCH]);
 }
 
 /* ------------------------------------------------------------------ */
