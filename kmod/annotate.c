@@ -149,8 +149,7 @@ static int fxtprof_annot_emit(const struct fxtprof_annotation *a)
 					  a->name_len);
 	struct fxtprof_annotation_rec *rec;
 	struct fxtprof_session *sess;
-	struct fxtprof_kring *ring;
-	unsigned long irqflags;
+	struct fxtprof_rec_writer w;
 
 	rcu_read_lock();
 	sess = fxtprof_running(FXTPROF_CFG_ANNOTATE);
@@ -158,10 +157,7 @@ static int fxtprof_annot_emit(const struct fxtprof_annotation *a)
 		rcu_read_unlock();
 		return -ESRCH;
 	}
-	local_irq_save(irqflags);
-	ring = sess->rings[smp_processor_id()];
-	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_ANNOTATION,
-				    ktime_get_boot_fast_ns());
+	rec = fxtprof_rec_begin(sess, &w, size, FXTPROF_REC_ANNOTATION);
 	if (rec) {
 		rec->pid = current->tgid;
 		rec->tid = current->pid;
@@ -171,9 +167,8 @@ static int fxtprof_annot_emit(const struct fxtprof_annotation *a)
 		rec->key = a->key;
 		memset(rec->name, 0, size - sizeof(*rec));
 		memcpy(rec->name, a->name, a->name_len);
-		fxtprof_kring_commit(ring, size);
 	}
-	local_irq_restore(irqflags);
+	fxtprof_rec_end(&w, rec);
 	rcu_read_unlock();
 	/* A full ring counted it as lost, as any record: not our error. */
 	return 0;

@@ -10,8 +10,11 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/irqflags.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
 #include <linux/wait.h>
 #include <linux/fxtprof.h>
 
@@ -95,6 +98,38 @@ static inline struct fxtprof_session *fxtprof_running(u32 flags)
 	if (sess && (sess->flags & flags) != flags)
 		return NULL;
 	return sess;
+}
+
+/*
+ * One record into this CPU's ring of @sess, as every producer outside the
+ * sampling timer writes it (the timer's handler runs with interrupts off
+ * already): interrupts off from reserve to commit, so that the timer
+ * cannot write into the middle of the record.  begin returns where to
+ * fill it in, or NULL when the ring is full (the loss is counted); end
+ * commits it if there was room and restores interrupts either way.
+ */
+struct fxtprof_rec_writer {
+	struct fxtprof_kring *ring;
+	unsigned long irqflags;
+	u32 size;
+};
+
+static inline void *fxtprof_rec_begin(struct fxtprof_session *sess,
+				      struct fxtprof_rec_writer *w, u32 size,
+				      u16 type)
+{
+	local_irq_save(w->irqflags);
+	w->ring = sess->rings[smp_processor_id()];
+	w->size = size;
+	return fxtprof_kring_reserve(w->ring, size, type,
+				     ktime_get_boot_fast_ns());
+}
+
+static inline void fxtprof_rec_end(struct fxtprof_rec_writer *w, void *rec)
+{
+	if (rec)
+		fxtprof_kring_commit(w->ring, w->size);
+	local_irq_restore(w->irqflags);
 }
 
 /* session.c */

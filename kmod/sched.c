@@ -15,10 +15,8 @@
  * directly: the ring defers its reader wakeup to irq_work (kring.c).
  */
 
-#include <linux/irqflags.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
-#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <trace/events/sched.h>
 
@@ -56,17 +54,13 @@ static void fxtprof_probe_switch(FXTPROF_SWITCH_PROTO)
 {
 	const u32 size = sizeof(struct fxtprof_switch);
 	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_SCHED);
+	struct fxtprof_rec_writer w;
 	struct fxtprof_switch *rec;
-	struct fxtprof_kring *ring;
-	unsigned long irqflags;
 
 	if (!sess)
 		return;
 	/* Interrupts are off already; saving them keeps the rule local. */
-	local_irq_save(irqflags);
-	ring = sess->rings[smp_processor_id()];
-	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_SWITCH,
-				    ktime_get_boot_fast_ns());
+	rec = fxtprof_rec_begin(sess, &w, size, FXTPROF_REC_SWITCH);
 	if (rec) {
 		rec->prev_pid = prev->tgid;
 		rec->prev_tid = prev->pid;
@@ -78,9 +72,8 @@ static void fxtprof_probe_switch(FXTPROF_SWITCH_PROTO)
 						       FXTPROF_SWITCH_PREV_STATE,
 						       prev);
 		rec->reserved = 0;
-		fxtprof_kring_commit(ring, size);
 	}
-	local_irq_restore(irqflags);
+	fxtprof_rec_end(&w, rec);
 }
 
 FXTPROF_PROBE_CHECK(sched_switch, fxtprof_probe_switch);
@@ -89,16 +82,12 @@ static void fxtprof_write_wakeup(struct task_struct *p, u32 flags)
 {
 	const u32 size = sizeof(struct fxtprof_wakeup);
 	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_SCHED);
+	struct fxtprof_rec_writer w;
 	struct fxtprof_wakeup *rec;
-	struct fxtprof_kring *ring;
-	unsigned long irqflags;
 
 	if (!sess)
 		return;
-	local_irq_save(irqflags);
-	ring = sess->rings[smp_processor_id()];
-	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_WAKEUP,
-				    ktime_get_boot_fast_ns());
+	rec = fxtprof_rec_begin(sess, &w, size, FXTPROF_REC_WAKEUP);
 	if (rec) {
 		rec->pid = p->tgid;
 		rec->tid = p->pid;
@@ -108,9 +97,8 @@ static void fxtprof_write_wakeup(struct task_struct *p, u32 flags)
 		/* An interrupt's waker is whoever it interrupted: say none. */
 		rec->waker_tid = in_task() ? current->pid : 0;
 		rec->flags = flags;
-		fxtprof_kring_commit(ring, size);
 	}
-	local_irq_restore(irqflags);
+	fxtprof_rec_end(&w, rec);
 }
 
 static void fxtprof_probe_wakeup(void *data, struct task_struct *p)

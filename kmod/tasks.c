@@ -9,11 +9,9 @@
  */
 
 #include <linux/binfmts.h>
-#include <linux/irqflags.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <trace/events/sched.h>
 #include <trace/events/task.h>
@@ -25,34 +23,6 @@
 static void fxtprof_copy_comm(char *dst, const char *comm)
 {
 	strscpy_pad(dst, comm, FXTPROF_COMM_LEN);
-}
-
-/*
- * Probes run with preemption disabled; interrupts are disabled from reserve
- * to commit so the sampling timer cannot write into the middle of a record.
- */
-struct fxtprof_task_rec {
-	struct fxtprof_kring *ring;
-	unsigned long irqflags;
-	u32 size;
-};
-
-static void *fxtprof_task_rec_begin(struct fxtprof_session *sess,
-				    struct fxtprof_task_rec *tr, u32 size,
-				    u16 type)
-{
-	local_irq_save(tr->irqflags);
-	tr->ring = sess->rings[smp_processor_id()];
-	tr->size = size;
-	return fxtprof_kring_reserve(tr->ring, size, type,
-				    ktime_get_boot_fast_ns());
-}
-
-static void fxtprof_task_rec_end(struct fxtprof_task_rec *tr, void *rec)
-{
-	if (rec)
-		fxtprof_kring_commit(tr->ring, tr->size);
-	local_irq_restore(tr->irqflags);
 }
 
 /* Clone flags the child's shared resources reveal. */
@@ -79,12 +49,12 @@ static void fxtprof_probe_fork(void *data, struct task_struct *parent,
 {
 	const u32 size = sizeof(struct fxtprof_fork);
 	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_TASKS);
-	struct fxtprof_task_rec tr;
+	struct fxtprof_rec_writer w;
 	struct fxtprof_fork *rec;
 
 	if (!sess)
 		return;
-	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_FORK);
+	rec = fxtprof_rec_begin(sess, &w, size, FXTPROF_REC_FORK);
 	if (rec) {
 		rec->parent_pid = parent->tgid;
 		rec->parent_tid = parent->pid;
@@ -93,7 +63,7 @@ static void fxtprof_probe_fork(void *data, struct task_struct *parent,
 		rec->clone_flags = fxtprof_clone_flags(parent, child);
 		fxtprof_copy_comm(rec->comm, child->comm);
 	}
-	fxtprof_task_rec_end(&tr, rec);
+	fxtprof_rec_end(&w, rec);
 }
 
 FXTPROF_PROBE_CHECK(sched_process_fork, fxtprof_probe_fork);
@@ -103,7 +73,7 @@ static void fxtprof_probe_exec(void *data, struct task_struct *p,
 {
 	size_t len = strnlen(bprm->filename, FXTPROF_MAX_FILENAME + 1);
 	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_TASKS);
-	struct fxtprof_task_rec tr;
+	struct fxtprof_rec_writer w;
 	struct fxtprof_exec *rec;
 	u16 flags = 0;
 	u32 size;
@@ -116,7 +86,7 @@ static void fxtprof_probe_exec(void *data, struct task_struct *p,
 	}
 	size = fxtprof_rec_size(sizeof(*rec) + len);
 
-	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_EXEC);
+	rec = fxtprof_rec_begin(sess, &w, size, FXTPROF_REC_EXEC);
 	if (rec) {
 		rec->pid = p->tgid;
 		rec->tid = p->pid;
@@ -127,7 +97,7 @@ static void fxtprof_probe_exec(void *data, struct task_struct *p,
 		memcpy(rec->filename, bprm->filename, len);
 		memset(rec->filename + len, 0, size - sizeof(*rec) - len);
 	}
-	fxtprof_task_rec_end(&tr, rec);
+	fxtprof_rec_end(&w, rec);
 }
 
 FXTPROF_PROBE_CHECK(sched_process_exec, fxtprof_probe_exec);
@@ -136,12 +106,12 @@ static void fxtprof_probe_exit(FXTPROF_EXIT_PROTO)
 {
 	const u32 size = sizeof(struct fxtprof_exit);
 	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_TASKS);
-	struct fxtprof_task_rec tr;
+	struct fxtprof_rec_writer w;
 	struct fxtprof_exit *rec;
 
 	if (!sess)
 		return;
-	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_EXIT);
+	rec = fxtprof_rec_begin(sess, &w, size, FXTPROF_REC_EXIT);
 	if (rec) {
 		rec->pid = p->tgid;
 		rec->tid = p->pid;
@@ -150,7 +120,7 @@ static void fxtprof_probe_exit(FXTPROF_EXIT_PROTO)
 			     FXTPROF_EXIT_GROUP_DEAD : 0;
 		fxtprof_copy_comm(rec->comm, p->comm);
 	}
-	fxtprof_task_rec_end(&tr, rec);
+	fxtprof_rec_end(&w, rec);
 }
 
 FXTPROF_PROBE_CHECK(sched_process_exit, fxtprof_probe_exit);
@@ -161,19 +131,19 @@ static void fxtprof_probe_rename(void *data, struct task_struct *task,
 {
 	const u32 size = sizeof(struct fxtprof_rename);
 	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_TASKS);
-	struct fxtprof_task_rec tr;
+	struct fxtprof_rec_writer w;
 	struct fxtprof_rename *rec;
 
 	if (!sess)
 		return;
-	rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_RENAME);
+	rec = fxtprof_rec_begin(sess, &w, size, FXTPROF_REC_RENAME);
 	if (rec) {
 		rec->pid = task->tgid;
 		rec->tid = task->pid;
 		fxtprof_copy_comm(rec->old_comm, task->comm);
 		fxtprof_copy_comm(rec->comm, comm);
 	}
-	fxtprof_task_rec_end(&tr, rec);
+	fxtprof_rec_end(&w, rec);
 }
 
 FXTPROF_PROBE_CHECK(task_rename, fxtprof_probe_rename);
@@ -218,11 +188,11 @@ void fxtprof_tasks_snapshot(struct fxtprof_session *sess)
 	const u32 size = sizeof(struct fxtprof_snapshot);
 	struct task_struct *g, *t;
 	struct fxtprof_snapshot *rec;
-	struct fxtprof_task_rec tr;
+	struct fxtprof_rec_writer w;
 
 	rcu_read_lock();
 	for_each_process_thread(g, t) {
-		rec = fxtprof_task_rec_begin(sess, &tr, size, FXTPROF_REC_SNAPSHOT);
+		rec = fxtprof_rec_begin(sess, &w, size, FXTPROF_REC_SNAPSHOT);
 		if (rec) {
 			rec->pid = t->tgid;
 			rec->tid = t->pid;
@@ -233,7 +203,7 @@ void fxtprof_tasks_snapshot(struct fxtprof_session *sess)
 			fxtprof_copy_comm(rec->process_comm,
 					  t->group_leader->comm);
 		}
-		fxtprof_task_rec_end(&tr, rec);
+		fxtprof_rec_end(&w, rec);
 	}
 	rcu_read_unlock();
 }
