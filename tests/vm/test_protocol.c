@@ -676,38 +676,38 @@ static int drain_pass(struct fxtprof_dev *dev, struct producers *p)
 	return 0;
 }
 
-static int drain_until_flushed(struct fxtprof_dev *dev, struct producers *p,
-			       __u64 seq, unsigned int timeout_ms)
+static bool flushed(struct fxtprof_dev *dev, const struct producers *p,
+		    __u64 seq)
+{
+	(void)p;
+	return fxtprof_dev__flush_done(dev, seq);
+}
+
+/*
+ * Every producer has committed a rename beyond want[]: each flush then
+ * has a record of every producer to be ordered after.
+ */
+static bool all_renamed(struct fxtprof_dev *dev, const struct producers *p,
+			__u64 unused)
+{
+	(void)dev;
+	(void)unused;
+	for (int t = 0; t < p->nr; t++)
+		if (atomic_load(&p->done[t]) <= p->want[t])
+			return false;
+	return true;
+}
+
+/* Drain pass after pass until done(dev, p, arg), or -ETIMEDOUT. */
+static int drain_until(struct fxtprof_dev *dev, struct producers *p,
+		       bool (*done)(struct fxtprof_dev *, const struct producers *,
+				    __u64),
+		       __u64 arg, unsigned int timeout_ms)
 {
 	unsigned long long end = vm_boottime_ns() + timeout_ms * 1000000ull;
 	int err;
 
-	while (!fxtprof_dev__flush_done(dev, seq)) {
-		err = drain_pass(dev, p);
-		if (err)
-			return err;
-		if (vm_boottime_ns() > end)
-			return -ETIMEDOUT;
-		poll_events(fxtprof_dev__fd(dev), 1);
-	}
-	return 0;
-}
-
-/*
- * Drain until every producer has committed a rename beyond want[]: each
- * flush then has a record of every producer to be ordered after.
- */
-static int drain_until_all_renamed(struct fxtprof_dev *dev,
-				   struct producers *p, unsigned int timeout_ms)
-{
-	unsigned long long end = vm_boottime_ns() + timeout_ms * 1000000ull;
-	int t = 0, err;
-
-	while (t < p->nr) {
-		if (atomic_load(&p->done[t]) > p->want[t]) {
-			t++;
-			continue;
-		}
+	while (!done(dev, p, arg)) {
 		err = drain_pass(dev, p);
 		if (err)
 			return err;
@@ -744,13 +744,13 @@ TEST(flush_sees_everything_committed_before_it)
 	for (int i = 0; i < 50; i++) {
 		__u64 seq;
 
-		ASSERT_EQ(0, drain_until_all_renamed(dev, p, 10000))
+		ASSERT_EQ(0, drain_until(dev, p, all_renamed, 0, 10000))
 			TH_LOG("before flush %d", i + 1);
 		for (int t = 0; t < p->nr; t++)
 			p->want[t] = atomic_load(&p->done[t]);
 		ASSERT_EQ(0, fxtprof_dev__flush(dev, &seq));
 		p->flush_seq = seq;
-		ASSERT_EQ(0, drain_until_flushed(dev, p, seq, 10000))
+		ASSERT_EQ(0, drain_until(dev, p, flushed, seq, 10000))
 			TH_LOG("flush %llu", (unsigned long long)seq);
 		for (unsigned int cpu = 0; cpu < fxtprof_dev__nr_rings(dev); cpu++)
 			EXPECT_LE(seq, fxtprof_ring__flush_seq(
@@ -831,7 +831,7 @@ TEST(flush_during_hotplug)
 			EXPECT_LT(prev, seq);
 			prev = seq;
 			p->flush_seq = seq;
-			ASSERT_EQ(0, drain_until_flushed(dev, p, seq, 10000))
+			ASSERT_EQ(0, drain_until(dev, p, flushed, seq, 10000))
 				TH_LOG("flush %llu", (unsigned long long)seq);
 			flushes++;
 			if (vm_boottime_ns() > end + 60000000000ull)
