@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "chunk_codec.h"
+#include "codec_record.h"
 #include "codec_table.h"
 
 enum {
@@ -40,18 +41,9 @@ enum {
 
 enum { K_VERBATIM, K_SAMPLE, K_BLOB_OF_SAMPLE, K_BLOB };
 
-#define FXT_EVENT	4u
-#define FXT_LARGE	15u
-#define SAMPLE_WORDS	7u
-#define BLOB_MIN_WORDS	6u
 /* Sample templates: one per mode and argument layout; more go verbatim. */
 #define MAX_TEMPLATES	64u
 #define TEMPLATE_BYTES	24u
-
-struct template {
-	uint64_t w0, w5;
-	uint32_t w4lo, w6lo;
-};
 
 /*
  * A sample's time is predicted from its CPU's previous two: the timer
@@ -120,26 +112,6 @@ struct chunk_codec {
 	struct sample_clock clock;
 	uint32_t ref_off, ref_len;	/* the previous blob's entry in it */
 };
-
-static uint64_t load64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static void store64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
-/* A record's words from its header, 0 if it has none. */
-static uint64_t record_words(uint64_t w0)
-{
-	return (w0 & 0xf) == FXT_LARGE ? (w0 >> 4) & 0xffffffffu
-				       : (w0 >> 4) & 0xfff;
-}
 
 int chunk_codec__new(struct chunk_codec **cp)
 {

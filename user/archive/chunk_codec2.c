@@ -40,6 +40,7 @@
 #include <lz4hc.h>
 
 #include "chunk_codec2.h"
+#include "codec_record.h"
 #include "codec_table.h"
 #include "range_coder.h"
 
@@ -59,10 +60,6 @@ enum {
 	F_STACK_FRAMES, F_BLOBTIME, NFIELDS
 };
 
-#define FXT_EVENT	4u
-#define FXT_LARGE	15u
-#define SAMPLE_WORDS	7u
-#define BLOB_MIN_WORDS	6u
 #define MAX_TEMPLATES	64u
 #define CPU_SLOTS	64u
 /* The verbatim records' size, then their LZ4 block's. */
@@ -111,11 +108,6 @@ struct c2_models {
 
 struct caller_slot {
 	uint64_t frame, caller;
-};
-
-struct template {
-	uint64_t w0, w5;
-	uint32_t w4lo, w6lo;
 };
 
 struct cpu_slot {
@@ -178,25 +170,6 @@ struct chunk_codec2 {
 	uint32_t ens_size;
 	uint32_t gen;
 };
-
-static uint64_t load64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static void store64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
-static uint64_t record_words(uint64_t w0)
-{
-	return (w0 & 0xf) == FXT_LARGE ? (w0 >> 4) & 0xffffffffu
-				       : (w0 >> 4) & 0xfff;
-}
 
 static uint64_t zigzag(uint64_t d)
 {
