@@ -200,6 +200,9 @@ check "export --time: the plain FXT and the archive give 201 samples each" \
 	 grep -q " 201 samples" "$T/x1" && grep -q " 201 samples" "$T/x2"'
 check "report --time 2,1: a usage error naming --time" \
 	'! R --time 2,1 "$T/a.fxtz" && grep -q -- "--time wants" "$T/err"'
+check "report --time -5ns,1ns on the plain FXT: refused as on an archive" \
+	'! R --time -5ns,1ns "$T/plain.fxt" && grep -q -- "--time wants" "$T/err" &&
+	 ! R --time -5ns,1ns "$T/a.fxtz" && grep -q -- "--time wants" "$T/err"'
 
 # ---- a live archive, read while it is written ------------------------
 # 20 segments written 100 ms of wall time apart, never finished; a reader

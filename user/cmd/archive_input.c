@@ -238,7 +238,6 @@ static int time_end(const char *s, size_t len, uint64_t first, uint64_t *out)
 			return -EINVAL;
 		*out = v;
 	} else {
-		/* As report_tree.c rounds it, so both select alike. */
 		double d = strtod(buf, &end);
 
 		if (*end || end == buf || !(d >= 0) || d > 1e9)

@@ -18,6 +18,7 @@
 
 #include "profile/array_grow.h"
 #include "cmd.h"
+#include "archive_input.h"
 #include "report_tree.h"
 
 #define KERNEL_MIN	0xffff000000000000ull
@@ -129,60 +130,17 @@ void rt_opts__usage(FILE *f)
 	rt_annot__usage(f);
 }
 
-/* One end of --time: 1 if empty, 0 if parsed, -EINVAL if bad. */
-static int parse_time_end(const char *s, size_t len, uint64_t first,
-			  uint64_t *out)
-{
-	char buf[64], *end;
-
-	if (!len)
-		return 1;
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, len);
-	buf[len] = 0;
-	if (len > 2 && !strcmp(buf + len - 2, "ns")) {
-		unsigned long long v;
-
-		buf[len - 2] = 0;
-		errno = 0;
-		v = strtoull(buf, &end, 10);
-		if (*end || end == buf || errno)
-			return -EINVAL;
-		*out = v;
-	} else {
-		double d = strtod(buf, &end);
-
-		if (*end || end == buf || !(d >= 0) || d > 1e9)
-			return -EINVAL;
-		*out = first + (uint64_t)(d * 1e9 + 0.5);
-	}
-	return 0;
-}
-
+/* Reads --time as the archive commands do, so that both select alike. */
 static int parse_time(struct rtree *t, const char *spec)
 {
-	const char *comma = spec ? strchr(spec, ',') : NULL;
 	uint64_t first = t->p && profile__nr_samples(t->p) ?
 			 profile__sample(t->p, 0)->ts : 0;
-	int r1, r2;
 
 	t->t_from = 0;
 	t->t_to = UINT64_MAX;
 	if (!spec)
 		return 0;
-	if (!comma)
-		goto bad;
-	r1 = parse_time_end(spec, (size_t)(comma - spec), first, &t->t_from);
-	r2 = parse_time_end(comma + 1, strlen(comma + 1), first, &t->t_to);
-	if (r1 < 0 || r2 < 0 || t->t_from > t->t_to)
-		goto bad;
-	return 0;
-bad:
-	fprintf(stderr, "fxtprof: --time wants FROM,TO in seconds from the "
-		"first sample or in absolute ns ('123ns'), FROM <= TO, not "
-		"'%s'\n", spec);
-	return -EINVAL;
+	return archive_time_spec__parse(spec, first, &t->t_from, &t->t_to);
 }
 
 static bool in_u32(const uint32_t *v, unsigned int n, uint32_t x)
