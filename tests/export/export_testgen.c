@@ -215,6 +215,26 @@ static void close_writer(struct fxt_writer *w)
 		die("close", -errno);
 }
 
+/*
+ * gen-clock: a clock object (fxt_profile.h) saying that the boot time one
+ * second before the first sample was wall time clock_realtime_ns.
+ */
+static uint64_t clock_realtime_ns;
+
+static void wall_clock(struct fxt_writer *w)
+{
+	static const char name[] = FXT_PROFILE_CLOCK_NAME;
+	struct fxt_arg a[2] = {
+		u64arg(FXT_PROFILE_ARG_BOOT_NS, T0 - 1000000000ull),
+		u64arg(FXT_PROFILE_ARG_REALTIME_NS, clock_realtime_ns),
+	};
+	int err = fxt_writer__kobj(w, FXT_KOBJ_CLOCK, 0,
+				   fxt_sref_inline(name, sizeof(name) - 1), a, 2);
+
+	if (err)
+		die("clock", err);
+}
+
 static int gen(const char *path, const char *binary, int repeat)
 {
 	struct elfinfo in = { 0 };
@@ -225,6 +245,8 @@ static int gen(const char *path, const char *binary, int repeat)
 
 	read_elf(binary, &in);
 	w = open_writer(path);
+	if (clock_realtime_ns)
+		wall_clock(w);
 	ksym(w, KTEXT + 0x1000, "do_syscall_64", 0x100);
 	ksym(w, KTEXT + 0x2000, "__x64_sys_getpid", 0x80);
 	ksym(w, KTEXT + 0x3000, "default_idle", 0x40);
@@ -336,11 +358,16 @@ int main(int argc, char **argv)
 {
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "gen"))
 		return gen(argv[2], argv[3], argc == 5 ? atoi(argv[4]) : 1);
+	if (argc == 5 && !strcmp(argv[1], "gen-clock")) {
+		clock_realtime_ns = strtoull(argv[4], NULL, 10);
+		return gen(argv[2], argv[3], 1);
+	}
 	if (argc == 3 && !strcmp(argv[1], "gen-long"))
 		return gen_long(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "blobs"))
 		return blobs(argv[2], argv[3]);
-	fprintf(stderr, "usage: export_testgen gen OUT BINARY [N] | gen-long OUT | "
+	fprintf(stderr, "usage: export_testgen gen OUT BINARY [N] | "
+		"gen-clock OUT BINARY REALTIME_NS | gen-long OUT | "
 		"blobs IN OUT\n");
 	return 2;
 }

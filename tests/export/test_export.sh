@@ -26,7 +26,7 @@ PROTO_DIR=$SRC/tests/export
 AWK=$SRC/tests/export/perfetto_stacks.awk
 export HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath GOTOOLCHAIN=local
 mkdir -p "$HOME"
-echo "1..21"
+echo "1..22"
 mode() { stat -c %a "$1" 2>/dev/null; }
 decode() {	# FXT -> protoc text (stdout) and facts ($2)
 	"$GEN" blobs "$1" "$T/trace.pb" >"$T/blobs.txt" &&
@@ -122,8 +122,9 @@ sed 's/^/# /' "$T/pprof.log"
 	grep -q "1 of 109 frames unresolved" "$T/pprof.log"
 ok $? "export writes a gzip file, mode 0600, and says what is unresolved"
 
-# A trace has no wall clock: time_nanos is the input's mtime (the
-# recorder's last write) less the span of the samples, duration_nanos.
+# A trace without a clock object (recorded before there was one):
+# time_nanos is the input's mtime (the recorder's last write) less the
+# span of the samples, duration_nanos.
 touch -d @1764662400.123456789 "$T/in.fxt"
 "$TOOL" export --format pprof "$T/in.fxt" -o "$T/timed.pb.gz" >/dev/null 2>&1 &&
 	gzip -dc "$T/timed.pb.gz" | protoc --decode_raw >"$T/timed.txt"
@@ -139,6 +140,20 @@ go tool pprof -symbolize=none -raw "$T/timed.pb.gz" 2>/dev/null | grep '^Time:' 
 	[ $((tn + dn)) = 1764662400123456789 ] &&
 	! grep -q '^9: ' "$T/stdin.txt" && grep -q "^10: $dn\$" "$T/stdin.txt"
 ok $? "time_nanos + duration_nanos = the input's mtime; no time_nanos from stdin"
+
+# With a clock object (boot time 1 s before the first sample = REALTIME),
+# time_nanos is the first sample's wall clock, whatever the mtime, and
+# from standard input too.
+"$GEN" gen-clock "$T/clocked.fxt" "$CHAIN" 1764662400000000000 &&
+	"$FXTPROF" check "$T/clocked.fxt" >/dev/null &&
+	touch -d @1000000000 "$T/clocked.fxt" &&
+	"$TOOL" export --format pprof - -o "$T/clocked.pb.gz" <"$T/clocked.fxt" >/dev/null 2>&1 &&
+	gzip -dc "$T/clocked.pb.gz" | protoc --decode_raw >"$T/clocked.txt"
+rc=$?
+tn=$(awk '/^9: /{print $2}' "$T/clocked.txt")
+echo "# time_nanos from the clock object: $tn"
+[ "$rc" = 0 ] && [ "$tn" = 1764662401000000000 ]
+ok $? "time_nanos is the first sample's wall clock by the clock object, from stdin too"
 
 go tool pprof -symbolize=none -top "$T/out.pb.gz" >"$T/top.txt" 2>&1
 rc=$?

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -228,6 +229,9 @@ TEST(encoder_error_notice)
 
 struct fake_enc {
 	int segments, records, names, notices;
+	int clocks_first;		/* wall_clock() calls right after a begin */
+	bool begun;			/* nothing yet since the last begin */
+	uint64_t boot_ns, realtime_ns;
 	int fail_next;			/* returned by the next record() */
 	uint64_t notice_records;
 	int notice_err;
@@ -236,6 +240,18 @@ struct fake_enc {
 static int fake_begin(void *ctx)
 {
 	((struct fake_enc *)ctx)->segments++;
+	((struct fake_enc *)ctx)->begun = true;
+	return 0;
+}
+
+static int fake_clock(void *ctx, uint64_t boot_ns, uint64_t realtime_ns)
+{
+	struct fake_enc *f = ctx;
+
+	f->clocks_first += f->begun;
+	f->begun = false;
+	f->boot_ns = boot_ns;
+	f->realtime_ns = realtime_ns;
 	return 0;
 }
 
@@ -245,6 +261,7 @@ static int fake_record(void *ctx, const struct fxtprof_rec_hdr *rec)
 	int ret = f->fail_next;
 
 	(void)rec;
+	f->begun = false;
 	f->fail_next = 0;
 	f->records++;
 	return ret;
@@ -254,6 +271,7 @@ static int fake_name(void *ctx, uint32_t pid, const char *comm)
 {
 	(void)pid;
 	(void)comm;
+	((struct fake_enc *)ctx)->begun = false;
 	((struct fake_enc *)ctx)->names++;
 	return 0;
 }
@@ -288,7 +306,8 @@ static int fake_final(void *ctx, uint64_t ts, const struct fxtprof_stats *t)
 }
 
 static const struct encoder_ops fake_ops = {
-	.begin_segment = fake_begin, .record = fake_record,
+	.begin_segment = fake_begin, .wall_clock = fake_clock,
+	.record = fake_record,
 	.process_name = fake_name, .thread_name = fake_tname,
 	.kernel_lost = fake_lost, .output_gap = fake_lost,
 	.encode_errors = fake_errors, .final_stats = fake_final,
@@ -389,6 +408,62 @@ TEST(state_segment_replays_live_names)
 	 * processes 20, 30 and threads 20, 30; then thread 31.
 	 */
 	ASSERT_EQ(2 + 5, f.names);
+	/* No anchor was asked for: no clock. */
+	EXPECT_EQ(0, f.clocks_first);
+	stream_state__fini(&st);
+	sink__close(s);
+	close(sv[1]);
+	evloop__fini(&loop);
+}
+
+/*
+ * With the wall clock anchored, every segment begins with it, before any
+ * name, and it is the anchor read once: CLOCK_REALTIME and CLOCK_BOOTTIME
+ * of this moment.
+ */
+TEST(state_segment_begins_with_the_wall_clock)
+{
+	struct fake_enc f = { 0 };
+	struct encoder enc = { .ops = &fake_ops, .ctx = &f };
+	struct sink_opts so = { .max_buffered = 1 << 20 };
+	struct timespec rt, bt;
+	struct stream_state st;
+	struct evloop loop;
+	struct sink *s;
+	uint64_t real, boot;
+	int64_t skew;
+	int sv[2];
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_EQ(0, evloop__init(&loop, 8));
+	ASSERT_EQ(0, sink__open_fd(&s, sv[0], &loop, &so));
+	stream_state__init(&st, enc, s);
+	stream_state__anchor_wall_clock(&st);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	real = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	boot = (uint64_t)bt.tv_sec * 1000000000ull + (uint64_t)bt.tv_nsec;
+	ASSERT_EQ(0, stream_state__sync(&st));
+	snapshot(&st, 20, 20);
+	s->segment_wanted = true;
+	snapshot(&st, 20, 21);
+	s->segment_wanted = true;
+	snapshot(&st, 20, 22);
+	ASSERT_EQ(3, f.segments);
+	EXPECT_EQ(3, f.clocks_first);
+	/*
+	 * Read just before ours: both clocks a little behind, and by as
+	 * much (the two run at one rate; 1 ms is far more than the reads).
+	 */
+	EXPECT_LE(f.realtime_ns, real);
+	EXPECT_LT(real - f.realtime_ns, 1000000000ull);
+	EXPECT_LE(f.boot_ns, boot);
+	EXPECT_LT(boot - f.boot_ns, 1000000000ull);
+	skew = (int64_t)(real - f.realtime_ns) - (int64_t)(boot - f.boot_ns);
+	EXPECT_LT(skew < 0 ? -skew : skew, 1000000)
+		TH_LOG("realtime moved %llu ns, boottime %llu ns",
+		       (unsigned long long)(real - f.realtime_ns),
+		       (unsigned long long)(boot - f.boot_ns));
 	stream_state__fini(&st);
 	sink__close(s);
 	close(sv[1]);

@@ -4,6 +4,8 @@
  *  - MMAP, KMOD and KSYM records through the state and the FXT encoder,
  *    read back as kernel objects 0x80..0x82 that `fxtprof check` accepts;
  *  - the checker's rules on malformed mapping objects;
+ *  - the wall-clock anchor as kernel object 0x83, first in every segment,
+ *    and the checker's rules on a malformed one;
  *  - KSYM records once per segment, before the sample that needs them,
  *    and only those a segment's samples need, with the source's lookup
  *    or from the source's own KSYM records;
@@ -290,6 +292,117 @@ TEST(check_rejects_malformed_mappings)
 			"00112233445566778899aabbccddeeff0011223344"));
 }
 
+/* A hand-made clock object after a valid prologue; checked. */
+static const char *check_clock(bool with_realtime, uint8_t realtime_type)
+{
+	static struct mem m;
+	static struct fxt_error err;
+	struct fxt_writer_opts wo = {
+		.sz = sizeof(wo), .reserve = mem_reserve,
+		.commit = mem_commit, .ctx = &m,
+	};
+	struct fxt_arg args[2];
+	struct fxt_writer *w;
+
+	m.len = 0;
+	memset(args, 0, sizeof(args));
+	if (fxt_writer__new(&wo, &w) ||
+	    fxt_writer__prologue(w, 1, "t", FXT_NS_PER_SEC) ||
+	    fxt_writer__string_ref(w, "boot_ns", 7, &args[0].name) ||
+	    fxt_writer__string_ref(w, "realtime_ns", 11, &args[1].name))
+		return "setup";
+	args[0].type = FXT_ARG_UINT64;
+	args[0].v.u64 = 5;
+	args[1].type = realtime_type;
+	args[1].v.u64 = 6;
+	if (fxt_writer__kobj(w, FXT_KOBJ_CLOCK, 0,
+			     fxt_sref_inline(FXT_PROFILE_CLOCK_NAME, 14), args,
+			     with_realtime ? 2 : 1))
+		return "setup";
+	fxt_writer__free(w);
+	if (!fxt_check_buffer(m.buf, m.len, &err))
+		return "ok";
+	return err.rule;
+}
+
+/*
+ * With the wall clock anchored, the FXT encoder starts every segment with
+ * one clock object, right after the prologue's fixed strings and before
+ * any name: its two arguments are the anchor, and the stream checks.
+ */
+TEST(wall_clock_object_begins_every_segment)
+{
+	static struct mem m;
+	struct fxt_writer_opts wo = {
+		.sz = sizeof(wo), .reserve = mem_reserve,
+		.commit = mem_commit, .ctx = &m,
+	};
+	unsigned int clocks = 0, kobjs_before = 0;
+	uint64_t boot = 0, real = 0;
+	size_t first;
+	struct fxt_encoder *enc;
+	struct stream_state st;
+	struct fxt_reader *rd;
+	struct fxt_record rec;
+	struct fxt_error err;
+	int ret;
+
+	m.len = 0;
+	ASSERT_EQ(0, fxt_encoder__new_opts(&enc, &wo));
+	stream_state__init(&st, fxt_encoder__encoder(enc), NULL);
+	stream_state__anchor_wall_clock(&st);
+	ASSERT_EQ(0, stream_state__sync(&st));
+	first = m.len;
+	/*
+	 * A second segment, as a reconnection or a new chunk begins one: a
+	 * stream of its own, so each is checked alone.
+	 */
+	st.st.segments = 0;
+	ASSERT_EQ(0, stream_state__sync(&st));
+	ASSERT_EQ(0, st.st.encode_errors);
+	ASSERT_EQ(0, fxt_check_buffer(m.buf, first, &err)) {
+		TH_LOG("%s at %llu: %s", err.rule,
+		       (unsigned long long)err.offset, err.msg);
+	}
+	ASSERT_EQ(0, fxt_check_buffer(m.buf + first, m.len - first, &err)) {
+		TH_LOG("%s at %llu: %s", err.rule,
+		       (unsigned long long)err.offset, err.msg);
+	}
+	ASSERT_EQ(0, fxt_reader__new(0, &rd));
+	ret = fxt_reader__feed(rd, m.buf, m.len);
+	ASSERT_EQ(0, ret);
+	while ((ret = fxt_reader__next(rd, &rec)) == 1) {
+		if (rec.type != FXT_REC_KERNEL_OBJ)
+			continue;
+		if (rec.subtype != FXT_KOBJ_CLOCK) {
+			kobjs_before += !clocks;
+			continue;
+		}
+		clocks++;
+		EXPECT_EQ(0, rec.kobj.koid);
+		ASSERT_EQ(2, rec.nargs);
+		EXPECT_EQ(FXT_ARG_UINT64, rec.args[0].type);
+		EXPECT_EQ(FXT_ARG_UINT64, rec.args[1].type);
+		boot = rec.args[0].v.u64;
+		real = rec.args[1].v.u64;
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(2, clocks);
+	EXPECT_EQ(0, kobjs_before);
+	EXPECT_EQ(st.wall_clock.boot_ns, boot);
+	EXPECT_EQ(st.wall_clock.realtime_ns, real);
+	fxt_reader__free(rd);
+	stream_state__fini(&st);
+	fxt_encoder__free(enc);
+}
+
+TEST(check_rejects_malformed_clocks)
+{
+	ASSERT_STREQ("ok", check_clock(true, FXT_ARG_UINT64));
+	ASSERT_STREQ("profile-arg-missing", check_clock(false, FXT_ARG_UINT64));
+	ASSERT_STREQ("profile-arg-type", check_clock(true, FXT_ARG_INT64));
+}
+
 /* A stand-in encoder logging the record types and names it gets. */
 struct log_enc {
 	char log[4096];
@@ -382,9 +495,16 @@ static int log_final(void *ctx, uint64_t ts, const struct fxtprof_stats *t)
 	return 0;
 }
 
+static int log_clock(void *ctx, uint64_t boot_ns, uint64_t realtime_ns)
+{
+	(void)ctx; (void)boot_ns; (void)realtime_ns;
+	return 0;
+}
+
 static const struct encoder_ops log_ops = {
-	.begin_segment = log_begin, .record = log_record,
-	.process_name = log_pname, .thread_name = log_tname,
+	.begin_segment = log_begin, .wall_clock = log_clock,
+	.record = log_record, .process_name = log_pname,
+	.thread_name = log_tname,
 	.kernel_lost = log_lost, .output_gap = log_lost,
 	.encode_errors = log_errors, .final_stats = log_final,
 };

@@ -3,9 +3,10 @@
  * test_profile.c - user/profile/profile.c on recordings written in memory
  * with the FXT writer: names at sample time (exec, rename, CPU blocks out
  * of time order), idle samples, the mapping rule with fork inheritance,
- * kernel images and symbols replayed by segments, and bad input (a
- * truncated stream, malformed mapping and symbol objects) failing with
- * the byte offset.  Built plain and under ASan+UBSan (asan/).
+ * kernel images and symbols replayed by segments, the wall clock of a
+ * timestamp from the clock object, and bad input (a truncated stream,
+ * malformed mapping, symbol and clock objects) failing with the byte
+ * offset.  Built plain and under ASan+UBSan (asan/).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -325,6 +326,65 @@ TEST(kernel_objects)
 	rec_close(&r);
 }
 
+static void clock_obj(struct rec *r, uint64_t boot_ns, uint64_t realtime_ns)
+{
+	struct fxt_arg a[2] = { u64a(r, "boot_ns", boot_ns),
+				u64a(r, "realtime_ns", realtime_ns) };
+
+	if (fxt_writer__kobj(r->w, 0x83, 0, fxt_sref_inline("CLOCK_REALTIME", 14),
+			     a, 2))
+		abort();
+}
+
+/*
+ * The first clock object anchors every timestamp, before it and after
+ * it; a later segment's repeats nothing new (a different one is
+ * ignored); without one there is no wall clock.
+ */
+TEST(wall_clock)
+{
+	const uint64_t boot = 2000000000ull, real = 1700000000000000000ull;
+	struct profile_error err;
+	struct profile *p;
+	struct rec r;
+	uint64_t wall = 7;
+
+	rec_open(&r);
+	kernel(&r);
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	EXPECT_FALSE(profile__wall_clock(p, boot, &wall));
+	EXPECT_EQ(7, wall);
+	profile__free(p);
+	rec_close(&r);
+
+	rec_open(&r);
+	clock_obj(&r, boot, real);
+	kernel(&r);
+	clock_obj(&r, boot + 5, real);
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	ASSERT_TRUE(profile__wall_clock(p, boot, &wall));
+	EXPECT_EQ(real, wall);
+	ASSERT_TRUE(profile__wall_clock(p, boot + 1500000000ull, &wall));
+	EXPECT_EQ(real + 1500000000ull, wall);
+	ASSERT_TRUE(profile__wall_clock(p, boot - 1000000000ull, &wall));
+	EXPECT_EQ(real - 1000000000ull, wall);
+	profile__free(p);
+	rec_close(&r);
+
+	/* A timestamp that would be before 1970: none. */
+	rec_open(&r);
+	clock_obj(&r, boot, 1000);
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	EXPECT_FALSE(profile__wall_clock(p, boot - 1001, &wall));
+	ASSERT_TRUE(profile__wall_clock(p, boot - 1000, &wall));
+	EXPECT_EQ(0, wall);
+	profile__free(p);
+	rec_close(&r);
+}
+
 TEST(truncated)
 {
 	static const uint64_t ips[] = { 0x401234, 0x401300 };
@@ -391,6 +451,18 @@ TEST(malformed_mapping)
 				      fxt_sref_inline("f", 1), NULL, 0));
 	EXPECT_EQ(-EPROTO, profile__load_buffer(r.b.p, r.b.n, &p, &err));
 	EXPECT_NE(NULL, strstr(err.msg, "kernel symbol object")) TH_LOG("%s", err.msg);
+	rec_close(&r);
+
+	rec_open(&r);
+	{
+		struct fxt_arg a[2] = { u64a(&r, "boot_ns", 1),
+					stra(&r, "realtime_ns", "now") };
+
+		ASSERT_EQ(0, fxt_writer__kobj(r.w, 0x83, 0,
+					      fxt_sref_inline("c", 1), a, 2));
+	}
+	EXPECT_EQ(-EPROTO, profile__load_buffer(r.b.p, r.b.n, &p, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "clock object")) TH_LOG("%s", err.msg);
 	rec_close(&r);
 }
 

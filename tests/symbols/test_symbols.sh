@@ -25,17 +25,20 @@ res() {	# res STATUS description: ok if STATUS is 0
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..10"
 out=/tmp/sym.fxt
 rm -f "$out"
 
 sym_stripped 60000 & strip_pid=$!
 sleep 0.3
+# The clocks on either side of record's start, for its wall-clock anchor.
+wall_before=$(date +%s) boot_before=$(cut -d. -f1 /proc/uptime)
 fxtprof record -F 1000 --skip-idle -q "$out" > /tmp/sym-record.log 2>&1 &
 rec=$!
 # Under TCG record reads kallsyms and every process's mappings for a
 # second or more before it samples: the workloads start once it does.
 sym_wait "$out" 60; wait_rc=$?
+wall_after=$(date +%s) boot_after=$(cut -d. -f1 /proc/uptime)
 sym_chain 2000 & chain_pid=$!
 sym_dlopen /tests/libsymtest.so 2000 & dl_pid=$!
 sym_syscall 2000 & sc_pid=$!
@@ -75,6 +78,20 @@ res $dl_rc "sym_dlopen loaded libsymtest.so and ran"
 res $short_rc "sym_short ran 10 times, $short_fast of them under 50 ms"
 res $strip_rc "sym_stripped ran"
 res $sc_rc "sym_syscall ran"
+# "KernelObject(koid: 0, type: clock, ..., {boot_ns: uint64(B),
+# realtime_ns: uint64(R)})": read between the clocks taken around the
+# start (whole seconds: /proc/uptime is CLOCK_BOOTTIME).
+clock=$(fxtprof dump "$out" 2>/dev/null |
+	sed -n 's/.*type: clock,.*boot_ns: uint64(\([0-9]*\)).*realtime_ns: uint64(\([0-9]*\)).*/\1 \2/p' |
+	head -n 1)
+# None found fails this check alone: an empty $((...)) would end the script.
+[ -n "$clock" ] && found=1 || { found=0; clock="0 0"; }
+boot_s=$((${clock% *} / 1000000000)) wall_s=$((${clock#* } / 1000000000))
+echo "# clock object: boot ${boot_s} s (uptime $boot_before..$boot_after), wall ${wall_s} s (date $wall_before..$wall_after)"
+[ $found = 1 ] && [ "$boot_s" -ge "$boot_before" ] &&
+	[ "$boot_s" -le $((boot_after + 1)) ] &&
+	[ "$wall_s" -ge "$wall_before" ] && [ "$wall_s" -le $((wall_after + 1)) ]
+res $? "the recording's clock object was read as recording began"
 
 echo "FXTPROF-FILE-BEGIN sym.fxt gzip+base64"
 gzip -c "$out" | base64 && send_rc=0 || send_rc=1

@@ -157,19 +157,24 @@ static void note_input_end(struct export_cmd *c)
 }
 
 /*
- * The wall clock of the first sample, for pprof's time_nanos.  A trace is
- * timed with CLOCK_BOOTTIME alone (no boot-to-realtime offset is
- * recorded), so this is the input's mtime taken as the time of its last
- * sample, less the distance from the first sample to that one; 0 (none)
- * from standard input.
+ * The wall clock of the first sample, for pprof's time_nanos: from the
+ * recording's clock object (the recorder's CLOCK_BOOTTIME and
+ * CLOCK_REALTIME read together).  A recording made before there was one
+ * has only CLOCK_BOOTTIME: the input's mtime is then taken as the time of
+ * its last sample, less the distance from the first sample to that one;
+ * 0 (none) from standard input.
  */
 static uint64_t first_sample_wall_ns(const struct export_cmd *c)
 {
-	uint64_t first, span;
+	uint64_t first, span, wall;
 
-	if (!c->input_mtime_ns || !profile__nr_samples(c->profile))
+	if (!profile__nr_samples(c->profile))
 		return 0;
 	first = profile__sample(c->profile, 0)->ts;
+	if (profile__wall_clock(c->profile, first, &wall))
+		return wall;
+	if (!c->input_mtime_ns)
+		return 0;
 	span = c->last_sample_ns > first ? c->last_sample_ns - first : 0;
 	return span < c->input_mtime_ns ? c->input_mtime_ns - span : 0;
 }

@@ -1418,6 +1418,7 @@ int cmd_record(int argc, char **argv)
 		goto out_close_sink;
 	}
 	stream_state__init(&r.state, fxt_encoder__encoder(r.enc), r.out);
+	stream_state__anchor_wall_clock(&r.state);
 	ret = stream_state__sync(&r.state);
 	if (ret) {
 		reader_err(ret, "cannot write the trace prologue");

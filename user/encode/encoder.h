@@ -25,6 +25,12 @@ struct encoder_ops {
 	/* Forget per-stream state (string tables) and write the prologue. */
 	int (*begin_segment)(void *enc);
 	/*
+	 * The recorder's two clocks read together: the event at boot time
+	 * @boot_ns (CLOCK_BOOTTIME, the clock of every timestamp) happened
+	 * at wall time @realtime_ns (CLOCK_REALTIME).
+	 */
+	int (*wall_clock)(void *enc, uint64_t boot_ns, uint64_t realtime_ns);
+	/*
 	 * One record.  Names carried by fork, exec, rename and snapshot
 	 * records are not written here: the state calls the name operations
 	 * first, so an encoder need not remember them.  LOST records go to

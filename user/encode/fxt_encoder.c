@@ -392,6 +392,25 @@ static int on_ksym(struct fxt_encoder *e, const struct fxtprof_ksym *k)
 				fxt_sref_inline(name, len), &arg, 1);
 }
 
+/* The wall-clock anchor: kernel object 0x83, koid 0. */
+static int fxt_enc_wall_clock(void *ctx, uint64_t boot_ns,
+			      uint64_t realtime_ns)
+{
+	static const char name[] = FXT_PROFILE_CLOCK_NAME;
+	struct fxt_encoder *e = ctx;
+	struct fxt_arg args[2];
+	int ret;
+
+	ret = arg_u64_named(e, FXT_PROFILE_ARG_BOOT_NS, boot_ns, &args[0]);
+	if (!ret)
+		ret = arg_u64_named(e, FXT_PROFILE_ARG_REALTIME_NS, realtime_ns,
+				    &args[1]);
+	if (ret)
+		return ret;
+	return fxt_writer__kobj(e->w, FXT_KOBJ_CLOCK, 0,
+				fxt_sref_inline(name, sizeof(name) - 1), args, 2);
+}
+
 /* ------------------------------------------------------------------ */
 /* Scheduling records (FXT record type 8)                              */
 /* ------------------------------------------------------------------ */
@@ -743,6 +762,7 @@ static int fxt_enc_final_stats(void *ctx, uint64_t ts,
 
 static const struct encoder_ops fxt_encoder_ops = {
 	.begin_segment = fxt_enc_begin_segment,
+	.wall_clock = fxt_enc_wall_clock,
 	.record = fxt_enc_record,
 	.process_name = fxt_enc_process_name,
 	.thread_name = fxt_enc_thread_name,

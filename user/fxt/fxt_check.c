@@ -247,7 +247,8 @@ static const struct fxt_argv *find_arg(const struct fxt_record *rec,
 static const char *kobj_profile_name(uint8_t type)
 {
 	return type == FXT_KOBJ_MAPPING ? "mapping" :
-	       type == FXT_KOBJ_KMOD ? "kernel image" : "kernel symbol";
+	       type == FXT_KOBJ_KMOD ? "kernel image" :
+	       type == FXT_KOBJ_KSYM ? "kernel symbol" : "clock";
 }
 
 /* A required argument of the given type: the rule "profile-arg". */
@@ -309,8 +310,8 @@ static int check_build_id(struct fxt_checker *c, const struct fxt_record *rec,
 }
 
 /*
- * fxtprof's symbol objects (fxt_profile.h): required arguments with their
- * types, a non-empty range, a well-formed build id.
+ * fxtprof's symbol and clock objects (fxt_profile.h): required arguments
+ * with their types, a non-empty range, a well-formed build id.
  */
 static int check_profile_kobj(struct fxt_checker *c,
 			      const struct fxt_record *rec)
@@ -357,6 +358,13 @@ static int check_profile_kobj(struct fxt_checker *c,
 			return err;
 		lo = rec->kobj.koid;
 		break;
+	case FXT_KOBJ_CLOCK:
+		if ((err = want_arg(c, rec, FXT_PROFILE_ARG_BOOT_NS,
+				    FXT_ARG_UINT64, NULL)) ||
+		    (err = want_arg(c, rec, FXT_PROFILE_ARG_REALTIME_NS,
+				    FXT_ARG_UINT64, NULL)))
+			return err;
+		return 0;
 	default:
 		err = want_arg(c, rec, FXT_PROFILE_ARG_SIZE, FXT_ARG_UINT32,
 			       &start);
@@ -381,7 +389,7 @@ static int check_kobj(struct fxt_checker *c, const struct fxt_record *rec)
 {
 	bool has_process = false;
 
-	if (rec->subtype >= FXT_KOBJ_MAPPING && rec->subtype <= FXT_KOBJ_KSYM)
+	if (rec->subtype >= FXT_KOBJ_MAPPING && rec->subtype <= FXT_KOBJ_CLOCK)
 		return check_profile_kobj(c, rec);
 	if (rec->subtype != FXT_KOBJ_THREAD)
 		return 0;

@@ -285,6 +285,8 @@ size_t fxt_record__format(const struct fxt_record *rec, char *buf, size_t cap)
 			put(&o, "kmod");
 		else if (rec->subtype == FXT_KOBJ_KSYM)
 			put(&o, "ksym");
+		else if (rec->subtype == FXT_KOBJ_CLOCK)
+			put(&o, "clock");
 		else
 			put(&o, "%u", rec->subtype);
 		put(&o, ", name: ");

@@ -375,6 +375,7 @@ static int writer_open(void)
 		goto out_close_sink;
 	}
 	stream_state__init(&sa.state, fxt_encoder__encoder(sa.enc), sa.sink);
+	stream_state__anchor_wall_clock(&sa.state);
 	ret = stream_state__sync(&sa.state);
 	if (ret) {
 		fprintf(stderr, "fxtprof-hooks: cannot write the trace prologue: %s\n",

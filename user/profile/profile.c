@@ -13,6 +13,8 @@
  *  - mappings (0x80), kernel images (0x81), kernel symbols (0x82), and
  *    the fork and exec events that tell which process inherits whose
  *    mappings;
+ *  - the wall-clock anchor (0x83), the first one read: every segment
+ *    repeats the recorder's;
  *  - the application's annotations, kept by profile_annot.c.
  * Lookups are binary searches over arrays sorted once at the end.
  */
@@ -263,6 +265,8 @@ struct profile {
 	size_t nr_ksyms, cap_ksyms;
 
 	uint64_t lost_records, output_dropped;
+	uint64_t clock_boot_ns, clock_realtime_ns;
+	bool has_clock;
 	const char *swapper[256];	/* swapper/N names, by cpu */
 	struct profile_annots *annots;
 };
@@ -806,6 +810,24 @@ static int on_ksym(struct loader *ld, const struct fxt_record *rec)
 	return 0;
 }
 
+static int on_clock(struct loader *ld, const struct fxt_record *rec)
+{
+	struct profile *p = ld->p;
+	uint64_t boot, real;
+
+	if (!arg_uint(rec, FXT_PROFILE_ARG_BOOT_NS, &boot) ||
+	    !arg_uint(rec, FXT_PROFILE_ARG_REALTIME_NS, &real))
+		return fail(ld, rec->offset, EPROTO,
+			    "clock object: no integer boot_ns and realtime_ns "
+			    "arguments");
+	if (!p->has_clock) {
+		p->clock_boot_ns = boot;
+		p->clock_realtime_ns = real;
+		p->has_clock = true;
+	}
+	return 0;
+}
+
 static int on_kobj(struct loader *ld, const struct fxt_record *rec)
 {
 	switch (rec->subtype) {
@@ -819,6 +841,8 @@ static int on_kobj(struct loader *ld, const struct fxt_record *rec)
 		return on_kmod(ld, rec);
 	case FXT_KOBJ_KSYM:
 		return on_ksym(ld, rec);
+	case FXT_KOBJ_CLOCK:
+		return on_clock(ld, rec);
 	}
 	return 0;
 }
@@ -1386,6 +1410,27 @@ const struct profile_ksym *profile__find_ksym(const struct profile *p,
 size_t profile__nr_ksyms(const struct profile *p)
 {
 	return p->nr_ksyms;
+}
+
+bool profile__wall_clock(const struct profile *p, uint64_t ts,
+			 uint64_t *wall_ns)
+{
+	uint64_t off;
+
+	if (!p->has_clock)
+		return false;
+	if (ts >= p->clock_boot_ns) {
+		off = ts - p->clock_boot_ns;
+		if (off > UINT64_MAX - p->clock_realtime_ns)
+			return false;
+		*wall_ns = p->clock_realtime_ns + off;
+		return true;
+	}
+	off = p->clock_boot_ns - ts;
+	if (off > p->clock_realtime_ns)
+		return false;
+	*wall_ns = p->clock_realtime_ns - off;
+	return true;
 }
 
 void profile__stats(const struct profile *p, struct profile_stats *st)

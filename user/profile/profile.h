@@ -105,6 +105,14 @@ const struct profile_ksym *profile__find_ksym(const struct profile *p,
 					      uint64_t addr);
 size_t profile__nr_ksyms(const struct profile *p);
 
+/*
+ * The wall-clock time of boot-time timestamp @ts, from the recording's
+ * clock object: false (and *@wall_ns untouched) if it has none, or if @ts
+ * is too far before it to be one.
+ */
+bool profile__wall_clock(const struct profile *p, uint64_t ts,
+			 uint64_t *wall_ns);
+
 /* Why names may be missing: what the stream lacked, for the reports. */
 struct profile_stats {
 	uint64_t samples;

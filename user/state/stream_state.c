@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "stream_state.h"
 
@@ -64,6 +65,30 @@ static int replay_symbols(void *ctx, const struct fxtprof_rec_hdr *rec)
 	return s->enc.ops->record(s->enc.ctx, rec);
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The realtime read between two boot-time reads, paired with their
+ * midpoint: off by at most half the time between them, a few hundred
+ * nanoseconds.
+ */
+void stream_state__anchor_wall_clock(struct stream_state *s)
+{
+	uint64_t before = clock_ns(CLOCK_BOOTTIME);
+	uint64_t real = clock_ns(CLOCK_REALTIME);
+	uint64_t after = clock_ns(CLOCK_BOOTTIME);
+
+	s->wall_clock.boot_ns = before + (after - before) / 2;
+	s->wall_clock.realtime_ns = real;
+	s->wall_clock.set = true;
+}
+
 /* The idle task's name, as Perfetto's convention has it. */
 static const char idle_comm[FXTPROF_COMM_LEN] = "swapper";
 
@@ -82,6 +107,9 @@ int stream_state__sync(struct stream_state *s)
 	s->st.segments++;
 	symbol_tables__begin_segment(&s->syms);
 	ret = s->enc.ops->begin_segment(s->enc.ctx);
+	if (!ret && s->wall_clock.set)
+		ret = s->enc.ops->wall_clock(s->enc.ctx, s->wall_clock.boot_ns,
+					     s->wall_clock.realtime_ns);
 	if (!ret)
 		ret = s->enc.ops->process_name(s->enc.ctx, 0, idle_comm);
 	if (!ret)

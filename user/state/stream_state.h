@@ -15,6 +15,7 @@
 #ifndef FXTPROF_STREAM_STATE_H
 #define FXTPROF_STREAM_STATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "encode/encoder.h"
@@ -55,6 +56,11 @@ struct stream_stats {
 
 struct stream_state {
 	struct encoder enc;
+	/* The wall-clock anchor, replayed at each new segment; or none. */
+	struct {
+		uint64_t boot_ns, realtime_ns;
+		bool set;
+	} wall_clock;
 	struct sink *sink;		/* asked for segment requests; or NULL */
 	struct name_table names;	/* replayed at each new segment */
 	struct symbol_tables syms;	/* likewise, after the names */
@@ -82,7 +88,18 @@ void stream_state__set_ksym_lookup(struct stream_state *s,
 				   stream_ksym_lookup_fn fn, void *ctx);
 
 /*
- * Begin a segment if the sink wants one: prologue, the idle task's name
+ * Anchor the stream's timestamps to the wall clock: read CLOCK_BOOTTIME
+ * and CLOCK_REALTIME together now, and begin every segment with the pair
+ * (right after its prologue), so that each one, an archive's chunk or a
+ * flight-recorder snapshot, tells when it was recorded.  For the
+ * recorders, which timestamp with CLOCK_BOOTTIME on this machine; call
+ * it before the first stream_state__sync().
+ */
+void stream_state__anchor_wall_clock(struct stream_state *s);
+
+/*
+ * Begin a segment if the sink wants one: prologue, the wall-clock anchor
+ * (if any), the idle task's name
  * (pid 0 and tid 0, "swapper", as Perfetto names it), the names of live
  * tasks, then the kernel images and live mappings (kernel symbols come
  * with the first sample of the segment that needs each).  Every
