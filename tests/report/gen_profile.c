@@ -7,6 +7,7 @@
  *   mapping SERIAL PID START END PGOFF TIME INITIAL(0|1) PATH [BUILDID]
  *   kmod START END KERNEL(0|1) NAME
  *   ksym ADDR SIZE NAME
+ *   clock BOOT_NS REALTIME_NS   (the wall-clock anchor, kernel object 0x83)
  *   sample TS PID TID CPU MODE KFRAMES [IP...]   (leaf first)
  *   exec TS PID TID FILENAME    fork TS PPID PTID CPID CTID
  *   raw_mapping_no_start SERIAL  (a malformed mapping object)
@@ -171,6 +172,13 @@ int main(void)
 			check(fxt_writer__kobj(w, 0x82, num(tok[1]),
 					       fxt_sref_inline(tok[3], strlen(tok[3])),
 					       &a, 1), "ksym");
+		} else if (!strcmp(tok[0], "clock") && n == 3) {
+			struct fxt_arg a[2] = { u64("boot_ns", num(tok[1])),
+						u64("realtime_ns", num(tok[2])) };
+
+			check(fxt_writer__kobj(w, 0x83, 0,
+					       fxt_sref_inline("CLOCK_REALTIME", 14),
+					       a, 2), "clock");
 		} else if (!strcmp(tok[0], "sample") && n >= 7) {
 			struct fxt_tref th = fxt_tref_inline(num(tok[2]), num(tok[3]));
 			struct fxt_arg a[3] = {

@@ -141,6 +141,15 @@ check "report without mappings: unresolved frames as dso+0xoffset" \
 R --summary "$T/rec.fxt"
 check "report --summary: today's summary" \
 	'[ $? = 0 ] && grep -q "^top processes by samples" "$T/out"'
+check "report --summary: no wall clock without a clock object" \
+	'! grep -q "^first event at" "$T/out"'
+# Boot time 1 000 ns was 2025-12-02 08:00:00 UTC: the first event, at
+# 3 500 ns, is 2.5 us later.
+printf 'clock 1000 1764662400000000000\nsample 3500 100 100 0 user 0 0x1234\nsample 9000 100 100 0 user 0 0x1234\n' |
+	"$GEN" > "$T/clock.fxt"
+R --summary "$T/clock.fxt"
+check "report --summary: the first event on the recorder's wall clock" \
+	'grep -q "^first event at 2025-12-02 08:00:00.000002500 UTC (the recorder" "$T/out"'
 
 "$FXTPROF" flamegraph --folded "$T/rec.fxt" > "$T/out" 2> "$T/err"
 cat > "$T/want" <<EOW

@@ -6,7 +6,8 @@
  * Built on the FXT decoder (fxt_reader.h), so it reads any FXT stream, not
  * only fxtprof's: records by type, events by category:name, provider
  * overflow events, fxtprof's own counters (kernel_lost, output_dropped,
- * stats), samples per CPU, and the top processes and threads by samples
+ * stats), the wall-clock time of the first event (from fxtprof's clock
+ * object), samples per CPU, and the top processes and threads by samples
  * with the names their kernel-object records gave them.
  *
  * A sample is an instant event "cpu"/"sample" (encode/fxt_encoder.h); its thread
@@ -18,8 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
+#include "fxt/fxt_profile.h"
 #include "fxt/fxt_reader.h"
 #include "report.h"
 
@@ -70,6 +73,9 @@ struct report {
 	uint64_t cpu_other;
 	int64_t first_ns, last_ns;
 	bool have_ts;
+	/* The first clock object's pair (fxt_profile.h). */
+	bool have_clock;
+	uint64_t clock_boot_ns, clock_realtime_ns;
 	/* Last values of fxtprof's counters. */
 	bool have_klost, have_odrop, have_stats;
 	uint64_t klost_records, klost_bytes;
@@ -297,6 +303,13 @@ static void on_record(struct report *rp, struct fxt_reader *r,
 				if (arg(rec, "process"))
 					e->pid = arg_uint(rec, "process");
 			}
+		} else if (rec->subtype == FXT_KOBJ_CLOCK && !rp->have_clock &&
+			   arg(rec, FXT_PROFILE_ARG_BOOT_NS) &&
+			   arg(rec, FXT_PROFILE_ARG_REALTIME_NS)) {
+			rp->clock_boot_ns = arg_uint(rec, FXT_PROFILE_ARG_BOOT_NS);
+			rp->clock_realtime_ns =
+				arg_uint(rec, FXT_PROFILE_ARG_REALTIME_NS);
+			rp->have_clock = true;
 		}
 		break;
 	}
@@ -391,6 +404,32 @@ static void print_top(FILE *f, struct table *t, const char *what,
 	}
 }
 
+/*
+ * "first event at 2026-12-03 20:31:05.123456789 UTC": the first event's
+ * time on the wall clock of the recorder's clock object, when there is
+ * one (perf report's "captured on").
+ */
+static void print_wall_clock(FILE *f, const struct report *rp)
+{
+	int64_t off = rp->first_ns - (int64_t)rp->clock_boot_ns;
+	uint64_t wall;
+	char when[64];
+	struct tm tm;
+	time_t secs;
+
+	if (!rp->have_ts || !rp->have_clock)
+		return;
+	if (off < 0 && (uint64_t)-off > rp->clock_realtime_ns)
+		return;
+	wall = rp->clock_realtime_ns + (uint64_t)off;
+	secs = (time_t)(wall / 1000000000u);
+	if (!gmtime_r(&secs, &tm) ||
+	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+		return;
+	fprintf(f, "first event at %s.%09" PRIu64 " UTC (the recorder's wall clock)\n",
+		when, wall % 1000000000u);
+}
+
 void report__print(struct report *rp, FILE *f, const char *path,
 		   unsigned int top)
 {
@@ -404,7 +443,9 @@ void report__print(struct report *rp, FILE *f, const char *path,
 			(double)(rp->last_ns - rp->first_ns) / 1e9);
 	if (rp->warnings)
 		fprintf(f, ", %" PRIu64 " records with warnings", rp->warnings);
-	fprintf(f, "\n\nrecords by type:\n");
+	fputc('\n', f);
+	print_wall_clock(f, rp);
+	fprintf(f, "\nrecords by type:\n");
 	for (i = 0; i < 16; i++)
 		if (rp->by_type[i])
 			fprintf(f, "  %-16s %10" PRIu64 "\n",
