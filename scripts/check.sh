@@ -106,8 +106,9 @@ for f in "$FXT_RESULTS"/*.tap; do
 	p=$(( p - $(grep -Ec '^ok\b.*# *(SKIP|skip)' "$f" || true) ))
 	read -r planned ran < <(sed -n 's/^# plan: planned \([0-9]*\) ran \([0-9]*\)$/\1 \2/p' "$f" | tail -n 1; echo "- -") || true
 	printf '%-40s %7s %5s %6d %6d %7d\n' "$(basename "$f" .tap)" "${planned:--}" "${ran:--}" "$p" "$x" "$s"
-	# A VM that died says how (scripts/parse-vm-log.sh): keep that too.
-	grep -E '^not ok\b|^# (console|qemu): ' "$f" | grep -Ev '^not ok.*# *(SKIP|skip|TODO)' | sed 's/^/    /' || true
+	# A VM that died says how (scripts/parse-vm-log.sh), and one that
+	# was booted twice why (scripts/vm-suite.sh): keep that too.
+	grep -E '^not ok\b|^# (console|qemu|boot retried): ' "$f" | grep -Ev '^not ok.*# *(SKIP|skip|TODO)' | sed 's/^/    /' || true
 	pass=$((pass + p)) fail=$((fail + x)) skip=$((skip + s))
 done
 step ""

@@ -9,6 +9,12 @@
 # the symbol tests names what the VM recorded (tests/symbols/
 # check_symbols.sh) into build/results/sym-CFG.tap, against the "sym"
 # plan; SYM_CHECK=0 leaves it out.  Exits non-zero on any failure.
+#
+# A guest that dies while it boots, before /init begins the first test
+# (scripts/vm-boot-died.sh), is booted once more: nothing of ours has run
+# by then.  The first boot's log is kept as vm-CFG.boot1.log, and the
+# suite's TAP says why in a "# boot retried:" line that the summary of
+# make check shows.  A death after the first test began is a failure.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -25,7 +31,18 @@ if [ -n "${PLAN:-}" ]; then cp "$PLAN" "$planfile"; else "$FXT_ROOT/scripts/plan
 "$FXT_ROOT/scripts/mkinitramfs.sh" "$cfg" "$initrd"
 rc=0
 "$FXT_ROOT/scripts/vm-run.sh" "$cfg" "$initrd" "$@" || rc=$?
+retried=
+if why=$("$FXT_ROOT/scripts/vm-boot-died.sh" "$log"); then
+	for f in "$log" "${log%.log}.qemu.log" "${log%.log}.monitor.log"; do
+		[ ! -f "$f" ] || mv "$f" "${f%.log}.boot1.log"
+	done
+	retried="# boot retried: the first boot died before any test ($why; ${log%.log}.boot1.log)"
+	echo "vm-suite: $cfg: the guest died booting, before any test ($why): booting it once more"
+	rc=0
+	"$FXT_ROOT/scripts/vm-run.sh" "$cfg" "$initrd" "$@" || rc=$?
+fi
 "$FXT_ROOT/scripts/parse-vm-log.sh" "$log" "$rc" "$planfile" > "$tap"
+[ -z "$retried" ] || echo "$retried" >> "$tap"
 taps=("$tap")
 if [ "${SYM_CHECK:-1}" != 0 ]; then
 	# Recorded on the board, symbolized on the host, as a user does.

@@ -60,7 +60,7 @@ fresh() {
 }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..13"
 
 fresh
 suite
@@ -118,6 +118,18 @@ printf '(qemu) info registers -a\r\nCPU#0\r\nRIP=ffffffff8100abcd RFL=00000002 [
 ok "$(grep -q '^not ok - vm finished (qemu rc=124, timed out)' "$tmp/tap" &&
       grep -q '^# qemu monitor: CPU#0 RIP=ffffffff8100abcd RFL=00000002 HLT=0; CPU#1 RIP=ffffffff81001234 RFL=00000246 HLT=1$' "$tmp/tap"
       echo $?)" "a VM that timed out says where each CPU was, from QEMU's monitor"
+
+# A guest that dies while booting, before /init began any test, is one
+# scripts/vm-suite.sh boots again (scripts/vm-boot-died.sh): its first
+# word on it is named.  One that died after a test began is not.
+died=$src/scripts/vm-boot-died.sh
+printf 'SeaBIOS\r\n[    4.524682] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\r\n[    4.527050] Kernel panic - not syncing: Fatal exception\r\n' > "$tmp/boot.log"
+why=$("$died" "$tmp/boot.log")
+ok "$([ "$why" = "Oops: int3: 0000 [#1] PREEMPT SMP NOPTI" ]; echo $?)" \
+	"a guest that died booting, before any test, is named for a second boot (got: $why)"
+rc=0
+"$died" "$tmp/died.log" > /dev/null || rc=$?
+ok "$([ "$rc" = 1 ]; echo $?)" "a guest that died after a test began is not booted again (rc $rc)"
 
 # scripts/plan.sh reads every tests/*/suite.plan of a tree.
 mkdir -p "$tmp/tree/scripts" "$tmp/tree/tests/a"
