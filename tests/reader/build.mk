@@ -66,7 +66,9 @@ $(B)/tests/reader/annot_workload: tests/reader/annot_workload.c \
 
 # The shared objects the library needs besides libc: liburing, and liblz4
 # for the archive part its sink brings.
-ANNOT_MULTIARCH := $(shell $(CC) -print-multiarch)
+# Quiet: before setup has installed the compiler (make demo or check on a
+# new machine) there is none to ask, and the make run after setup asks.
+ANNOT_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 ANNOT_SHLIBS := liburing.so.2 liblz4.so.1
 ifeq ($(ARCH),x86_64)
 ANNOT_LIBDIR := /usr/lib/$(ANNOT_MULTIARCH)

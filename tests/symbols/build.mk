@@ -36,9 +36,10 @@ else
 SYM_INTERP := /lib/ld-linux-aarch64.so.1
 endif
 SYM_STRIP ?= $(patsubst %gcc,%strip,$(CC))
-SYM_MULTIARCH := $(shell $(CC) -print-multiarch)
-SYM_LIBC := $(realpath $(shell $(CC) -print-file-name=libc.so.6))
-SYM_LDSO := $(realpath $(shell $(CC) -print-file-name=$(notdir $(SYM_INTERP))))
+# Quiet before setup has installed the compiler, as in tests/reader/build.mk.
+SYM_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+SYM_LIBC := $(realpath $(shell $(CC) -print-file-name=libc.so.6 2>/dev/null))
+SYM_LDSO := $(realpath $(shell $(CC) -print-file-name=$(notdir $(SYM_INTERP)) 2>/dev/null))
 SYM_HDRS := tests/symbols/sym_util.h
 
 # The interpreter a program asks for must be the one the initramfs has.
