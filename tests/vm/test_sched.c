@@ -335,6 +335,25 @@ static int pp_who(const struct pp *p, __u32 tid)
 	return tid == (__u32)p->tid[0] ? 0 : tid == (__u32)p->tid[1] ? 1 : -1;
 }
 
+/* Both threads' last switches, state dead, are among @r's records. */
+static bool pp_both_gone(const struct vm_recs *r, const struct pp *p)
+{
+	bool gone[2] = { false, false };
+
+	vm_recs_for_each(r, rec) {
+		const struct fxtprof_switch *sw = (const void *)rec;
+		int who;
+
+		if (rec->type != FXTPROF_REC_SWITCH ||
+		    sw->prev_state != FXTPROF_THREAD_DEAD)
+			continue;
+		who = pp_who(p, sw->prev_tid);
+		if (who >= 0)
+			gone[who] = true;
+	}
+	return gone[0] && gone[1];
+}
+
 TEST_F(dev, ping_pong)
 {
 	struct fxtprof_config c = vm_config(FXTPROF_CFG_SCHED, 0, 4 << 20);
@@ -359,8 +378,20 @@ TEST_F(dev, ping_pong)
 	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
 	ASSERT_EQ(0, pthread_create(&a, NULL, pp_thread, &p));
 	ASSERT_EQ(0, pthread_join(a, NULL));
+	/*
+	 * pthread_join() returns once the kernel has cleared the thread's
+	 * tid, in exit_mm(), before its last context switch: a thread
+	 * preempted after that switches out for the last time later.  Drain
+	 * while recording until both last switches are in (or 10 s pass and
+	 * the checks below say which is missing), then stop.
+	 */
+	for (unsigned long long end = vm_boottime_ns() + 10000000000ull;
+	     !pp_both_gone(&self->r, &p) && vm_boottime_ns() < end;
+	     vm_sleep_ms(10))
+		ASSERT_LE(0, vm_recs_drain(self->dev, &self->r));
 	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
-	ASSERT_LT(0, vm_recs_drain_all(self->dev, &self->r));
+	ASSERT_LE(0, vm_recs_drain_all(self->dev, &self->r));
+	ASSERT_LT(0, self->r.nr);
 	ASSERT_EQ(0, self->r.err);
 	ASSERT_EQ(0, self->r.lost_records);
 
