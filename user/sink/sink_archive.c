@@ -17,26 +17,36 @@
  * Accounting: records in the chunk are buffered; written chunks are sent;
  * at close the file is synced and the sent records are delivered.  A
  * chunk whose write failed is dropped whole (the writer truncated it
- * away), so committed = sent + buffered + dropped holds.
+ * away), so committed = sent + buffered + dropped holds.  The file is
+ * created and ended by sink_fileio.c, as the file sink's is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "sink_internal.h"
+#include "sink_backends.h"
+#include "sink_fileio.h"
 
-#define SINK_OF(h, member) \
-	((struct sink *)((char *)(h) - offsetof(struct sink, member)))
+struct sink_archive {
+	struct sink s;
+	int fd;
+	struct archive_writer *arch;
+	unsigned int kind;		/* of the reservation in progress */
+	bool live, timing;
+	unsigned int flush_ms;
+	int64_t cut_ms;			/* CLOCK_MONOTONIC of the last cut */
+	uint64_t lost_records;		/* lost chunks already counted */
+	uint64_t lost_bytes;
+	struct ev_handler timer_h;	/* live: the flush timer */
+	struct __kernel_timespec ts;
+};
 
-static int64_t mono_ms(void)
+static struct sink_archive *sink_archive(struct sink *s)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return sink_container_of(s, struct sink_archive, s);
 }
 
 bool sink__is_archive_uri(const char *uri)
@@ -48,23 +58,24 @@ bool sink__is_archive_uri(const char *uri)
 }
 
 /* The writer's counts into the sink's: sent, dropped, buffered. */
-static void sync_stats(struct sink *s)
+static void sync_stats(struct sink_archive *a)
 {
 	struct archive_writer_stats ws;
+	struct sink *s = &a->s;
 	struct sink_stats *st = &s->st;
 	uint64_t lost;
 
-	archive_writer__stats(s->arch, &ws);
+	archive_writer__stats(a->arch, &ws);
 	st->sent_records = ws.records_written;
 	st->sent_bytes = ws.bytes_written;
-	lost = ws.records_lost - s->arch_lost_records;
+	lost = ws.records_lost - a->lost_records;
 	if (lost) {
 		/* Kinds unknown: the chunk is counted as a whole. */
 		st->dropped_records += lost;
-		st->dropped_bytes += ws.bytes_lost - s->arch_lost_bytes;
+		st->dropped_bytes += ws.bytes_lost - a->lost_bytes;
 		s->gap_records += lost;
-		s->arch_lost_records = ws.records_lost;
-		s->arch_lost_bytes = ws.bytes_lost;
+		a->lost_records = ws.records_lost;
+		a->lost_bytes = ws.bytes_lost;
 	}
 	if (ws.error && !s->error) {
 		s->error = -ws.error;
@@ -76,17 +87,10 @@ static void sync_stats(struct sink *s)
 			     st->dropped_bytes;
 }
 
-static void cut(struct sink *s, unsigned int flags)
+static bool flush_due(const struct sink_archive *a)
 {
-	archive_writer__cut(s->arch, flags);
-	s->arch_cut_ms = mono_ms();
-	sync_stats(s);
-}
-
-static bool flush_due(const struct sink *s)
-{
-	return s->st.buffered_records &&
-	       mono_ms() - s->arch_cut_ms >= (int64_t)s->arch_flush_ms;
+	return a->s.st.buffered_records &&
+	       sink_now_ms() - a->cut_ms >= (int64_t)a->flush_ms;
 }
 
 /*
@@ -94,141 +98,257 @@ static bool flush_due(const struct sink *s)
  * chunk was worth its replay, else it continues the chunk: a trickle of
  * records must not cost a replay every flush.
  */
-static void live_flush(struct sink *s)
+static void live_flush(struct sink_archive *a)
 {
-	if (s->state != SINK_UP || s->closing || !flush_due(s))
+	if (!sink_accepting(&a->s) || !flush_due(a))
 		return;
-	if (archive_writer__flush(s->arch) == 1)
-		s->segment_wanted = true;
-	s->arch_cut_ms = mono_ms();
-	sync_stats(s);
+	if (archive_writer__flush(a->arch) == 1)
+		a->s.segment_wanted = true;
+	a->cut_ms = sink_now_ms();
+	sync_stats(a);
 }
 
-static void arm_timer(struct sink *s)
+static void arm_timer(struct sink_archive *a)
 {
 	struct io_uring_sqe *sqe;
 
-	if (!s->loop || s->closing || s->arch_timing)
+	if (!a->s.loop || a->s.closing || a->timing)
 		return;
-	sqe = evloop__sqe(s->loop, &s->arch_timer_h);
+	sqe = evloop__sqe(a->s.loop, &a->timer_h);
 	if (!sqe)
 		return;		/* sink__flush() still flushes */
-	s->arch_ts.tv_sec = s->arch_flush_ms / 1000;
-	s->arch_ts.tv_nsec = (long long)(s->arch_flush_ms % 1000) * 1000000;
-	io_uring_prep_timeout(sqe, &s->arch_ts, 0, 0);
-	s->arch_timing = true;
+	a->ts.tv_sec = a->flush_ms / 1000;
+	a->ts.tv_nsec = (long long)(a->flush_ms % 1000) * 1000000;
+	io_uring_prep_timeout(sqe, &a->ts, 0, 0);
+	a->timing = true;
 }
 
 static void on_timer(struct ev_handler *h, const struct io_uring_cqe *cqe)
 {
-	struct sink *s = SINK_OF(h, arch_timer_h);
+	struct sink_archive *a = sink_container_of(h, struct sink_archive,
+						   timer_h);
 
-	s->arch_timing = false;
-	if (cqe->res == -ECANCELED || s->teardown || s->closing)
+	a->timing = false;
+	if (cqe->res == -ECANCELED || a->s.teardown || a->s.closing)
 		return;
-	live_flush(s);
-	arm_timer(s);
+	live_flush(a);
+	arm_timer(a);
 }
 
-int sink_archive_start(struct sink *s, const struct sink_opts *opts)
-{
-	int ret;
-
-	s->arch_live = opts->archive_opts.live;
-	s->arch_flush_ms = opts->archive_flush_ms ? opts->archive_flush_ms :
-						    ARCHIVE_DEFAULT_FLUSH_MS;
-	s->arch_timer_h.complete = on_timer;
-	ret = archive_writer__open(&s->arch, s->fd, &opts->archive_opts);
-	if (ret)
-		return ret;
-	s->arch_cut_ms = mono_ms();
-	if (s->arch_live)
-		arm_timer(s);
-	return 0;
-}
-
-int sink_archive_open(struct sink *s, const char *uri,
-		      const struct sink_opts *opts, char *err, size_t errlen)
-{
-	int ret = sink_file_open(uri, s->file_mode, err, errlen);
-
-	if (ret < 0)
-		return ret;
-	s->fd = ret;
-	ret = sink_archive_start(s, opts);
-	if (ret)
-		snprintf(err, errlen, "%s: cannot start the archive: %s", uri,
-			 strerror(-ret));
-	return ret;
-}
-
-void *sink_archive_reserve(struct sink *s, size_t len, unsigned int kind)
-{
-	s->arch_kind = kind;
-	return archive_writer__reserve(s->arch, len);
-}
-
-void sink_archive_commit(struct sink *s)
-{
-	archive_writer__commit(s->arch, s->arch_kind);
-	sync_stats(s);
-}
-
-int sink_archive_flush(struct sink *s)
-{
-	if (s->arch_live)
-		live_flush(s);
-	return sink__error(s) ? -sink__error(s) : 0;
-}
-
-bool sink_archive_cut_wanted(const struct sink *s)
-{
-	return archive_writer__cut_wanted(s->arch);
-}
-
-void sink_archive_segment_begun(struct sink *s)
-{
-	cut(s, 0);
-}
-
-static void cancel_timer(struct sink *s)
+static void cancel_timer(struct sink_archive *a)
 {
 	struct io_uring_sqe *sqe;
 
-	if (!s->arch_timing)
+	if (!a->timing)
 		return;
-	sqe = evloop__sqe(s->loop, NULL);
+	sqe = evloop__sqe(a->s.loop, NULL);
 	if (sqe)
-		io_uring_prep_cancel(sqe, &s->arch_timer_h, 0);
+		io_uring_prep_cancel(sqe, &a->timer_h, 0);
 	/* The timeout's completion must come before the sink goes. */
-	while (s->arch_timing && evloop__run_once(s->loop, 1000) >= 0)
+	while (a->timing && evloop__run_once(a->s.loop, 1000) >= 0)
 		;
 }
 
-void sink_archive_flush_close(struct sink *s)
+/* ------------------------------------------------------------------ */
+/* Opening                                                             */
+/* ------------------------------------------------------------------ */
+
+static int sink_archive_new(struct sink_archive **ap, struct evloop *loop)
 {
-	cancel_timer(s);
-	/* The drops before the end are the archive's to tell. */
-	archive_writer__count_dropped(s->arch, s->st.dropped_records,
-				      s->st.dropped_bytes);
-	archive_writer__finish(s->arch);
-	sync_stats(s);
-	if (s->state == SINK_UP)
-		sink_file_finish(s);
-	else
-		sink_finish_close(s);
+	struct sink_archive *a = calloc(1, sizeof(*a));
+	int ret;
+
+	if (!a)
+		return -ENOMEM;
+	ret = sink_init(&a->s, &sink_archive_ops, loop, SINK_FILE_CAP);
+	if (ret) {
+		free(a);
+		return ret;
+	}
+	a->fd = -1;
+	a->timer_h.complete = on_timer;
+	*ap = a;
+	return 0;
 }
 
-void sink_archive_give_up(struct sink *s)
+static void sink_archive_free(struct sink *s)
 {
+	struct sink_archive *a = sink_archive(s);
+
+	archive_writer__free(a->arch);
+	free(a);
+}
+
+/* Start the archive on @fd; 0 or -errno (the fd is then still ours). */
+static int sink_archive_start(struct sink_archive *a, int fd,
+			      const struct sink_opts *opts)
+{
+	int ret;
+
+	a->live = opts->archive_opts.live;
+	a->flush_ms = opts->archive_flush_ms ? opts->archive_flush_ms :
+					       ARCHIVE_DEFAULT_FLUSH_MS;
+	ret = archive_writer__open(&a->arch, fd, &opts->archive_opts);
+	if (ret)
+		return ret;
+	a->fd = fd;
+	a->cut_ms = sink_now_ms();
+	if (a->live)
+		arm_timer(a);
+	return 0;
+}
+
+static int sink_archive_open(struct sink **sp, const char *uri,
+			     struct evloop *loop, const struct sink_opts *opts,
+			     char *err, size_t errlen)
+{
+	struct sink_archive *a;
+	int fd, ret;
+
+	ret = sink_archive_new(&a, loop);
+	if (ret)
+		return ret;
+	fd = sink_fileio_create(uri, opts, err, errlen);
+	if (fd < 0) {
+		ret = fd;
+		goto out_free;
+	}
+	ret = sink_archive_start(a, fd, opts);
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot start the archive: %s", uri,
+			 strerror(-ret));
+		goto out_close;
+	}
+	*sp = &a->s;
+	return 0;
+
+out_close:
+	close(fd);
+out_free:
+	sink_fini(&a->s);
+	sink_archive_free(&a->s);
+	return ret;
+}
+
+int sink__open_archive_fd(struct sink **sp, int fd, struct evloop *loop,
+			  const struct sink_opts *opts)
+{
+	static const struct sink_opts defaults;
+	struct sink_archive *a;
+	int ret;
+
+	ret = sink_archive_new(&a, loop);
+	if (ret)
+		return ret;
+	ret = sink_archive_start(a, fd, opts ? opts : &defaults);
+	if (ret) {
+		/* The fd is still the caller's. */
+		sink_fini(&a->s);
+		sink_archive_free(&a->s);
+		return ret;
+	}
+	*sp = &a->s;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The operations                                                      */
+/* ------------------------------------------------------------------ */
+
+static void *sink_archive_reserve(struct sink *s, size_t len,
+				  unsigned int kind)
+{
+	struct sink_archive *a = sink_archive(s);
+
+	if (!sink_accepting(s))
+		return NULL;
+	a->kind = kind;
+	return archive_writer__reserve(a->arch, len);
+}
+
+static void sink_archive_commit(struct sink *s)
+{
+	struct sink_archive *a = sink_archive(s);
+
+	archive_writer__commit(a->arch, a->kind);
+	sync_stats(a);
+}
+
+/* Live: write the partial chunk if it is older than the flush time. */
+static int sink_archive_flush(struct sink *s)
+{
+	if (sink_archive(s)->live)
+		live_flush(sink_archive(s));
+	return -sink__error(s);
+}
+
+/* Also when the chunk is full, to cut it there. */
+static bool sink_archive_segment_wanted(const struct sink *s)
+{
+	const struct sink_archive *a =
+		sink_container_of(s, const struct sink_archive, s);
+
+	return (s->segment_wanted || archive_writer__cut_wanted(a->arch)) &&
+	       sink_accepting(s);
+}
+
+static void sink_archive_segment_begun(struct sink *s)
+{
+	struct sink_archive *a = sink_archive(s);
+
+	archive_writer__cut(a->arch, 0);
+	a->cut_ms = sink_now_ms();
+	sync_stats(a);
+}
+
+/* Finish the archive (trailer, footer), sync and close the file. */
+static void sink_archive_flush_close(struct sink *s)
+{
+	struct sink_archive *a = sink_archive(s);
+
+	cancel_timer(a);
+	/* The drops before the end are the archive's to tell. */
+	archive_writer__count_dropped(a->arch, s->st.dropped_records,
+				      s->st.dropped_bytes);
+	archive_writer__finish(a->arch);
+	sync_stats(a);
+	if (a->fd < 0) {
+		s->state = SINK_CLOSED;
+		return;
+	}
+	sink_fileio_finish(s, a->fd);
+	a->fd = -1;
+}
+
+/* Stop the timer; what the chunk holds is dropped and counted. */
+static void sink_archive_give_up(struct sink *s)
+{
+	struct sink_archive *a = sink_archive(s);
 	struct sink_stats *st = &s->st;
 
-	s->teardown = true;
-	cancel_timer(s);
+	cancel_timer(a);
 	/* The unwritten chunk: dropped, its kinds unknown. */
 	st->dropped_records += st->buffered_records;
 	st->dropped_bytes += st->buffered_bytes;
 	st->buffered_records = st->buffered_bytes = 0;
-	archive_writer__free(s->arch);
-	s->arch = NULL;
+	archive_writer__free(a->arch);
+	a->arch = NULL;
+	if (a->fd >= 0) {
+		sink_settle(s, 0, 0);
+		close(a->fd);
+		a->fd = -1;
+	}
 }
+
+const struct sink_ops sink_archive_ops = {
+	.name		= "archive",
+	.open		= sink_archive_open,
+	.reserve	= sink_archive_reserve,
+	.commit		= sink_archive_commit,
+	.flush		= sink_archive_flush,
+	.segment_wanted	= sink_archive_segment_wanted,
+	.segment_begun	= sink_archive_segment_begun,
+	.flush_close	= sink_archive_flush_close,
+	.give_up	= sink_archive_give_up,
+	.free		= sink_archive_free,
+};

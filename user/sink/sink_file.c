@@ -8,69 +8,42 @@
  *
  * A file that cannot be written any more (ENOSPC, EIO, ...) ends on its
  * last whole record: a record cut by the failure is truncated away and
- * counted as dropped, as are all that follow.  Trace files hold kernel
- * addresses, so they are created private (SINK_DEFAULT_FILE_MODE).
+ * counted as dropped, as are all that follow.  The file is created and
+ * ended by sink_fileio.c, as the archive sink's is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdint.h>
-#include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
-#include "sink_internal.h"
+#include "sink_backends.h"
+#include "sink_fileio.h"
 
-int sink_file_open(const char *uri, unsigned int mode, char *err,
-		   size_t errlen)
-{
-	const char *path = uri;
-	struct stat st;
+/* Write once this much is queued (the queue holds SINK_FILE_CAP). */
+#define SINK_FILE_CHUNK		(1u << 20)
+
+struct sink_file {
+	struct sink s;
 	int fd;
+};
 
-	if (!strcmp(uri, "-")) {
-		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? -errno : fd;
-	}
-	if (!strncmp(uri, "file://", 7))
-		path = uri + 7;
-	else if (strstr(uri, "://")) {
-		snprintf(err, errlen, "unknown URI scheme in '%s'", uri);
-		return -EINVAL;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0) {
-		fd = -errno;
-		snprintf(err, errlen, "cannot create %s: %s", path,
-			 strerror(errno));
-		return fd;
-	}
-	/*
-	 * O_CREAT's mode applies only to a new file: an existing one, kept
-	 * by O_TRUNC, keeps its old mode unless we set it.
-	 */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    (st.st_mode & 07777) != mode && fchmod(fd, mode)) {
-		snprintf(err, errlen, "cannot make %s mode %04o: %s", path,
-			 mode, strerror(errno));
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
+static struct sink_file *sink_file(struct sink *s)
+{
+	return sink_container_of(s, struct sink_file, s);
 }
 
 /*
  * The file failed with @err: cut it back to its last whole record, and
  * drop (and count) everything after it.
  */
-static void sink_file_failed(struct sink *s, int err)
+static void sink_file_failed(struct sink_file *f, int err)
 {
+	struct sink *s = &f->s;
 	size_t cut = s->q.front_sent;
 
 	s->error = err;
 	s->state = SINK_GONE;
-	if (cut && !ftruncate(s->fd, (off_t)(s->st.sent_bytes - cut))) {
+	if (cut && !ftruncate(f->fd, (off_t)(s->st.sent_bytes - cut))) {
 		/*
 		 * The cut record's written bytes left the file again: they
 		 * count as dropped, with its unsent rest (sink_drop_queue).
@@ -81,42 +54,112 @@ static void sink_file_failed(struct sink *s, int err)
 	sink_drop_queue(s);
 }
 
-int sink_file_write_out(struct sink *s)
+/* write() everything queued; a failure is sticky in s->error. */
+static int sink_file_write_out(struct sink_file *f)
 {
 	for (;;) {
 		const void *p;
-		size_t len = record_queue__peek(&s->q, &p);
+		size_t len = record_queue__peek(&f->s.q, &p);
 		ssize_t n;
 
 		if (!len)
 			return 0;
-		n = write(s->fd, p, len);
+		n = write(f->fd, p, len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			sink_file_failed(s, errno);
-			return -s->error;
+			sink_file_failed(f, errno);
+			return -f->s.error;
 		}
-		sink_sent(s, (size_t)n);
+		sink_sent(&f->s, (size_t)n);
 	}
 }
 
-void sink_file_finish(struct sink *s)
+static int sink_file_open(struct sink **sp, const char *uri,
+			  struct evloop *loop, const struct sink_opts *opts,
+			  char *err, size_t errlen)
 {
-	struct stat st;
-	int err = 0;
+	struct sink_file *f = calloc(1, sizeof(*f));
+	int ret;
 
-	/* Delivered means on the disk: a late EIO shows here or at close. */
-	if (!fstat(s->fd, &st) && S_ISREG(st.st_mode) && fdatasync(s->fd))
-		err = errno;
-	if (close(s->fd) && !err)
-		err = errno;
-	s->fd = -1;
-	if (err) {
-		s->error = err;
-		sink_settle(s, 0, 0);
-	} else {
-		sink_settle(s, UINT64_MAX, UINT64_MAX);
+	if (!f)
+		return -ENOMEM;
+	ret = sink_init(&f->s, &sink_file_ops, loop, SINK_FILE_CAP);
+	if (ret)
+		goto out_free;
+	f->fd = sink_fileio_create(uri, opts, err, errlen);
+	if (f->fd < 0) {
+		ret = f->fd;
+		goto out_fini;
 	}
-	s->state = SINK_CLOSED;
+	*sp = &f->s;
+	return 0;
+
+out_fini:
+	sink_fini(&f->s);
+out_free:
+	free(f);
+	return ret;
 }
+
+static void *sink_file_reserve(struct sink *s, size_t len, unsigned int kind)
+{
+	void *p = sink_queue_reserve(s, len, kind);
+
+	/* A file waits for the disk instead of dropping. */
+	if (!p && sink_accepting(s) && !sink_file_write_out(sink_file(s)))
+		p = sink_queue_reserve(s, len, kind);
+	return p;
+}
+
+static void sink_file_commit(struct sink *s)
+{
+	sink_queue_commit(s, 0);
+	if (record_queue__unsent(&s->q) >= SINK_FILE_CHUNK)
+		sink_file_write_out(sink_file(s));	/* sticky in s->error */
+}
+
+static int sink_file_flush(struct sink *s)
+{
+	return s->state == SINK_UP ? sink_file_write_out(sink_file(s)) :
+				     -s->error;
+}
+
+static void sink_file_flush_close(struct sink *s)
+{
+	struct sink_file *f = sink_file(s);
+
+	if (s->state == SINK_UP)
+		sink_file_write_out(f);
+	else
+		sink_drop_queue(s);	/* the file failed: nothing goes */
+	sink_fileio_finish(s, f->fd);
+	f->fd = -1;
+}
+
+static void sink_file_give_up(struct sink *s)
+{
+	struct sink_file *f = sink_file(s);
+
+	if (f->fd < 0)
+		return;
+	sink_settle(s, 0, 0);
+	close(f->fd);
+	f->fd = -1;
+}
+
+static void sink_file_free(struct sink *s)
+{
+	free(sink_file(s));
+}
+
+const struct sink_ops sink_file_ops = {
+	.name		= "file",
+	.open		= sink_file_open,
+	.reserve	= sink_file_reserve,
+	.commit		= sink_file_commit,
+	.flush		= sink_file_flush,
+	.flush_close	= sink_file_flush_close,
+	.give_up	= sink_file_give_up,
+	.free		= sink_file_free,
+};

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sink_window.c - the window sink: the flight recorder's in-memory window
+ * (flight_window.h) behind the sink interface, so that the encoder writes
+ * into it and the state gives it segments as to any sink.  It writes
+ * nothing by itself: snapshots are taken from sink__window().  It is done
+ * as soon as it is flush-closed, and complete when it refused nothing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sink_backends.h"
+
+struct sink_window {
+	struct sink s;
+	struct flight_window *win;
+};
+
+static struct sink_window *sink_window(struct sink *s)
+{
+	return sink_container_of(s, struct sink_window, s);
+}
+
+static void sink_window_free(struct sink *s)
+{
+	struct sink_window *w = sink_window(s);
+
+	flight_window__free(w->win);
+	free(w);
+}
+
+int sink__open_window(struct sink **sp, const struct flight_window_opts *o)
+{
+	struct sink_window *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (!w)
+		return -ENOMEM;
+	/* No loop; the queue only ever sizes the gap notice. */
+	ret = sink_init(&w->s, &sink_window_ops, NULL, SINK_FILE_CAP);
+	if (ret) {
+		free(w);
+		return ret;
+	}
+	ret = flight_window__new(&w->win, o);
+	if (ret) {
+		sink_fini(&w->s);
+		sink_window_free(&w->s);
+		return ret;
+	}
+	*sp = &w->s;
+	return 0;
+}
+
+struct flight_window *sink__window(struct sink *s)
+{
+	return s->ops == &sink_window_ops ? sink_window(s)->win : NULL;
+}
+
+/* The window refuses what it cannot hold, and after it is closed. */
+static void *sink_window_reserve(struct sink *s, size_t len,
+				 unsigned int kind)
+{
+	return flight_window__reserve(sink_window(s)->win, len, kind);
+}
+
+static void sink_window_commit(struct sink *s)
+{
+	flight_window__commit(sink_window(s)->win);
+}
+
+static int sink_window_flush(struct sink *s)
+{
+	(void)s;
+	return 0;
+}
+
+/* Every quarter of the window, for snapshots that start anywhere. */
+static bool sink_window_segment_wanted(const struct sink *s)
+{
+	const struct sink_window *w =
+		sink_container_of(s, const struct sink_window, s);
+
+	return !s->closing && flight_window__segment_wanted(w->win);
+}
+
+static void sink_window_segment_begun(struct sink *s)
+{
+	flight_window__segment_begun(sink_window(s)->win);
+}
+
+static void sink_window_flush_close(struct sink *s)
+{
+	flight_window__close(sink_window(s)->win);
+	s->state = SINK_CLOSED;
+}
+
+/* Nothing is delivered anywhere: complete when nothing was refused. */
+static bool sink_window_complete(const struct sink *s)
+{
+	return s->state == SINK_CLOSED && !s->st.dropped_records;
+}
+
+const struct sink_ops sink_window_ops = {
+	.name		= "window",
+	.reserve	= sink_window_reserve,
+	.commit		= sink_window_commit,
+	.flush		= sink_window_flush,
+	.segment_wanted	= sink_window_segment_wanted,
+	.segment_begun	= sink_window_segment_begun,
+	.flush_close	= sink_window_flush_close,
+	.complete	= sink_window_complete,
+	.free		= sink_window_free,
+};
