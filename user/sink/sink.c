@@ -133,19 +133,36 @@ int sink__write(struct sink *s, const void *rec, size_t len,
 /* Setting up                                                          */
 /* ------------------------------------------------------------------ */
 
-int sink_init(struct sink *s, const struct sink_ops *ops,
-	      struct evloop *loop, size_t cap)
+int sink_alloc(struct sink **sp, const struct sink_ops *ops,
+	       struct evloop *loop, const struct sink_opts *opts)
 {
+	size_t cap = ops->queue_cap ? ops->queue_cap(opts) : SINK_FILE_CAP;
+	struct sink *s = calloc(1, ops->size);
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	ret = record_queue__init(&s->q, cap);
+	if (ret) {
+		free(s);
+		return ret;
+	}
 	s->ops = ops;
 	s->loop = loop;
 	s->state = SINK_UP;
 	s->segment_wanted = true;
-	return record_queue__init(&s->q, cap);
+	if (ops->init)
+		ops->init(s, opts);
+	*sp = s;
+	return 0;
 }
 
-void sink_fini(struct sink *s)
+void sink_free(struct sink *s)
 {
+	if (s->ops->release)
+		s->ops->release(s);
 	record_queue__fini(&s->q);
+	free(s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -297,6 +314,5 @@ void sink__close(struct sink *s)
 	 * kernel has: all that can be said of it.
 	 */
 	sink_give_up(s);
-	sink_fini(s);
-	s->ops->free(s);
+	sink_free(s);
 }

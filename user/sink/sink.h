@@ -51,6 +51,10 @@
  * with sink__segment_wanted(); whoever owns the stream's state (the state
  * part, above the encoder) writes the prologue and the replay of names and
  * then calls sink__segment_begun().  The sink calls nobody back.
+ *
+ * Back ends: sink.c is the interface and the accounting; each kind of
+ * sink (sink_file.c, sink_socket.c, sink_archive.c, sink_window.c) is a
+ * struct sink_ops (sink_core.h), and sink_open.c chooses one by URI.
  */
 #ifndef FXTPROF_SINK_H
 #define FXTPROF_SINK_H
@@ -209,8 +213,6 @@ bool sink__done(const struct sink *s);
 /* flush_close, then run the loop until done or @timeout_ms: 0/-ETIMEDOUT. */
 int sink__linger(struct sink *s, int64_t timeout_ms);
 
-/* Everything queued has left (the queue is empty and no send in flight). */
-bool sink__drained(const struct sink *s);
 /* Not connected, or the file failed: errno of the last failure, else 0. */
 int sink__error(const struct sink *s);
 /* Everything committed was delivered and confirmed: nothing was lost. */

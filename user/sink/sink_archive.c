@@ -23,7 +23,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -31,7 +30,7 @@
 #include "sink_fileio.h"
 
 struct sink_archive {
-	struct sink s;
+	struct sink s;			/* first: see sink_alloc() */
 	int fd;
 	struct archive_writer *arch;
 	unsigned int kind;		/* of the reservation in progress */
@@ -153,30 +152,18 @@ static void cancel_timer(struct sink_archive *a)
 /* Opening                                                             */
 /* ------------------------------------------------------------------ */
 
-static int sink_archive_new(struct sink_archive **ap, struct evloop *loop)
-{
-	struct sink_archive *a = calloc(1, sizeof(*a));
-	int ret;
-
-	if (!a)
-		return -ENOMEM;
-	ret = sink_init(&a->s, &sink_archive_ops, loop, SINK_FILE_CAP);
-	if (ret) {
-		free(a);
-		return ret;
-	}
-	a->fd = -1;
-	a->timer_h.complete = on_timer;
-	*ap = a;
-	return 0;
-}
-
-static void sink_archive_free(struct sink *s)
+static void sink_archive_init(struct sink *s, const struct sink_opts *opts)
 {
 	struct sink_archive *a = sink_archive(s);
 
-	archive_writer__free(a->arch);
-	free(a);
+	(void)opts;		/* taken when it starts */
+	a->fd = -1;
+	a->timer_h.complete = on_timer;
+}
+
+static void sink_archive_release(struct sink *s)
+{
+	archive_writer__free(sink_archive(s)->arch);
 }
 
 /* Start the archive on @fd; 0 or -errno (the fd is then still ours). */
@@ -198,35 +185,20 @@ static int sink_archive_start(struct sink_archive *a, int fd,
 	return 0;
 }
 
-static int sink_archive_open(struct sink **sp, const char *uri,
-			     struct evloop *loop, const struct sink_opts *opts,
-			     char *err, size_t errlen)
+static int sink_archive_open(struct sink *s, const char *uri,
+			     const struct sink_opts *opts, char *err,
+			     size_t errlen)
 {
-	struct sink_archive *a;
-	int fd, ret;
+	int fd = sink_fileio_create(uri, opts, err, errlen), ret;
 
-	ret = sink_archive_new(&a, loop);
-	if (ret)
-		return ret;
-	fd = sink_fileio_create(uri, opts, err, errlen);
-	if (fd < 0) {
-		ret = fd;
-		goto out_free;
-	}
-	ret = sink_archive_start(a, fd, opts);
+	if (fd < 0)
+		return fd;
+	ret = sink_archive_start(sink_archive(s), fd, opts);
 	if (ret) {
+		close(fd);
 		snprintf(err, errlen, "%s: cannot start the archive: %s", uri,
 			 strerror(-ret));
-		goto out_close;
 	}
-	*sp = &a->s;
-	return 0;
-
-out_close:
-	close(fd);
-out_free:
-	sink_fini(&a->s);
-	sink_archive_free(&a->s);
 	return ret;
 }
 
@@ -234,20 +206,20 @@ int sink__open_archive_fd(struct sink **sp, int fd, struct evloop *loop,
 			  const struct sink_opts *opts)
 {
 	static const struct sink_opts defaults;
-	struct sink_archive *a;
+	struct sink *s;
 	int ret;
 
-	ret = sink_archive_new(&a, loop);
+	if (!opts)
+		opts = &defaults;
+	ret = sink_alloc(&s, &sink_archive_ops, loop, opts);
 	if (ret)
 		return ret;
-	ret = sink_archive_start(a, fd, opts ? opts : &defaults);
+	ret = sink_archive_start(sink_archive(s), fd, opts);
 	if (ret) {
-		/* The fd is still the caller's. */
-		sink_fini(&a->s);
-		sink_archive_free(&a->s);
+		sink_free(s);	/* the fd is still the caller's */
 		return ret;
 	}
-	*sp = &a->s;
+	*sp = s;
 	return 0;
 }
 
@@ -342,6 +314,8 @@ static void sink_archive_give_up(struct sink *s)
 
 const struct sink_ops sink_archive_ops = {
 	.name		= "archive",
+	.size		= sizeof(struct sink_archive),
+	.init		= sink_archive_init,
 	.open		= sink_archive_open,
 	.reserve	= sink_archive_reserve,
 	.commit		= sink_archive_commit,
@@ -350,5 +324,5 @@ const struct sink_ops sink_archive_ops = {
 	.segment_begun	= sink_archive_segment_begun,
 	.flush_close	= sink_archive_flush_close,
 	.give_up	= sink_archive_give_up,
-	.free		= sink_archive_free,
+	.release	= sink_archive_release,
 };

@@ -5,8 +5,9 @@
  * sink_ops) and the core's helpers they call (user/sink/sink.c).
  *
  * A back end (sink_file.c, sink_socket.c, sink_archive.c, sink_window.c)
- * allocates its own struct with a struct sink embedded in it, sets it up
- * with sink_init() and reaches its own part with container_of().  The core
+ * has its own struct, which begins with a struct sink; sink_alloc()
+ * allocates it (ops->size) and the back end reaches its own part with
+ * sink_container_of().  The core
  * keeps what all of them share: the accounting behind
  *	committed = sent + buffered + dropped
  * and the delivery settlement, the record queue, the segment and gap
@@ -50,12 +51,18 @@ struct sink_ops {
 	const char *name;
 	/* A stream socket: delivery is confirmed by the receiver. */
 	bool socket;
+	/* The back end's struct; its first member is its struct sink. */
+	size_t size;
+	/* Optional: the queue's capacity for @opts, else SINK_FILE_CAP. */
+	size_t (*queue_cap)(const struct sink_opts *opts);
+	/* Optional: set up the back end's part of a fresh, zeroed sink. */
+	void (*init)(struct sink *s, const struct sink_opts *opts);
 	/*
-	 * Open @uri (chosen by the table in sink_open.c): allocate the back
-	 * end's struct, sink_init() it, start the stream.  0 or -errno,
-	 * with a message in @err when there is more to say than strerror.
+	 * Start the stream to @uri, for a back end the table in sink_open.c
+	 * chooses: 0 or -errno, with a message in @err when there is more
+	 * to say than strerror.
 	 */
-	int (*open)(struct sink **sp, const char *uri, struct evloop *loop,
+	int (*open)(struct sink *s, const char *uri,
 		    const struct sink_opts *opts, char *err, size_t errlen);
 	/*
 	 * Room for one record, or NULL: the core counts the drop.  The
@@ -82,8 +89,8 @@ struct sink_ops {
 	void (*give_up)(struct sink *s);
 	/* Optional: else everything committed was delivered. */
 	bool (*complete)(const struct sink *s);
-	/* Free the back end's struct (the core's part is finished). */
-	void (*free)(struct sink *s);
+	/* Optional: release what the back end holds (sink_free()). */
+	void (*release)(struct sink *s);
 };
 
 struct sink {
@@ -103,14 +110,14 @@ struct sink {
 };
 
 /*
- * Set up the common part of a back end's freshly zeroed struct, with a
- * queue of @cap bytes (reserved lazily): 0 or -errno.  The first stream
- * starts at open, so it wants its segment.
+ * A sink of @ops: its struct (ops->size bytes, zeroed), the common part set
+ * up with a queue for @opts, then ops->init.  0 or -errno.  The first
+ * stream starts at open, so it wants its segment.
  */
-int sink_init(struct sink *s, const struct sink_ops *ops,
-	      struct evloop *loop, size_t cap);
-/* Undo sink_init(), for a back end whose open fails after it. */
-void sink_fini(struct sink *s);
+int sink_alloc(struct sink **sp, const struct sink_ops *ops,
+	       struct evloop *loop, const struct sink_opts *opts);
+/* ops->release, then free what sink_alloc() set up. */
+void sink_free(struct sink *s);
 
 /* Records are taken: the stream is up and not closing. */
 static inline bool sink_accepting(const struct sink *s)

@@ -13,7 +13,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "sink_backends.h"
@@ -23,7 +22,7 @@
 #define SINK_FILE_CHUNK		(1u << 20)
 
 struct sink_file {
-	struct sink s;
+	struct sink s;			/* first: see sink_alloc() */
 	int fd;
 };
 
@@ -75,31 +74,14 @@ static int sink_file_write_out(struct sink_file *f)
 	}
 }
 
-static int sink_file_open(struct sink **sp, const char *uri,
-			  struct evloop *loop, const struct sink_opts *opts,
-			  char *err, size_t errlen)
+static int sink_file_open(struct sink *s, const char *uri,
+			  const struct sink_opts *opts, char *err,
+			  size_t errlen)
 {
-	struct sink_file *f = calloc(1, sizeof(*f));
-	int ret;
+	struct sink_file *f = sink_file(s);
 
-	if (!f)
-		return -ENOMEM;
-	ret = sink_init(&f->s, &sink_file_ops, loop, SINK_FILE_CAP);
-	if (ret)
-		goto out_free;
 	f->fd = sink_fileio_create(uri, opts, err, errlen);
-	if (f->fd < 0) {
-		ret = f->fd;
-		goto out_fini;
-	}
-	*sp = &f->s;
-	return 0;
-
-out_fini:
-	sink_fini(&f->s);
-out_free:
-	free(f);
-	return ret;
+	return f->fd < 0 ? f->fd : 0;
 }
 
 static void *sink_file_reserve(struct sink *s, size_t len, unsigned int kind)
@@ -148,18 +130,13 @@ static void sink_file_give_up(struct sink *s)
 	f->fd = -1;
 }
 
-static void sink_file_free(struct sink *s)
-{
-	free(sink_file(s));
-}
-
 const struct sink_ops sink_file_ops = {
 	.name		= "file",
+	.size		= sizeof(struct sink_file),
 	.open		= sink_file_open,
 	.reserve	= sink_file_reserve,
 	.commit		= sink_file_commit,
 	.flush		= sink_file_flush,
 	.flush_close	= sink_file_flush_close,
 	.give_up	= sink_file_give_up,
-	.free		= sink_file_free,
 };

@@ -44,6 +44,7 @@ int sink__open(struct sink **sp, const char *uri, struct evloop *loop,
 {
 	static const struct sink_opts defaults;
 	const struct sink_backend *b = sink_backends;
+	struct sink *s;
 	int ret;
 
 	if (!opts)
@@ -51,12 +52,18 @@ int sink__open(struct sink **sp, const char *uri, struct evloop *loop,
 	err[0] = '\0';
 	while (!b->match(uri, opts))
 		b++;
-	ret = b->ops->open(sp, uri, loop, opts, err, errlen);
-	if (ret && !err[0]) {
-		if (ret == -ENOMEM)
-			snprintf(err, errlen, "cannot set up the output queue");
-		else
-			snprintf(err, errlen, "%s: %s", uri, strerror(-ret));
+	ret = sink_alloc(&s, b->ops, loop, opts);
+	if (ret) {
+		snprintf(err, errlen, "cannot set up the output queue");
+		return ret;
 	}
-	return ret;
+	ret = b->ops->open(s, uri, opts, err, errlen);
+	if (ret) {
+		sink_free(s);
+		if (!err[0])
+			snprintf(err, errlen, "%s: %s", uri, strerror(-ret));
+		return ret;
+	}
+	*sp = s;
+	return 0;
 }

@@ -22,7 +22,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -44,7 +43,7 @@
 #define SINK_BACKOFF_MAX_MS	5000
 
 struct sink_socket {
-	struct sink s;
+	struct sink s;			/* first: see sink_alloc() */
 	struct ev_handler send_h;	/* SINK_SEND_URING: the send in flight */
 	struct ev_handler pollout_h;	/* wait for room in the socket */
 	struct ev_handler timer_h;	/* reconnect backoff */
@@ -498,21 +497,16 @@ static void sink_socket_confirm(struct sink_socket *k)
 /* Opening                                                             */
 /* ------------------------------------------------------------------ */
 
-static int sink_socket_new(struct sink_socket **kp, struct evloop *loop,
-			   const struct sink_opts *opts)
+static size_t sink_socket_queue_cap(const struct sink_opts *opts)
 {
-	struct sink_socket *k = calloc(1, sizeof(*k));
-	int ret;
+	return opts->max_buffered ? opts->max_buffered :
+				    SINK_DEFAULT_MAX_BUFFERED;
+}
 
-	if (!k)
-		return -ENOMEM;
-	ret = sink_init(&k->s, &sink_socket_ops, loop,
-			opts->max_buffered ? opts->max_buffered :
-					     SINK_DEFAULT_MAX_BUFFERED);
-	if (ret) {
-		free(k);
-		return ret;
-	}
+static void sink_socket_init(struct sink *s, const struct sink_opts *opts)
+{
+	struct sink_socket *k = sink_socket(s);
+
 	k->fd = -1;
 	k->reconnect = opts->reconnect;
 	k->sndbuf = opts->sndbuf;
@@ -523,47 +517,33 @@ static int sink_socket_new(struct sink_socket **kp, struct evloop *loop,
 	k->timer_h.complete = sink_on_timer;
 	k->connect_h.complete = sink_on_connect;
 	k->backoff_ms = SINK_BACKOFF_MIN_MS;
-	*kp = k;
-	return 0;
 }
 
-static void sink_socket_free(struct sink *s)
+static int sink_socket_open(struct sink *s, const char *uri,
+			    const struct sink_opts *opts, char *err,
+			    size_t errlen)
 {
-	free(sink_socket(s));
-}
+	struct sink_socket *k = sink_socket(s);
+	int ret;
 
-static int sink_socket_open(struct sink **sp, const char *uri,
-			    struct evloop *loop, const struct sink_opts *opts,
-			    char *err, size_t errlen)
-{
-	struct sink_socket *k;
-	int ret = sink_socket_new(&k, loop, opts);
-
-	if (ret)
-		return ret;
+	(void)opts;		/* taken at init */
 	ret = netaddr__resolve(uri, false, k->addrs, NETADDR_MAX, err,
 			       errlen);
 	if (ret < 0)
-		goto out_free;
+		return ret;
 	k->naddrs = ret;
 	ret = sink_connect_now(k, err, errlen);
 	if (ret) {
 		if (!k->reconnect)
-			goto out_free;
+			return ret;
 		/* Record anyway; the stream starts when the peer appears. */
 		fprintf(stderr, "fxtprof: %s: %s; retrying in the background\n",
 			uri, err);
 		err[0] = '\0';
-		k->s.error = -ret;
+		s->error = -ret;
 		sink_arm_timer(k);
 	}
-	*sp = &k->s;
 	return 0;
-
-out_free:
-	sink_fini(&k->s);
-	sink_socket_free(&k->s);
-	return ret;
 }
 
 int sink__open_fd(struct sink **sp, int fd, struct evloop *loop,
@@ -572,6 +552,7 @@ int sink__open_fd(struct sink **sp, int fd, struct evloop *loop,
 	static const struct sink_opts defaults;
 	int flags = fcntl(fd, F_GETFL), ret;
 	struct sink_socket *k;
+	struct sink *s;
 
 	if (flags < 0)
 		return -errno;
@@ -581,13 +562,14 @@ int sink__open_fd(struct sink **sp, int fd, struct evloop *loop,
 	 */
 	if ((flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK))
 		return -errno;
-	ret = sink_socket_new(&k, loop, opts ? opts : &defaults);
+	ret = sink_alloc(&s, &sink_socket_ops, loop, opts ? opts : &defaults);
 	if (ret)
 		return ret;
+	k = sink_socket(s);
 	k->reconnect = false;	/* no address to go back to */
 	k->fd = fd;
-	k->s.st.connects++;
-	*sp = &k->s;
+	s->st.connects++;
+	*sp = s;
 	return 0;
 }
 
@@ -693,6 +675,9 @@ static void sink_socket_give_up(struct sink *s)
 const struct sink_ops sink_socket_ops = {
 	.name		= "socket",
 	.socket		= true,
+	.size		= sizeof(struct sink_socket),
+	.queue_cap	= sink_socket_queue_cap,
+	.init		= sink_socket_init,
 	.open		= sink_socket_open,
 	.reserve	= sink_queue_reserve,
 	.commit		= sink_socket_commit,
@@ -700,5 +685,4 @@ const struct sink_ops sink_socket_ops = {
 	.flush		= sink_socket_flush,
 	.flush_close	= sink_socket_flush_close,
 	.give_up	= sink_socket_give_up,
-	.free		= sink_socket_free,
 };

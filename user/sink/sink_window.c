@@ -6,13 +6,10 @@
  * nothing by itself: snapshots are taken from sink__window().  It is done
  * as soon as it is flush-closed, and complete when it refused nothing.
  */
-#include <errno.h>
-#include <stdlib.h>
-
 #include "sink_backends.h"
 
 struct sink_window {
-	struct sink s;
+	struct sink s;			/* first: see sink_alloc() */
 	struct flight_window *win;
 };
 
@@ -21,34 +18,27 @@ static struct sink_window *sink_window(struct sink *s)
 	return sink_container_of(s, struct sink_window, s);
 }
 
-static void sink_window_free(struct sink *s)
+static void sink_window_release(struct sink *s)
 {
-	struct sink_window *w = sink_window(s);
-
-	flight_window__free(w->win);
-	free(w);
+	flight_window__free(sink_window(s)->win);
 }
 
 int sink__open_window(struct sink **sp, const struct flight_window_opts *o)
 {
-	struct sink_window *w = calloc(1, sizeof(*w));
+	static const struct sink_opts defaults;
+	struct sink *s;
 	int ret;
 
-	if (!w)
-		return -ENOMEM;
 	/* No loop; the queue only ever sizes the gap notice. */
-	ret = sink_init(&w->s, &sink_window_ops, NULL, SINK_FILE_CAP);
+	ret = sink_alloc(&s, &sink_window_ops, NULL, &defaults);
+	if (ret)
+		return ret;
+	ret = flight_window__new(&sink_window(s)->win, o);
 	if (ret) {
-		free(w);
+		sink_free(s);
 		return ret;
 	}
-	ret = flight_window__new(&w->win, o);
-	if (ret) {
-		sink_fini(&w->s);
-		sink_window_free(&w->s);
-		return ret;
-	}
-	*sp = &w->s;
+	*sp = s;
 	return 0;
 }
 
@@ -103,6 +93,7 @@ static bool sink_window_complete(const struct sink *s)
 
 const struct sink_ops sink_window_ops = {
 	.name		= "window",
+	.size		= sizeof(struct sink_window),
 	.reserve	= sink_window_reserve,
 	.commit		= sink_window_commit,
 	.flush		= sink_window_flush,
@@ -110,5 +101,5 @@ const struct sink_ops sink_window_ops = {
 	.segment_begun	= sink_window_segment_begun,
 	.flush_close	= sink_window_flush_close,
 	.complete	= sink_window_complete,
-	.free		= sink_window_free,
+	.release	= sink_window_release,
 };
