@@ -19,7 +19,7 @@
 /* Accounting                                                          */
 /* ------------------------------------------------------------------ */
 
-void sink_count_drop(struct sink *s, unsigned int kind, uint64_t bytes)
+static void sink_count_drop(struct sink *s, unsigned int kind, uint64_t bytes)
 {
 	s->st.dropped_records++;
 	s->st.dropped_bytes += bytes;

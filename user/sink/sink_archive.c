@@ -284,12 +284,7 @@ static void sink_archive_flush_close(struct sink *s)
 				      s->st.dropped_bytes);
 	archive_writer__finish(a->arch);
 	sync_stats(a);
-	if (a->fd < 0) {
-		s->state = SINK_CLOSED;
-		return;
-	}
-	sink_fileio_finish(s, a->fd);
-	a->fd = -1;
+	sink_fileio_finish(s, &a->fd);
 }
 
 /* Stop the timer; what the chunk holds is dropped and counted. */
@@ -305,15 +300,10 @@ static void sink_archive_give_up(struct sink *s)
 	st->buffered_records = st->buffered_bytes = 0;
 	archive_writer__free(a->arch);
 	a->arch = NULL;
-	if (a->fd >= 0) {
-		sink_settle(s, 0, 0);
-		close(a->fd);
-		a->fd = -1;
-	}
+	sink_fileio_abandon(s, &a->fd);
 }
 
 const struct sink_ops sink_archive_ops = {
-	.name		= "archive",
 	.size		= sizeof(struct sink_archive),
 	.init		= sink_archive_init,
 	.open		= sink_archive_open,

@@ -5,14 +5,16 @@
  * sink_ops) and the core's helpers they call (user/sink/sink.c).
  *
  * A back end (sink_file.c, sink_socket.c, sink_archive.c, sink_window.c)
- * has its own struct, which begins with a struct sink; sink_alloc()
- * allocates it (ops->size) and the back end reaches its own part with
- * sink_container_of().  The core
- * keeps what all of them share: the accounting behind
+ * has its own struct, which begins with a struct sink: sink_alloc()
+ * allocates it (ops->size), and the back end reaches its own part with
+ * sink_container_of().  The core keeps what all of them share: the
+ * accounting behind
  *	committed = sent + buffered + dropped
- * and the delivery settlement, the record queue, the segment and gap
- * flags, and the life cycle seen from outside (closing, done).  It calls a
- * back end only through its ops; a back end never calls another.
+ * and the settlement of each stream, the record queue, the segment and
+ * gap flags, and the life cycle seen from outside (closing, done).  It
+ * calls a back end only through its ops; a back end never calls another.
+ * A new sink is one new file defining its ops, declared in
+ * sink_backends.h, and one line in the table of sink_open.c.
  */
 #ifndef FXTPROF_SINK_CORE_H
 #define FXTPROF_SINK_CORE_H
@@ -48,7 +50,6 @@ struct sink;
  * operations are marked; the core does without them.
  */
 struct sink_ops {
-	const char *name;
 	/* A stream socket: delivery is confirmed by the receiver. */
 	bool socket;
 	/* The back end's struct; its first member is its struct sink. */
@@ -130,7 +131,6 @@ void *sink_queue_reserve(struct sink *s, size_t len, unsigned int kind);
 /* The record reserved last is queued, its first @sent bytes gone already. */
 void sink_queue_commit(struct sink *s, size_t sent);
 
-void sink_count_drop(struct sink *s, unsigned int kind, uint64_t bytes);
 /* @n bytes of the queue's front left: count them and what they completed. */
 void sink_sent(struct sink *s, size_t n);
 /* The peer will never read what is queued: drop it all, counted. */

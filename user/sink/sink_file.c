@@ -115,23 +115,15 @@ static void sink_file_flush_close(struct sink *s)
 		sink_file_write_out(f);
 	else
 		sink_drop_queue(s);	/* the file failed: nothing goes */
-	sink_fileio_finish(s, f->fd);
-	f->fd = -1;
+	sink_fileio_finish(s, &f->fd);
 }
 
 static void sink_file_give_up(struct sink *s)
 {
-	struct sink_file *f = sink_file(s);
-
-	if (f->fd < 0)
-		return;
-	sink_settle(s, 0, 0);
-	close(f->fd);
-	f->fd = -1;
+	sink_fileio_abandon(s, &sink_file(s)->fd);
 }
 
 const struct sink_ops sink_file_ops = {
-	.name		= "file",
 	.size		= sizeof(struct sink_file),
 	.open		= sink_file_open,
 	.reserve	= sink_file_reserve,

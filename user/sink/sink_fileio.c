@@ -54,16 +54,17 @@ int sink_fileio_create(const char *uri, const struct sink_opts *opts,
 	return fd;
 }
 
-void sink_fileio_finish(struct sink *s, int fd)
+void sink_fileio_finish(struct sink *s, int *fdp)
 {
 	struct stat st;
 	int err = 0;
 
 	/* Delivered means on the disk: a late EIO shows here or at close. */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && fdatasync(fd))
+	if (!fstat(*fdp, &st) && S_ISREG(st.st_mode) && fdatasync(*fdp))
 		err = errno;
-	if (close(fd) && !err)
+	if (close(*fdp) && !err)
 		err = errno;
+	*fdp = -1;
 	if (err) {
 		s->error = err;
 		sink_settle(s, 0, 0);
@@ -71,4 +72,13 @@ void sink_fileio_finish(struct sink *s, int fd)
 		sink_settle(s, UINT64_MAX, UINT64_MAX);
 	}
 	s->state = SINK_CLOSED;
+}
+
+void sink_fileio_abandon(struct sink *s, int *fdp)
+{
+	if (*fdp < 0)
+		return;
+	sink_settle(s, 0, 0);
+	close(*fdp);
+	*fdp = -1;
 }

@@ -18,9 +18,12 @@ int sink_fileio_create(const char *uri, const struct sink_opts *opts,
 		       char *err, size_t errlen);
 
 /*
- * fdatasync (regular files) and close @fd, then settle the stream: what
- * was sent is delivered when both succeeded.  The sink is CLOSED.
+ * fdatasync (regular files) and close *@fdp (then -1), and settle the
+ * stream: what was sent is delivered when both succeeded.  The sink is
+ * CLOSED.
  */
-void sink_fileio_finish(struct sink *s, int fd);
+void sink_fileio_finish(struct sink *s, int *fdp);
+/* Close *@fdp (then -1) unfinished, if open: nothing of it is confirmed. */
+void sink_fileio_abandon(struct sink *s, int *fdp);
 
 #endif /* FXTPROF_SINK_FILEIO_H */

@@ -3,7 +3,6 @@
  * sink_open.c - sink__open(): the back end is chosen by URI, through one
  * table.  A new sink is one new file with its ops and one line here.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 

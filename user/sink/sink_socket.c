@@ -673,7 +673,6 @@ static void sink_socket_give_up(struct sink *s)
 }
 
 const struct sink_ops sink_socket_ops = {
-	.name		= "socket",
 	.socket		= true,
 	.size		= sizeof(struct sink_socket),
 	.queue_cap	= sink_socket_queue_cap,
