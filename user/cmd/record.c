@@ -72,6 +72,7 @@ struct record_opts {
 	const char *sources;	/* --sources LIST, resolved at open */
 	const char *device;
 	const char *uri;
+	const char *ready_file;	/* --ready-file: created once recording */
 	double duration;	/* seconds, 0 = until a signal */
 	double linger;		/* seconds to wait for the output at exit */
 	uint64_t max_buffered;
@@ -191,6 +192,9 @@ static void record_usage(FILE *f)
 "      --device PATH      the fxtprof device (default %s)\n"
 "  -o, --output URI       the output, instead of the URI operand\n"
 "  -q, --quiet            no status line, no summary\n"
+"      --ready-file PATH  once the source samples, create PATH (mode 0600,\n"
+"                         holding the recorder's pid): a script waits for\n"
+"                         it before it starts the workload\n"
 "\n"
 "Archive (Documentation/archive-format.md): a URI ending in .fxtz, or:\n"
 "      --archive          write an archive: LZ4 chunks that each decode\n"
@@ -336,7 +340,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS, OPT_SOURCE, OPT_SYMBOLIZE,
 	       OPT_SOURCES, OPT_FLIGHT, OPT_MAX_WINDOW, OPT_TRIGGER,
 	       OPT_ARCHIVE, OPT_LIVE_ARCHIVE, OPT_CHUNK_MS, OPT_CHUNK_BYTES,
-	       OPT_CHUNK_RECORDS, OPT_FLUSH_MS };
+	       OPT_CHUNK_RECORDS, OPT_FLUSH_MS, OPT_READY_FILE };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -367,6 +371,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "sources", required_argument, NULL, OPT_SOURCES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "ready-file", required_argument, NULL, OPT_READY_FILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -558,6 +563,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case OPT_READY_FILE:
+			o->ready_file = optarg;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -1205,6 +1213,38 @@ static int finish(struct recorder *r, struct fxtprof_stats *total)
 	return 0;
 }
 
+/*
+ * --ready-file: the session samples and its first drain is armed, so a
+ * workload started from now on is recorded.  Written beside and renamed,
+ * so that whoever waits for the file never reads it half written.
+ */
+static int write_ready_file(const char *path)
+{
+	char tmp[PATH_MAX], pid[32];
+	int fd, n, ret = 0;
+	ssize_t w;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return reader_err(-ENAMETOOLONG, "--ready-file: %s", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return reader_err(-errno, "--ready-file: cannot create %s",
+				  tmp);
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	w = write(fd, pid, (size_t)n);
+	if (w != n)
+		ret = w < 0 ? -errno : -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return reader_err(ret, "--ready-file: cannot write %s", path);
+	}
+	return 0;
+}
+
 /* The reader's own cost: make bench-reader quotes this line. */
 static void reader_cpu_line(double secs)
 {
@@ -1440,6 +1480,14 @@ int cmd_record(int argc, char **argv)
 	arm_poll(&r);
 	arm_tick(&r);
 	arm_signal(&r);
+	if (opts.ready_file) {
+		ret = evloop__submit(&r.loop);
+		if (ret)
+			r.error = reader_err(ret, "cannot submit to io_uring");
+		else
+			r.error = write_ready_file(opts.ready_file);
+		r.stop = r.error != 0;
+	}
 	while (!r.stop) {
 		ret = evloop__run_once(&r.loop, -1);
 		if (ret < 0) {
