@@ -38,6 +38,7 @@
 #include "cmd.h"
 #include "record_flight.h"
 #include "record_opts.h"
+#include "record_symbols.h"
 #include "sources.h"
 #ifdef FXTPROF_HAVE_SYMBOLS
 #include "export.h"
@@ -45,9 +46,6 @@
 #include "encode/fxt_encoder.h"
 #include <libfxtprof.h>
 #include "sink/sink.h"
-#include "source/kernel_info.h"
-#include "source/perf_mmap_source.h"
-#include "source/proc_maps.h"
 #include "source/source.h"
 #include "state/stream_state.h"
 #include "transport/clock.h"
@@ -62,11 +60,7 @@ struct recorder {
 	struct sink *out;
 	struct fxt_encoder *enc;
 	struct stream_state state;
-	struct kernel_info kinfo;
-	struct perf_mmap_source perf;	/* .nr == 0: not open */
-	struct proc_maps_stats sweep;
-	uint64_t kmods;
-	bool perf_broken;		/* stopped draining it */
+	struct record_symbols syms;
 
 	struct ev_handler poll_h;
 	struct ev_handler tick_h;
@@ -210,15 +204,7 @@ static int drain_rings(struct recorder *r)
 	 * Mappings first: a sample's mapping was created before the sample,
 	 * so it is in the side-band by now and goes out ahead of it.
 	 */
-	if (r->perf.nr && !r->perf_broken) {
-		ret = perf_mmap_source__drain(&r->perf, stream_state__record,
-					      &r->state);
-		if (ret) {
-			/* Said once; the recording goes on without it. */
-			reader_err(ret, "a perf side-band ring is corrupt: mappings made from now on will be missing");
-			r->perf_broken = true;
-		}
-	}
+	record_symbols__drain(&r->syms, &r->state);
 	ret = r->src->ops->drain(r->src, stream_state__record, &r->state);
 	if (ret)
 		return reader_err(ret, "%s", source__error(r->src));
@@ -515,80 +501,6 @@ static void reader_cpu_line(double secs)
 		100.0 * (u + k) / secs, secs);
 }
 
-/* ------------------------------------------------------------------ */
-/* What symbolization needs                                            */
-/* ------------------------------------------------------------------ */
-
-static int ksym_lookup(void *ctx, uint64_t ip, struct stream_ksym *out)
-{
-	const struct kernel_info *ki = ctx;
-	const struct ksym_entry *e = kernel_info__lookup(ki, ip);
-
-	if (!e)
-		return 0;
-	out->addr = e->addr;
-	out->size = e->size;
-	out->name = kernel_info__name(ki, e);
-	return 1;
-}
-
-/*
- * Before sampling starts: the kernel's images, the side-band events for
- * mappings to come, then the mappings that exist (in that order, so that
- * none falls between the sweep and the events).
- */
-static void capture_symbols(struct recorder *r)
-{
-	const struct record_opts *o = r->opts;
-	int ret, n;
-
-	ret = kernel_info__load(&r->kinfo, NULL);
-	if (ret) {
-		reader_err(ret, "cannot read /proc/kallsyms: no kernel images or symbols in the stream");
-	} else if (r->kinfo.restricted) {
-		fprintf(stderr, "fxtprof: /proc/kallsyms shows no addresses (kptr_restrict, or no CAP_SYSLOG): no kernel images or symbols in the stream\n");
-	} else {
-		n = kernel_info__write_kmods(&r->kinfo, NULL, clock_ns(CLOCK_BOOTTIME),
-					     stream_state__record, &r->state);
-		r->kmods = n > 0 ? (uint64_t)n : 0;
-		if (!o->no_ksyms)
-			stream_state__set_ksym_lookup(&r->state, ksym_lookup,
-						      &r->kinfo);
-	}
-	if (o->no_mmap)
-		return;
-	ret = perf_mmap_source__open(&r->perf, 0);
-	if (ret)
-		reader_err(ret, "cannot open perf side-band events (needs CAP_PERFMON or perf_event_paranoid <= 0): mappings made while recording will be missing");
-	ret = proc_maps__sweep(NULL, clock_ns(CLOCK_BOOTTIME), stream_state__record,
-			       &r->state, &r->sweep);
-	if (ret)
-		reader_err(ret, "cannot read /proc: no mappings at start");
-}
-
-static void symbols_summary(struct recorder *r)
-{
-	const struct stream_stats *ts = &r->state.st;
-
-	if (r->opts->no_mmap)
-		fprintf(stderr, "fxtprof: mappings: off (--no-mmap)\n");
-	else
-		fprintf(stderr, "fxtprof: mappings: %" PRIu64 " written (%"
-			PRIu64 " at start, %" PRIu64 " while recording), "
-			"lost mapping records: %" PRIu64 "%s\n",
-			ts->records[FXTPROF_REC_MMAP], r->sweep.mappings,
-			r->perf.mappings, r->perf.lost,
-			r->perf.nr ? "" : " (no side-band: later mappings missing)");
-	fprintf(stderr, "fxtprof: kernel: %" PRIu64 " images, %" PRIu64
-		" symbols written%s", r->kmods, ts->ksyms,
-		r->opts->no_ksyms ? " (--no-ksyms)" :
-		r->kinfo.restricted ? " (kallsyms restricted)" : "");
-	if (ts->ksym_misses)
-		fprintf(stderr, ", %" PRIu64 " kernel frames in no text symbol",
-			ts->ksym_misses);
-	fputc('\n', stderr);
-}
-
 static void summary(struct recorder *r, const struct fxtprof_stats *total)
 {
 	const struct stream_stats *ts = &r->state.st;
@@ -620,7 +532,7 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 			ts->encode_errors, strerror(-ts->last_encode_error));
 	else
 		fprintf(stderr, "fxtprof: encoder errors: none\n");
-	symbols_summary(r);
+	record_symbols__summary(&r->syms, r->opts, &r->state.st);
 	if (r->flight)
 		flight_recorder__summary(&r->fr);
 	else
@@ -700,7 +612,7 @@ int cmd_record(int argc, char **argv)
 		goto out_free_encoder;
 	}
 
-	capture_symbols(&r);
+	record_symbols__capture(&r.syms, &opts, &r.state);
 	ret = r.src->ops->start(r.src);
 	if (ret) {
 		source_failed(&r, ret, "cannot start the session");
@@ -747,8 +659,7 @@ out_restore_signals:
 	close(r.sigfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 out_free_encoder:
-	perf_mmap_source__close(&r.perf);
-	kernel_info__fini(&r.kinfo);
+	record_symbols__fini(&r.syms);
 	stream_state__fini(&r.state);
 	fxt_encoder__free(r.enc);
 out_close_sink:
