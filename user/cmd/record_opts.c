@@ -46,8 +46,9 @@ static int find_source(const char *name, const struct source_ops **ops)
 			*ops = record_sources[i];
 			return 0;
 		}
-		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s, ",
-				      record_sources[i]->name);
+		if (n < sizeof(names))
+			n += (size_t)snprintf(names + n, sizeof(names) - n,
+					      "%s, ", record_sources[i]->name);
 	}
 	/* "module, bpf or auto" */
 	if (n >= 2 && n < sizeof(names))
