@@ -14,6 +14,9 @@
 #   $(B)/tests/bpf/run_record_auto  TAP: the real fxtprof record --source
 #                                 auto, its report names sym_chain's and
 #                                 sym_short's functions (tests/symbols)
+#   $(B)/tests/bpf/run_record_ready  TAP: record --ready-file: the file
+#                                 appears once it samples; what starts after
+#                                 it is recorded
 #   $(B)/tests/bpf/vm/test_bpf_record  TAP, in the VM: record --source bpf,
 #                                 check, every CPU, a child's tasks, no loss,
 #                                 the same top functions as the module
@@ -52,6 +55,7 @@ $(B)/tests/bpf/run_%: tests/bpf/run_%.sh
 # run_record_auto runs tests/symbols' workloads, as they are built there.
 $(B)/tests/bpf/run_record_auto: $(B)/bin/fxtprof $(B)/tests/symbols/sym_chain \
 	$(B)/tests/symbols/sym_short $(B)/tests/symbols/sym_wait
+$(B)/tests/bpf/run_record_ready: $(B)/bin/fxtprof
 
 # The VM half (every VM suite, both arches): record --source bpf in the
 # guest; checks the refusal where it cannot run (no BTF, BPF_SOURCE=0).
@@ -80,6 +84,7 @@ $(B)/tests/bpf/run_core_check: $(BPF_B)/host/btf_carve $(BPF_B)/fxtprof.bpf.o
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/test_bpf_ring \
 	      $(B)/tests/bpf/run_bpf_record $(B)/tests/bpf/run_record_auto \
+	      $(B)/tests/bpf/run_record_ready \
 	      $(B)/tests/bpf/run_core_check
 USER_PROGS += $(B)/tests/bpf/bpf_record $(B)/tests/bpf/fp_workload
 endif

@@ -3,8 +3,8 @@
  * sources.c - `fxtprof sources` and the --sources list of record.
  *
  * The module describes its sources itself (FXTPROF_IOC_GET_SOURCE); the
- * bpf source has no device to ask, so its table is here, and must follow
- * what user/source/bpf_source.c implements.
+ * bpf source has no device to ask: its table is in
+ * user/source/bpf_source_ops.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,50 +16,17 @@
 
 #include "cmd.h"
 #include "sources.h"
+#include "source/bpf_source.h"
 
-/* The bpf source's table, in the module's terms. */
-static const struct fxtprof_source bpf_sources[] = {
-	{
-		.flags = FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT,
-		.cfg_flags = FXTPROF_CFG_SAMPLE | SOURCES_OPTION_FLAGS,
-		.name = "cpu.sampling",
-		.description = "perf timer samples with kernel and user stacks",
-	},
-	{
-		.flags = FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT,
-		.cfg_flags = FXTPROF_CFG_TASKS | FXTPROF_CFG_SNAPSHOT,
-		.name = "task.lifecycle",
-		.description = "fork, exec, exit and rename, and every thread at start",
-	},
-	{
-		.cfg_flags = FXTPROF_CFG_SCHED,
-		.name = "sched.switch",
-		.description = "module only",
-	},
-	{
-		/* Its bit, so that --sources drops it from the default. */
-		.cfg_flags = FXTPROF_CFG_ANNOTATE,
-		.name = "app.annotations",
-		.description = "module only",
-	},
-};
-
-#define NR_BPF_SOURCES	(sizeof(bpf_sources) / sizeof(bpf_sources[0]))
-#define MAX_SOURCES	64
-
-/* The table of @dev, or the bpf one: the number of entries, or -errno. */
+/* The module's table: the number of entries, or -errno. */
 static int load_table(struct fxtprof_dev *dev, struct fxtprof_source *tab)
 {
 	unsigned int n, i;
 	int ret;
 
-	if (!dev) {
-		memcpy(tab, bpf_sources, sizeof(bpf_sources));
-		return (int)NR_BPF_SOURCES;
-	}
 	n = fxtprof_dev__info(dev)->nr_sources;
-	if (n > MAX_SOURCES)
-		n = MAX_SOURCES;
+	if (n > SOURCES_MAX)
+		n = SOURCES_MAX;
 	for (i = 0; i < n; i++) {
 		ret = fxtprof_dev__source(dev, i, &tab[i]);
 		if (ret)
@@ -68,18 +35,13 @@ static int load_table(struct fxtprof_dev *dev, struct fxtprof_source *tab)
 	return (int)n;
 }
 
-int sources_resolve(struct fxtprof_dev *dev, const char *list,
-		    uint32_t *flags)
+int sources_resolve(const struct fxtprof_source *tab, int n, const char *who,
+		    const char *list, uint32_t *flags)
 {
-	const char *who = dev ? "the module" : "the bpf source";
-	struct fxtprof_source tab[MAX_SOURCES];
 	uint32_t owned = 0, chosen = 0;
 	const char *p = list;
-	int n, i;
+	int i;
 
-	n = load_table(dev, tab);
-	if (n < 0)
-		return reader_err(n, "cannot read the module's data sources");
 	for (i = 0; i < n; i++)
 		owned |= tab[i].cfg_flags;
 	if (!*list)
@@ -150,7 +112,7 @@ int cmd_sources(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *device = FXTPROF_DEVICE;
-	struct fxtprof_source tab[MAX_SOURCES];
+	struct fxtprof_source tab[SOURCES_MAX];
 	struct fxtprof_dev *dev;
 	int c, n, ret, status = CMD_EXIT_OK;
 
@@ -195,6 +157,6 @@ int cmd_sources(int argc, char **argv)
 		fxtprof_dev__close(dev);
 	}
 	printf("bpf (fxtprof record --source bpf):\n");
-	print_table(bpf_sources, (int)NR_BPF_SOURCES);
+	print_table(bpf_source_data_sources, (int)bpf_source_nr_data_sources);
 	return status;
 }

@@ -18,16 +18,19 @@
 #define SOURCES_OPTION_FLAGS	(FXTPROF_CFG_KSTACK | FXTPROF_CFG_USTACK | \
 				 FXTPROF_CFG_SKIP_IDLE)
 
+/* Data sources read from one record source, at most. */
+#define SOURCES_MAX		64
+
 /*
- * Resolve @list ("cpu.sampling,sched.switch") against the module's table
- * (@dev) or, with @dev NULL, the bpf source's: *flags keeps the options
- * of the chosen sources, gains their other bits and loses every bit of
- * the rest.  0, or -errno after printing one sentence: -ENOENT for an
- * unknown name, -EOPNOTSUPP for one this source cannot provide, -EINVAL
- * for an empty list or name.
+ * Resolve @list ("cpu.sampling,sched.switch") against the @n data sources
+ * of a record source, @tab, which @who names in sentences ("the module"):
+ * *flags keeps the options of the chosen sources, gains their other bits
+ * and loses every bit of the rest.  0, or -errno after printing one
+ * sentence: -ENOENT for an unknown name, -EOPNOTSUPP for one this source
+ * cannot provide, -EINVAL for an empty list or name.
  */
-int sources_resolve(struct fxtprof_dev *dev, const char *list,
-		    uint32_t *flags);
+int sources_resolve(const struct fxtprof_source *tab, int n, const char *who,
+		    const char *list, uint32_t *flags);
 
 int cmd_sources(int argc, char **argv);
 

@@ -3,7 +3,7 @@
  * bpf_source.h - the eBPF programs (user/source/bpf/fxtprof.bpf.c) as a
  * record source, for machines where fxtprof.ko cannot be loaded.
  *
- * It offers ring_source's interface and hands the callback the same
+ * bpf_source_ops.c makes it a source.h back end; the callback gets the same
  * validated uapi records (include/uapi/linux/fxtprof.h): SAMPLE, FORK,
  * EXEC, EXIT, RENAME, SNAPSHOT, and LOST records made from the programs'
  * drop counters, so everything downstream stays source-blind.
@@ -75,6 +75,13 @@ void bpf_source__stats(struct bpf_source *src, struct fxtprof_stats *total,
 
 /* The sentence of the last failure ("" if none). */
 const char *bpf_source__error(const struct bpf_source *src);
+
+/*
+ * Its data sources, in the module's terms (bpf_source_ops.c): what
+ * `fxtprof sources` lists and `record --sources` resolves against.
+ */
+extern const struct fxtprof_source bpf_source_data_sources[];
+extern const unsigned int bpf_source_nr_data_sources;
 
 /* CPUs with an attached sampling event now (tests, status). */
 unsigned int bpf_source__nr_sampling(const struct bpf_source *src);

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# user/source/build.mk - the record sources: the module's per-CPU rings
-# (through libfxtprof, user/lib), and the side-band sources of what a
-# symbolizer needs: executable mappings (perf MMAP2 records, a /proc
-# sweep at start), the kernel's images and text symbols.
-#   $(B)/lib/libsource.a   include "source/ring_source.h" etc. with -Iuser;
+# user/source/build.mk - the record sources (source.h): the module's
+# per-CPU rings (through libfxtprof, user/lib), and the side-band sources
+# of what a symbolizer needs: executable mappings (perf MMAP2 records, a
+# /proc sweep at start), the kernel's images and text symbols.
+#   $(B)/lib/libsource.a   include "source/source.h" etc. with -Iuser;
 #                          needs libfxtprof.a
 
 SOURCE_SRCS := user/source/ring_source.c user/source/elf_build_id.c \

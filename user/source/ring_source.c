@@ -1,84 +1,151 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ring_source.c - see ring_source.h.
+ * ring_source.c - the module's per-CPU rings as a record source
+ * (source.h): /dev/fxtprof through libfxtprof (user/lib), which maps the
+ * rings and consumes them.  A flush is complete once the drains passed
+ * its marker on every ring (Documentation/protocol.md).
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "ring_source.h"
+#include "source/source.h"
 
-int ring_source__open(struct ring_source *src, const char *device)
+struct ring_source {
+	struct source base;
+	struct fxtprof_dev *dev;
+};
+
+static struct ring_source *ring_source(const struct source *src)
 {
-	src->dev = NULL;
-	return fxtprof_dev__open(device, &src->dev);
+	return (struct ring_source *)src;
 }
 
-int ring_source__configure(struct ring_source *src,
-			   const struct fxtprof_config *cfg)
+static const char *device_path(const struct source_opts *opts)
 {
-	return fxtprof_dev__configure(src->dev, cfg);
+	return opts->device ? opts->device : FXTPROF_DEVICE;
 }
 
-void ring_source__close(struct ring_source *src)
+static int ring_source__probe(const struct source_opts *opts, char *why,
+			      size_t len)
 {
-	fxtprof_dev__close(src->dev);
-	src->dev = NULL;
+	const char *dev = device_path(opts);
+	int present = !access(dev, F_OK);
+
+	snprintf(why, len, "%s %s", dev, present ? "exists" : "does not exist");
+	return present;
 }
 
-int ring_source__fd(const struct ring_source *src)
+static int ring_source__open(struct source *src,
+			     const struct source_opts *opts)
 {
-	return fxtprof_dev__fd(src->dev);
+	int ret = fxtprof_dev__open(opts->device, &ring_source(src)->dev);
+
+	if (ret)
+		snprintf(src->msg, sizeof(src->msg), "cannot open %s (is "
+			 "fxtprof.ko loaded? --source bpf needs no module)",
+			 device_path(opts));
+	return ret;
 }
 
-int ring_source__start(struct ring_source *src)
+/* The module describes its data sources itself: FXTPROF_IOC_GET_SOURCE. */
+static int ring_source__data_sources(struct source *src,
+				     struct fxtprof_source *tab,
+				     unsigned int max)
 {
-	return fxtprof_dev__start(src->dev);
+	struct fxtprof_dev *dev = ring_source(src)->dev;
+	unsigned int n = fxtprof_dev__info(dev)->nr_sources, i;
+	int ret;
+
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++) {
+		ret = fxtprof_dev__source(dev, i, &tab[i]);
+		if (ret) {
+			snprintf(src->msg, sizeof(src->msg),
+				 "cannot read the module's data sources");
+			return ret;
+		}
+	}
+	return (int)n;
 }
 
-int ring_source__stop(struct ring_source *src)
+static int ring_source__configure(struct source *src,
+				  const struct fxtprof_config *cfg)
 {
-	return fxtprof_dev__stop(src->dev);
+	int ret = fxtprof_dev__configure(ring_source(src)->dev, cfg);
+
+	if (ret)
+		snprintf(src->msg, sizeof(src->msg),
+			 "cannot configure the session");
+	return ret;
 }
 
-int ring_source__flush(struct ring_source *src, __u64 *seq)
+static void ring_source__close(struct source *src)
 {
-	return fxtprof_dev__flush(src->dev, seq);
+	fxtprof_dev__close(ring_source(src)->dev);
+	ring_source(src)->dev = NULL;
 }
 
-int ring_source__flush_done(const struct ring_source *src, __u64 seq)
+static int ring_source__fd(const struct source *src)
 {
-	return fxtprof_dev__flush_done(src->dev, seq);
+	return fxtprof_dev__fd(ring_source(src)->dev);
 }
 
-int ring_source__drain(struct ring_source *src, fxtprof_rec_cb cb, void *ctx,
-		       unsigned int *bad_cpu)
+static int ring_source__start(struct source *src)
 {
-	unsigned int cpu, n = fxtprof_dev__nr_rings(src->dev);
+	return fxtprof_dev__start(ring_source(src)->dev);
+}
+
+static int ring_source__stop(struct source *src)
+{
+	return fxtprof_dev__stop(ring_source(src)->dev);
+}
+
+static int ring_source__flush(struct source *src, __u64 *seq)
+{
+	return fxtprof_dev__flush(ring_source(src)->dev, seq);
+}
+
+static bool ring_source__flush_done(const struct source *src, __u64 seq)
+{
+	return fxtprof_dev__flush_done(ring_source(src)->dev, seq);
+}
+
+static int ring_source__drain(struct source *src, fxtprof_rec_cb cb,
+			      void *ctx)
+{
+	struct fxtprof_dev *dev = ring_source(src)->dev;
+	unsigned int cpu, n = fxtprof_dev__nr_rings(dev);
 	int ret;
 
 	for (cpu = 0; cpu < n; cpu++) {
-		struct fxtprof_ring *ring = fxtprof_dev__ring(src->dev, cpu);
+		struct fxtprof_ring *ring = fxtprof_dev__ring(dev, cpu);
 
 		if (!ring)
 			continue;
 		ret = fxtprof_ring__drain(ring, cb, ctx);
 		if (ret < 0) {
-			*bad_cpu = cpu;
+			snprintf(src->msg, sizeof(src->msg),
+				 "ring of CPU %u is corrupt", cpu);
 			return ret;
 		}
 	}
 	return 0;
 }
 
-void ring_source__stats(struct ring_source *src, struct fxtprof_stats *total,
-			FILE *report)
+static void ring_source__stats(struct source *src,
+			       struct fxtprof_stats *total, FILE *report)
 {
-	unsigned int cpu, n = fxtprof_dev__nr_rings(src->dev);
+	struct fxtprof_dev *dev = ring_source(src)->dev;
+	unsigned int cpu, n = fxtprof_dev__nr_rings(dev);
 	struct fxtprof_stats st;
 
 	memset(total, 0, sizeof(*total));
 	for (cpu = 0; cpu < n; cpu++) {
-		if (!fxtprof_dev__ring(src->dev, cpu) ||
-		    fxtprof_dev__stats(src->dev, cpu, &st))
+		if (!fxtprof_dev__ring(dev, cpu) ||
+		    fxtprof_dev__stats(dev, cpu, &st))
 			continue;
 		total->records += st.records;
 		total->bytes += st.bytes;
@@ -97,3 +164,21 @@ void ring_source__stats(struct ring_source *src, struct fxtprof_stats *total,
 				(unsigned long long)st.lost_bytes);
 	}
 }
+
+const struct source_ops ring_source_ops = {
+	.name		= "module",
+	.desc		= "the module",
+	.size		= sizeof(struct ring_source),
+	.probe		= ring_source__probe,
+	.open		= ring_source__open,
+	.data_sources	= ring_source__data_sources,
+	.configure	= ring_source__configure,
+	.close		= ring_source__close,
+	.fd		= ring_source__fd,
+	.start		= ring_source__start,
+	.stop		= ring_source__stop,
+	.flush		= ring_source__flush,
+	.flush_done	= ring_source__flush_done,
+	.drain		= ring_source__drain,
+	.stats		= ring_source__stats,
+};

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "stream_state.h"
+#include "transport/clock.h"
 
 void stream_state__init(struct stream_state *s, struct encoder enc,
 			struct sink *sink)
@@ -29,6 +30,13 @@ void stream_state__set_ksym_lookup(struct stream_state *s,
 {
 	s->ksym_lookup = fn;
 	s->ksym_ctx = ctx;
+}
+
+void stream_state__set_trigger_observer(struct stream_state *s,
+					stream_trigger_fn fn, void *ctx)
+{
+	s->on_trigger = fn;
+	s->trigger_ctx = ctx;
 }
 
 /* -ENOBUFS is the sink's drop, already counted there; the rest is ours. */
@@ -63,14 +71,6 @@ static int replay_symbols(void *ctx, const struct fxtprof_rec_hdr *rec)
 	struct stream_state *s = ctx;
 
 	return s->enc.ops->record(s->enc.ctx, rec);
-}
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -315,6 +315,8 @@ int stream_state__record(void *ctx, const struct fxtprof_rec_hdr *rec)
 	 * status and the stream can tell.  Keep draining either way.
 	 */
 	count_error(s, state_record(s, rec));
+	if (rec->type == FXTPROF_REC_TRIGGER && s->on_trigger)
+		s->on_trigger(s->trigger_ctx, (const void *)rec);
 	return 0;
 }
 

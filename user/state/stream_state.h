@@ -38,6 +38,13 @@ struct stream_ksym {
 typedef int (*stream_ksym_lookup_fn)(void *ctx, uint64_t ip,
 				     struct stream_ksym *out);
 
+/*
+ * Told of each TRIGGER record that passes, once it has been handed to the
+ * encoder: how the flight recorder hears its triggers.
+ */
+typedef void (*stream_trigger_fn)(void *ctx,
+				  const struct fxtprof_trigger_rec *rec);
+
 struct stream_stats {
 	uint64_t records[FXTPROF_REC_MAX];	/* ring records seen, by type */
 	uint64_t kernel_lost_records;		/* summed from LOST records */
@@ -66,6 +73,8 @@ struct stream_state {
 	struct symbol_tables syms;	/* likewise, after the names */
 	stream_ksym_lookup_fn ksym_lookup;	/* NULL: no KSYM records */
 	void *ksym_ctx;
+	stream_trigger_fn on_trigger;	/* NULL: nobody listens */
+	void *trigger_ctx;
 	struct stream_stats st;
 };
 
@@ -86,6 +95,10 @@ void stream_state__fini(struct stream_state *s);
  */
 void stream_state__set_ksym_lookup(struct stream_state *s,
 				   stream_ksym_lookup_fn fn, void *ctx);
+
+/* Have @fn told of every TRIGGER record from now on (NULL: nobody). */
+void stream_state__set_trigger_observer(struct stream_state *s,
+					stream_trigger_fn fn, void *ctx);
 
 /*
  * Anchor the stream's timestamps to the wall clock: read CLOCK_BOOTTIME

@@ -82,6 +82,8 @@ else
 BPF_SOURCE_OBJ := $(B)/user/source/bpf_source.o $(B)/user/source/bpf/bpf_ring.o
 $(B)/user/source/bpf_source.o: $(BPF_B)/fxtprof.skel.h
 endif
+# Either loader is a source.h back end through the same ops table.
+BPF_SOURCE_OBJ += $(B)/user/source/bpf_source_ops.o
 $(BPF_SOURCE_OBJ): CPPFLAGS += -Iuser -Iuser/source -Iuser/source/bpf -I$(BPF_B)
 # The library follows BPF_SOURCE when it changes between two builds in
 # one tree: the choice is a file, rewritten only when it differs, and

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * record_symbols.c - see record_symbols.h.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "record_opts.h"
+#include "record_symbols.h"
+#include "state/stream_state.h"
+#include "transport/clock.h"
+
+static int ksym_lookup(void *ctx, uint64_t ip, struct stream_ksym *out)
+{
+	const struct kernel_info *ki = ctx;
+	const struct ksym_entry *e = kernel_info__lookup(ki, ip);
+
+	if (!e)
+		return 0;
+	out->addr = e->addr;
+	out->size = e->size;
+	out->name = kernel_info__name(ki, e);
+	return 1;
+}
+
+/*
+ * Before sampling starts: the kernel's images, the side-band events for
+ * mappings to come, then the mappings that exist (in that order, so that
+ * none falls between the sweep and the events).
+ */
+void record_symbols__capture(struct record_symbols *rs,
+			     const struct record_opts *o,
+			     struct stream_state *state)
+{
+	int ret, n;
+
+	ret = kernel_info__load(&rs->kinfo, NULL);
+	if (ret) {
+		reader_err(ret, "cannot read /proc/kallsyms: no kernel images or symbols in the stream");
+	} else if (rs->kinfo.restricted) {
+		fprintf(stderr, "fxtprof: /proc/kallsyms shows no addresses (kptr_restrict, or no CAP_SYSLOG): no kernel images or symbols in the stream\n");
+	} else {
+		n = kernel_info__write_kmods(&rs->kinfo, NULL,
+					     clock_ns(CLOCK_BOOTTIME),
+					     stream_state__record, state);
+		rs->kmods = n > 0 ? (uint64_t)n : 0;
+		if (!o->no_ksyms)
+			stream_state__set_ksym_lookup(state, ksym_lookup,
+						      &rs->kinfo);
+	}
+	if (o->no_mmap)
+		return;
+	ret = perf_mmap_source__open(&rs->perf, 0);
+	if (ret)
+		reader_err(ret, "cannot open perf side-band events (needs CAP_PERFMON or perf_event_paranoid <= 0): mappings made while recording will be missing");
+	ret = proc_maps__sweep(NULL, clock_ns(CLOCK_BOOTTIME),
+			       stream_state__record, state, &rs->sweep);
+	if (ret)
+		reader_err(ret, "cannot read /proc: no mappings at start");
+}
+
+void record_symbols__summary(const struct record_symbols *rs,
+			     const struct record_opts *o,
+			     const struct stream_stats *ts)
+{
+	if (o->no_mmap)
+		fprintf(stderr, "fxtprof: mappings: off (--no-mmap)\n");
+	else
+		fprintf(stderr, "fxtprof: mappings: %" PRIu64 " written (%"
+			PRIu64 " at start, %" PRIu64 " while recording), "
+			"lost mapping records: %" PRIu64 "%s\n",
+			ts->records[FXTPROF_REC_MMAP], rs->sweep.mappings,
+			rs->perf.mappings, rs->perf.lost,
+			rs->perf.nr ? "" : " (no side-band: later mappings missing)");
+	fprintf(stderr, "fxtprof: kernel: %" PRIu64 " images, %" PRIu64
+		" symbols written%s", rs->kmods, ts->ksyms,
+		o->no_ksyms ? " (--no-ksyms)" :
+		rs->kinfo.restricted ? " (kallsyms restricted)" : "");
+	if (ts->ksym_misses)
+		fprintf(stderr, ", %" PRIu64 " kernel frames in no text symbol",
+			ts->ksym_misses);
+	fputc('\n', stderr);
+}
+
+void record_symbols__drain(struct record_symbols *rs,
+			   struct stream_state *state)
+{
+	int ret;
+
+	if (!rs->perf.nr || rs->perf_broken)
+		return;
+	ret = perf_mmap_source__drain(&rs->perf, stream_state__record, state);
+	if (ret) {
+		/* Said once; the recording goes on without it. */
+		reader_err(ret, "a perf side-band ring is corrupt: mappings made from now on will be missing");
+		rs->perf_broken = true;
+	}
+}
+
+void record_symbols__fini(struct record_symbols *rs)
+{
+	perf_mmap_source__close(&rs->perf);
+	kernel_info__fini(&rs->kinfo);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * record_symbols.h - what `fxtprof record` writes so that the recording
+ * can be symbolized later, beside the source's records
+ * (Documentation/symbols.md): the kernel's images and the functions that
+ * samples hit, the executable mappings that exist at start (a /proc
+ * sweep) and those made while recording (perf's side-band events).
+ */
+#ifndef FXTPROF_RECORD_SYMBOLS_H
+#define FXTPROF_RECORD_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source/kernel_info.h"
+#include "source/perf_mmap_source.h"
+#include "source/proc_maps.h"
+
+struct record_opts;
+struct stream_state;
+struct stream_stats;
+
+struct record_symbols {
+	struct kernel_info kinfo;
+	struct perf_mmap_source perf;	/* .nr == 0: not open */
+	struct proc_maps_stats sweep;
+	uint64_t kmods;
+	bool perf_broken;		/* stopped draining it */
+};
+
+/*
+ * Before sampling starts (@rs zeroed): the kernel's images, the side-band
+ * events for mappings to come, then the mappings that exist, into @state.
+ * What cannot be had is said, and the recording goes on without it.
+ */
+void record_symbols__capture(struct record_symbols *rs,
+			     const struct record_opts *o,
+			     struct stream_state *state);
+
+/* The mappings made since the last drain, into @state. */
+void record_symbols__drain(struct record_symbols *rs,
+			   struct stream_state *state);
+
+/* The summary's lines: mappings and kernel symbols. */
+void record_symbols__summary(const struct record_symbols *rs,
+			     const struct record_opts *o,
+			     const struct stream_stats *ts);
+
+void record_symbols__fini(struct record_symbols *rs);
+
+#endif /* FXTPROF_RECORD_SYMBOLS_H */
