@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# user/util/build.mk - containers every part of user/ may use, and that
+# use nothing of fxtprof's: the hash map (hmap.h).
+#   $(B)/lib/libutil.a        include "util/hmap.h" with -Iuser
+#   $(B)/asan/lib/libutil.a   ASan + UBSan, for the sanitizer test builds
+
+UTIL_SRCS := user/util/hmap.c
+UTIL_LIB := $(B)/lib/libutil.a
+UTIL_LIB_ASAN := $(B)/asan/lib/libutil.a
+
+$(UTIL_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
+$(UTIL_LIB): $(UTIL_SRCS:%.c=$(B)/%.o)
+
+$(B)/asan/user/util/%.o: user/util/%.c user/util/hmap.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser $(CFLAGS) $(FXT_SAN_FLAGS) -c $< -o $@
+$(UTIL_LIB_ASAN): $(UTIL_SRCS:%.c=$(B)/asan/%.o)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
