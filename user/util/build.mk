@@ -18,3 +18,11 @@ $(B)/asan/user/util/%.o: user/util/%.c user/util/hmap.h
 $(UTIL_LIB_ASAN): $(UTIL_SRCS:%.c=$(B)/asan/%.o)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
+
+# libfxt (user/fxt/build.mk) carries these objects too: every program and
+# test links it, last, and the builds from sources (the fuzz targets, the
+# sanitized hooks library) take its FXT_LIB_SRCS.  So the parts that use
+# util need no other link line; one that names $(UTIL_LIB) gets one copy.
+FXT_LIB_SRCS += $(UTIL_SRCS)
+$(FXT_LIB): $(UTIL_SRCS:%.c=$(B)/%.o)
+$(FXT_LIB_ASAN): $(UTIL_SRCS:%.c=$(B)/asan/%.o)
