@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 #
 # tests/util/build.mk - host tests of user/util (kselftest harness):
 #   test_hmap   the hash map, plain and under ASan+UBSan

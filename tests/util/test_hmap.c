@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: MIT
 /*
  * test_hmap.c - the hash map of user/util/hmap.h: u64 keys through
  * growth and removal against a plain array, keys the caller holds

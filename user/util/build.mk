@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 #
 # user/util/build.mk - containers every part of user/ may use, and that
 # use nothing of fxtprof's: the hash map (hmap.h).
@@ -23,6 +23,12 @@ $(UTIL_LIB_ASAN): $(UTIL_SRCS:%.c=$(B)/asan/%.o)
 # test links it, last, and the builds from sources (the fuzz targets, the
 # sanitized hooks library) take its FXT_LIB_SRCS.  So the parts that use
 # util need no other link line; one that names $(UTIL_LIB) gets one copy.
+# libsymbolize.a (x86_64 only) carries them as well: its tests link it
+# alone.
 FXT_LIB_SRCS += $(UTIL_SRCS)
 $(FXT_LIB): $(UTIL_SRCS:%.c=$(B)/%.o)
 $(FXT_LIB_ASAN): $(UTIL_SRCS:%.c=$(B)/asan/%.o)
+ifneq ($(SYMBOLIZE_LIB),)
+$(SYMBOLIZE_LIB): $(UTIL_SRCS:%.c=$(B)/%.o)
+$(SYMBOLIZE_LIB_ASAN): $(UTIL_SRCS:%.c=$(B)/asan/%.o)
+endif

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: MIT
 /*
  * hmap.c - growth, insertion and removal of the hash map (hmap.h); the
  * lookups are inline in the header.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: MIT */
 /*
  * hmap.h - the one hash map of user/: open addressing, linear probing,
  * power-of-two capacity, at most half full (so a miss probes ~2.5 slots),
