@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sym_cache.h - what one (object, address) was named, found through a
- * hash map (util/hmap.h), so that a repeated address costs one lookup.
+ * sym_cache.h - what one (object, address) was named, in an open
+ * addressing hash table, so that a repeated address costs one lookup.
  */
 #ifndef FXTPROF_SYMBOLIZE_SYM_CACHE_H
 #define FXTPROF_SYMBOLIZE_SYM_CACHE_H
@@ -10,10 +10,9 @@
 #include <stdint.h>
 
 #include "symbolize/symbolizer.h"
-#include "util/hmap.h"
 
 struct sym_cache_entry {
-	const void *obj;
+	const void *obj;	/* NULL: empty slot */
 	uint64_t addr;		/* the address looked up */
 	uint64_t sym_start;
 	uint8_t status;		/* enum sym_status */
@@ -22,19 +21,14 @@ struct sym_cache_entry {
 	struct sym_frame *more;	/* frames 1 .. nr_frames - 1 */
 };
 
-/* The entries, dense; the index maps (obj, addr) to an entry's position. */
 struct sym_cache {
-	struct hmap index;
-	struct sym_cache_entry *ents;
-	size_t len, cap;
+	struct sym_cache_entry *slots;
+	size_t mask, used;
 };
 
 struct sym_cache_entry *sym_cache__find(const struct sym_cache *c,
 					const void *obj, uint64_t addr);
-/*
- * A new entry for (obj, addr), not yet present; NULL when out of memory.
- * Entries stay where they are until the next insertion.
- */
+/* A new entry for (obj, addr), not yet present; NULL when out of memory. */
 struct sym_cache_entry *sym_cache__insert(struct sym_cache *c,
 					  const void *obj, uint64_t addr);
 void sym_cache__release(struct sym_cache *c);
