@@ -78,7 +78,8 @@ int main(int argc, char **argv)
 			words = record_words(h);
 			if (!words || words * 8 > len - end)
 				break;
-			if ((h & 0xf) == FXT_EVENT && words == SAMPLE_WORDS)
+			if ((h & 0xf) == FXT_REC_EVENT &&
+			    words == FXT_SAMPLE_EVENT_WORDS)
 				samples++;
 			end += words * 8;
 			records++;

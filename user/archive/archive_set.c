@@ -41,72 +41,41 @@ void arch_buf__fini(struct arch_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/*
- * Eight bytes at a time, each word mixed in by a multiply and a shift
- * (the keys are mostly replays of the same entries: hashing them must be
- * cheap), the tail bytes one by one.
- */
-static uint64_t key_hash(const void *key, uint32_t len)
+/* What arch_set__add() looks for. */
+struct arch_set_lookup {
+	const struct arch_set *s;
+	const void *key;
+	uint32_t len;
+};
+
+static bool key_eq(const void *ctx, const struct hmap_slot *slot)
 {
-	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ull ^ len, w;
+	const struct arch_set_lookup *l = ctx;
+	const struct arch_set *s = l->s;
 
-	for (; len >= 8; p += 8, len -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	while (len--)
-		h = (h ^ *p++) * 0x100000001b3ull;
-	return h ^ (h >> 32);
-}
-
-static bool key_eq(const struct arch_set *s, uint32_t i, const void *key,
-		   uint32_t len)
-{
-	return s->key_len[i] == len &&
-	       !memcmp(s->keys.p + s->key_off[i], key, len);
-}
-
-static int grow_slots(struct arch_set *s)
-{
-	size_t cap = s->cap ? 2 * s->cap : 64;
-	uint32_t *slot = calloc(cap, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->n; i++) {
-		size_t j = key_hash(s->keys.p + s->key_off[i], s->key_len[i]) &
-			   (cap - 1);
-
-		while (slot[j])
-			j = (j + 1) & (cap - 1);
-		slot[j] = (uint32_t)i + 1;
-	}
-	free(s->slot);
-	s->slot = slot;
-	s->cap = cap;
-	return 0;
+	return s->key_len[slot->key] == l->len &&
+	       !memcmp(s->keys.p + s->key_off[slot->key], l->key, l->len);
 }
 
 long arch_set__add(struct arch_set *s, const void *key, uint32_t len,
 		   bool *added)
 {
-	size_t j;
+	struct arch_set_lookup l = { s, key, len };
+	uint64_t h = hmap_hash_bytes(key, len, 0);
+	struct hmap_slot *slot;
 
 	*added = false;
-	/* At most half full, so a probe ends soon. */
-	if (2 * (s->n + 1) > s->cap && grow_slots(s))
-		return -ENOMEM;
-	j = key_hash(key, len) & (s->cap - 1);
-	for (; s->slot[j]; j = (j + 1) & (s->cap - 1))
-		if (key_eq(s, s->slot[j] - 1, key, len))
-			return s->slot[j] - 1;
+	slot = hmap__find(&s->index, h, key_eq, &l);
+	if (slot)
+		return (long)slot->key;
 	if (s->n == s->idx_cap) {
 		size_t cap = s->idx_cap ? 2 * s->idx_cap : 64;
-		size_t *off = realloc(s->key_off, cap * sizeof(*off));
+		size_t *off;
 		uint32_t *kl;
 
+		if (cap > SIZE_MAX / sizeof(*off))
+			return -ENOMEM;
+		off = realloc(s->key_off, cap * sizeof(*off));
 		if (!off)
 			return -ENOMEM;
 		s->key_off = off;
@@ -120,7 +89,10 @@ long arch_set__add(struct arch_set *s, const void *key, uint32_t len,
 	s->key_len[s->n] = len;
 	if (arch_buf__put(&s->keys, key, len))
 		return -ENOMEM;
-	s->slot[j] = (uint32_t)s->n + 1;
+	if (hmap__add(&s->index, h, s->n, 0, NULL)) {
+		s->keys.len -= len;
+		return -ENOMEM;
+	}
 	*added = true;
 	return (long)s->n++;
 }
@@ -133,7 +105,7 @@ const void *arch_set__key(const struct arch_set *s, size_t i, uint32_t *len)
 
 void arch_set__fini(struct arch_set *s)
 {
-	free(s->slot);
+	hmap__free(&s->index);
 	free(s->key_off);
 	free(s->key_len);
 	arch_buf__fini(&s->keys);

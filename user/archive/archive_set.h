@@ -2,7 +2,7 @@
 /*
  * archive_set.h - the two containers the summaries are built from: a
  * growable byte buffer, and a set of byte-string keys that numbers each
- * distinct key in the order it was first seen (open addressing).
+ * distinct key in the order it was first seen (util/hmap.h).
  */
 #ifndef FXTPROF_ARCHIVE_SET_H
 #define FXTPROF_ARCHIVE_SET_H
@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util/hmap.h"
 
 struct arch_buf {
 	unsigned char *p;
@@ -23,8 +25,7 @@ int arch_buf__pad8(struct arch_buf *b);
 void arch_buf__fini(struct arch_buf *b);
 
 struct arch_set {
-	uint32_t *slot;		/* index + 1, 0 = empty */
-	size_t cap;		/* a power of two */
+	struct hmap index;	/* the key's hash -> its index */
 	size_t n;
 	struct arch_buf keys;	/* every key, back to back */
 	size_t *key_off;	/* by index: offset in keys, and length */

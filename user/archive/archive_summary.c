@@ -129,52 +129,13 @@ int arch_summary__chunk_begin(struct arch_summary *s, bool continuation)
 	return fxt_reader__new(0, &s->rd);
 }
 
-static bool str_is(const struct fxt_str *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->len == n && !memcmp(s->data, lit, n);
-}
-
-static const struct fxt_argv *arg(const struct fxt_record *r, const char *name)
-{
-	for (unsigned int i = 0; i < r->nargs; i++)
-		if (str_is(&r->args[i].name, name))
-			return &r->args[i];
-	return NULL;
-}
-
-/* An integer argument of any width, 0 when absent. */
-static uint64_t arg_uint(const struct fxt_record *r, const char *name)
-{
-	const struct fxt_argv *a = arg(r, name);
-
-	if (!a)
-		return 0;
-	switch (a->type) {
-	case FXT_ARG_INT32:
-		return (uint64_t)(int64_t)a->v.i32;
-	case FXT_ARG_UINT32:
-		return a->v.u32;
-	case FXT_ARG_INT64:
-	case FXT_ARG_UINT64:
-		return a->v.u64;
-	case FXT_ARG_POINTER:
-		return a->v.ptr;
-	case FXT_ARG_KOID:
-		return a->v.koid;
-	case FXT_ARG_BOOL:
-		return a->v.b;
-	}
-	return 0;
-}
-
+/* A string argument, empty when absent. */
 static struct fxt_str arg_str(const struct fxt_record *r, const char *name)
 {
-	const struct fxt_argv *a = arg(r, name);
-	struct fxt_str none = { "", 0, 0 };
+	struct fxt_str v = { "", 0, 0 };
 
-	return a && a->type == FXT_ARG_STRING ? a->v.str : none;
+	fxt_record__arg_str(r, name, &v);
+	return v;
 }
 
 static int grow_u64(uint64_t **v, size_t *cap, size_t need)
@@ -292,40 +253,43 @@ static int count_sample(struct arch_summary *s, uint64_t pid, uint64_t tid,
 	return count_window(s, cpu, ts);
 }
 
-/* The encoder's layout (user/encode/fxt_encoder.c): header, ts, pid,
- * tid, then the cpu argument, its value in the upper half. */
-#define FAST_WORDS	7
+/* The encoder's layout: fxt_profile.h's enum fxt_sample_word. */
+#define FAST_WORDS	FXT_SAMPLE_EVENT_WORDS
 
 static void learn_sample(struct arch_summary *s, const struct fxt_record *r)
 {
 	const struct fxt_argv *a = r->nargs ? &r->args[0] : NULL;
 
 	if (r->size != FAST_WORDS || r->thread.index || !a ||
-	    a->type != FXT_ARG_UINT32 || !str_is(&a->name, "cpu"))
+	    a->type != FXT_ARG_UINT32 ||
+	    !fxt_str__is(&a->name, FXT_PROFILE_ARG_CPU))
 		return;
-	s->fast_hdr = r->words[0];
-	s->fast_cpu = r->words[4] & 0xffffffffu;
+	s->fast_hdr = r->words[FXT_SAMPLE_HDR];
+	s->fast_cpu = r->words[FXT_SAMPLE_CPU] & 0xffffffffu;
 	s->fast = true;
 }
 
 static void count_loss(struct arch_summary *s, const struct fxt_record *r)
 {
-	uint64_t *rec, *bytes;
+	uint64_t *rec, *bytes, v;
 
-	if (str_is(&r->event.name, "fxtprof:kernel_lost")) {
+	if (fxt_str__is(&r->event.name, FXT_PROFILE_EV_KERNEL_LOST)) {
 		rec = &s->m.kernel_lost_records;
 		bytes = &s->m.kernel_lost_bytes;
-	} else if (str_is(&r->event.name, "fxtprof:output_dropped")) {
+	} else if (fxt_str__is(&r->event.name,
+			       FXT_PROFILE_EV_OUTPUT_DROPPED)) {
 		rec = &s->m.output_dropped_records;
 		bytes = &s->m.output_dropped_bytes;
 	} else {
 		return;
 	}
 	/* Totals: the latest is the largest, whatever order CPUs came in. */
-	if (arg_uint(r, "records") > *rec)
-		*rec = arg_uint(r, "records");
-	if (arg_uint(r, "bytes") > *bytes)
-		*bytes = arg_uint(r, "bytes");
+	v = fxt_record__arg_uint_or0(r, FXT_PROFILE_ARG_RECORDS);
+	if (v > *rec)
+		*rec = v;
+	v = fxt_record__arg_uint_or0(r, FXT_PROFILE_ARG_BYTES);
+	if (v > *bytes)
+		*bytes = v;
 }
 
 static int name_span_new(struct arch_summary *s, size_t key, uint32_t kind,
@@ -432,18 +396,24 @@ static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
 				  &r->kobj.name, ts);
 	case FXT_KOBJ_THREAD:
 		return count_name(s, ARCHIVE_NAME_THREAD,
-				  arg_uint(r, "process"), r->kobj.koid,
+				  fxt_record__arg_uint_or0(r,
+						FXT_PROFILE_ARG_PROCESS),
+				  r->kobj.koid,
 				  &r->kobj.name, ts);
 	case FXT_KOBJ_MAPPING: {
 		struct arch_mapping_entry e = {
-			.pid = arg_uint(r, FXT_PROFILE_ARG_PID),
-			.start = arg_uint(r, FXT_PROFILE_ARG_START),
-			.end = arg_uint(r, FXT_PROFILE_ARG_END),
-			.pgoff = arg_uint(r, FXT_PROFILE_ARG_PGOFF),
-			.time = arg_uint(r, FXT_PROFILE_ARG_TIME),
+			.pid = fxt_record__arg_uint_or0(r, FXT_PROFILE_ARG_PID),
+			.start = fxt_record__arg_uint_or0(r,
+						FXT_PROFILE_ARG_START),
+			.end = fxt_record__arg_uint_or0(r, FXT_PROFILE_ARG_END),
+			.pgoff = fxt_record__arg_uint_or0(r,
+						FXT_PROFILE_ARG_PGOFF),
+			.time = fxt_record__arg_uint_or0(r,
+						FXT_PROFILE_ARG_TIME),
 			.path_len = r->kobj.name.len,
 			.build_id_len = (uint16_t)bid.len,
-			.flags = arg_uint(r, FXT_PROFILE_ARG_INITIAL) ? 1 : 0,
+			.flags = fxt_record__arg_uint_or0(r,
+					FXT_PROFILE_ARG_INITIAL) ? 1 : 0,
 		};
 
 		/* pid, start, end, pgoff: then the path and build id. */
@@ -454,10 +424,11 @@ static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
 	case FXT_KOBJ_KMOD: {
 		struct arch_kimage_entry e = {
 			.start = r->kobj.koid,
-			.end = arg_uint(r, FXT_PROFILE_ARG_END),
+			.end = fxt_record__arg_uint_or0(r, FXT_PROFILE_ARG_END),
 			.name_len = r->kobj.name.len,
 			.build_id_len = (uint16_t)bid.len,
-			.flags = arg_uint(r, FXT_PROFILE_ARG_KERNEL) ? 1 : 0,
+			.flags = fxt_record__arg_uint_or0(r,
+					FXT_PROFILE_ARG_KERNEL) ? 1 : 0,
 		};
 
 		return add_entry(&s->kimages, &s->kimage_bytes, &e, sizeof(e),
@@ -466,7 +437,8 @@ static int count_kobj(struct arch_summary *s, const struct fxt_record *r,
 	case FXT_KOBJ_KSYM: {
 		struct arch_ksym_entry e = {
 			.addr = r->kobj.koid,
-			.size = (uint32_t)arg_uint(r, FXT_PROFILE_ARG_SIZE),
+			.size = (uint32_t)fxt_record__arg_uint_or0(r,
+						FXT_PROFILE_ARG_SIZE),
 			.name_len = r->kobj.name.len,
 		};
 
@@ -519,11 +491,11 @@ void arch_summary__record(struct arch_summary *s, const void *rec,
 			s->m.segments++;
 		return;
 	case FXT_REC_EVENT:
-		if (r->subtype == FXT_EVENT_INSTANT &&
-		    str_is(&r->event.name, "sample") &&
-		    str_is(&r->event.category, "cpu")) {
+		if (fxt_record__is_sample(r)) {
 			ret = count_sample(s, r->thread.pid, r->thread.tid,
-					   (uint32_t)arg_uint(r, "cpu"), r->ts);
+				(uint32_t)fxt_record__arg_uint_or0(r,
+							FXT_PROFILE_ARG_CPU),
+				r->ts);
 			if (!s->fast)
 				learn_sample(s, r);
 		}

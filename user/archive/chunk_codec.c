@@ -295,7 +295,7 @@ static int stack_put(struct chunk_codec *c, const unsigned char *r,
 	uint64_t h = codec_mix(codec_mix(load64(r), load64(r + 8)), load64(r + 40));
 	const unsigned char *e;
 
-	for (uint64_t i = BLOB_MIN_WORDS; i < words; i++)
+	for (uint64_t i = FXT_STACK_FRAMES; i < words; i++)
 		h = codec_mix(h, load64(r + 8 * i));
 	if (2 * (c->nstk + 1) > c->stk_size && stack_grow(c))
 		return -ENOMEM;
@@ -401,7 +401,7 @@ long chunk_codec__encode(struct chunk_codec *c, const void *fxt, size_t len,
 		if (!words || words > (uint64_t)(end - p) / 8 || n == records)
 			return 0;		/* not whole records: uncoded */
 		bytes = words * 8;
-		if ((w0 & 0xf) == FXT_EVENT && words == SAMPLE_WORDS) {
+		if ((w0 & 0xf) == FXT_REC_EVENT && words == FXT_SAMPLE_EVENT_WORDS) {
 			ret = encode_sample(c, p, clock);
 			if (ret < 0)
 				return ret;
@@ -409,7 +409,7 @@ long chunk_codec__encode(struct chunk_codec *c, const void *fxt, size_t len,
 				kind = K_SAMPLE;
 				sample = p;
 			}
-		} else if ((w0 & 0xf) == FXT_LARGE && words >= BLOB_MIN_WORDS) {
+		} else if ((w0 & 0xf) == FXT_REC_LARGE && words >= FXT_STACK_FRAMES) {
 			ret = stack_put(c, p, words);
 			if (ret)
 				return ret;
@@ -545,7 +545,8 @@ static int decode_sample(struct rd *s, struct dec_tables *t,
 		    !get_raw(&s[S_TEMPLATE], &n.w4lo, 4) ||
 		    !get_raw(&s[S_TEMPLATE], &n.w5, 8) ||
 		    !get_raw(&s[S_TEMPLATE], &n.w6lo, 4) ||
-		    (n.w0 & 0xf) != FXT_EVENT || record_words(n.w0) != SAMPLE_WORDS)
+		    (n.w0 & 0xf) != FXT_REC_EVENT ||
+		    record_words(n.w0) != FXT_SAMPLE_EVENT_WORDS)
 			return -EBADMSG;
 		t->tmpl[t->ntmpl++] = n;
 	}
@@ -616,7 +617,7 @@ static int decode_stack(struct rd *s, struct dec_tables *t,
 			return -EBADMSG;
 		w0 = load64(b->p + b->pos);
 		*words = record_words(w0);
-		if ((w0 & 0xf) != FXT_LARGE || *words < BLOB_MIN_WORDS ||
+		if ((w0 & 0xf) != FXT_REC_LARGE || *words < FXT_STACK_FRAMES ||
 		    (*words - 3) * 8 > t->arena_cap - t->arena_len)
 			return -EBADMSG;
 		q = t->stk;
@@ -662,7 +663,7 @@ static int decode_records(struct rd *s, struct dec_tables *t,
 				return -EBADMSG;
 			break;
 		case K_SAMPLE:
-			words = SAMPLE_WORDS;
+			words = FXT_SAMPLE_EVENT_WORDS;
 			if (words > (out_len - o) / 8)
 				return -EBADMSG;
 			ret = decode_sample(s, t, out + o, clock);

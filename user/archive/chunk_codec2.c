@@ -351,7 +351,7 @@ static const uint64_t *reference(struct c2_state *s)
 /* Word 0 as the reference's with the new size, word 5 grown with it. */
 static uint64_t predict_w0(const uint64_t *ref, uint64_t words)
 {
-	uint64_t w0 = ref ? ref[0] : FXT_LARGE;
+	uint64_t w0 = ref ? ref[0] : FXT_REC_LARGE;
 
 	return (w0 & ~(0xffffffffull << 4)) | words << 4;
 }
@@ -724,7 +724,7 @@ static int encode_blob(struct chunk_codec2 *c, const unsigned char *r,
 	 * a comparison).
 	 */
 	h = load64(r) ^ load64(r + 8) * 3 ^ load64(r + 40) * 5;
-	for (uint64_t i = BLOB_MIN_WORDS; i < words; i++)
+	for (uint64_t i = FXT_STACK_FRAMES; i < words; i++)
 		h = (h + load64(r + 8 * i)) * 0x9e3779b97f4a7c15ull;
 	h = codec_mix(h, h >> 32);
 	for (j = (uint32_t)h & mask;; j = (j + 1) & mask) {
@@ -806,13 +806,13 @@ long chunk_codec2__encode(struct chunk_codec2 *c, const void *fxt, size_t len,
 		 * that would need a 65th template is known to be verbatim
 		 * first.
 		 */
-		if ((w0 & 0xf) == FXT_EVENT && words == SAMPLE_WORDS) {
+		if ((w0 & 0xf) == FXT_REC_EVENT && words == FXT_SAMPLE_EVENT_WORDS) {
 			struct template t = sample_template(p);
 
 			if (s->ntmpl < MAX_TEMPLATES ||
 			    template_find(s, &t) < s->ntmpl)
 				kind = K_SAMPLE;
-		} else if ((w0 & 0xf) == FXT_LARGE && words >= BLOB_MIN_WORDS) {
+		} else if ((w0 & 0xf) == FXT_REC_LARGE && words >= FXT_STACK_FRAMES) {
 			kind = sample && !memcmp(p + 16, sample + 8, 24) ?
 			       K_BLOB_OF_SAMPLE : K_BLOB;
 		}
@@ -938,7 +938,7 @@ static int decode_sample(struct c2_state *s, struct rc_dec *d,
 	const struct template *tp;
 	uint32_t thr, kctx;
 
-	if (out_left < 8 * SAMPLE_WORDS)
+	if (out_left < 8 * FXT_SAMPLE_EVENT_WORDS)
 		return -EBADMSG;
 	if (rc_dec_bit(d, &m->tmpl_other) || !s->ntmpl) {
 		idx = rc_dec_tree(d, m->tmpl_idx, 7);
@@ -951,8 +951,8 @@ static int decode_sample(struct c2_state *s, struct rc_dec *d,
 			t->w4lo = rc_dec_direct(d, 32);
 			t->w5 = dec_raw64(d);
 			t->w6lo = rc_dec_direct(d, 32);
-			if ((t->w0 & 0xf) != FXT_EVENT ||
-			    record_words(t->w0) != SAMPLE_WORDS)
+			if ((t->w0 & 0xf) != FXT_REC_EVENT ||
+			    record_words(t->w0) != FXT_SAMPLE_EVENT_WORDS)
 				return -EBADMSG;
 		}
 		s->last_tmpl = (uint32_t)idx;
@@ -1027,7 +1027,7 @@ static int decode_new_entry(struct c2_state *s, struct rc_dec *d,
 	e[0] = rc_dec_bit(d, &m->w0_other) ? dec_raw64(d) : predict_w0(ref, words);
 	e[1] = rc_dec_bit(d, &m->w1_other) ? dec_raw64(d) : ref ? ref[1] : 0;
 	e[2] = rc_dec_bit(d, &m->w5_other) ? dec_raw64(d) : predict_w5(ref, n);
-	if ((e[0] & 0xf) != FXT_LARGE || record_words(e[0]) != words)
+	if ((e[0] & 0xf) != FXT_REC_LARGE || record_words(e[0]) != words)
 		return -EBADMSG;
 	if (!dec_num(d, &m->differ, &differ) || differ > n || n - differ > nref)
 		return -EBADMSG;
@@ -1068,7 +1068,7 @@ static int decode_blob(struct c2_state *s, struct rc_dec *d, unsigned int kind,
 	uint32_t idx;
 	int ret;
 
-	if (out_left < 8 * BLOB_MIN_WORDS)
+	if (out_left < 8 * FXT_STACK_FRAMES)
 		return -EBADMSG;
 	if (kind == K_BLOB_OF_SAMPLE) {
 		if (!sample)
@@ -1143,10 +1143,10 @@ static int decode_records(struct c2_state *s, struct rc_dec *d,
 			if (ret)
 				return ret;
 			sample = out + o;
-			words = SAMPLE_WORDS;
+			words = FXT_SAMPLE_EVENT_WORDS;
 			break;
 		case K_BLOB:
-			if (out_len - o < 8 * BLOB_MIN_WORDS)
+			if (out_len - o < 8 * FXT_STACK_FRAMES)
 				return -EBADMSG;
 			store64(out + o + 16, dec_raw64(d));
 			store64(out + o + 24, dec_raw64(d));

@@ -2,8 +2,8 @@
 /*
  * codec_record.h - the FXT record shapes both chunk codecs (chunk_codec.c,
  * chunk_codec2.c) take apart, and the word access they read them with.
- * A sample is a 7-word event (header, time, pid, tid, and three argument
- * words); its stack follows as a large record of at least 6 words.  What
+ * A sample is the encoder's: its event (enum fxt_sample_word, fxt_profile.h)
+ * and its stack, a large record of at least FXT_STACK_FRAMES words.  What
  * each codec writes of them is its own format (archive-format.md), and
  * stays in its own file.
  */
@@ -13,10 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define FXT_EVENT	4u
-#define FXT_LARGE	15u
-#define SAMPLE_WORDS	7u
-#define BLOB_MIN_WORDS	6u
+#include "fxt/fxt.h"
+#include "fxt/fxt_profile.h"
 
 /* A sample's words that repeat from sample to sample. */
 struct template {
@@ -41,7 +39,7 @@ static inline void store64(unsigned char *p, uint64_t v)
 /* A record's words from its header, 0 if it has none. */
 static inline uint64_t record_words(uint64_t w0)
 {
-	return (w0 & 0xf) == FXT_LARGE ? (w0 >> 4) & 0xffffffffu
+	return (w0 & 0xf) == FXT_REC_LARGE ? (w0 >> 4) & 0xffffffffu
 				       : (w0 >> 4) & 0xfff;
 }
 

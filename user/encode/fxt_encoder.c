@@ -27,33 +27,39 @@ enum fxt_enc_str {
 };
 
 static const char *const fxt_enc_strings[S_NR] = {
-	[S_CPU] = "cpu", [S_SAMPLE] = "sample", [S_TASK] = "task",
-	[S_FORK] = "fork", [S_EXEC] = "exec", [S_EXIT] = "exit",
-	[S_MODE_UNKNOWN] = "unknown", [S_MODE_KERNEL] = "kernel",
-	[S_MODE_USER] = "user", [S_MODE_IDLE] = "idle",
-	[S_KFRAMES] = "kframes", [S_CHILD_PID] = "child_pid",
-	[S_CHILD_TID] = "child_tid", [S_CLONE_FLAGS] = "clone_flags",
-	[S_FILENAME] = "filename", [S_OLD_TID] = "old_tid",
-	[S_EXIT_CODE] = "exit_code", [S_GROUP_DEAD] = "group_dead",
-	[S_META] = "fxtprof", [S_KERNEL_LOST] = "fxtprof:kernel_lost",
-	[S_RECORDS] = "records", [S_BYTES] = "bytes",
-	[S_OUTPUT_DROPPED] = "fxtprof:output_dropped",
-	[S_STATS] = "fxtprof:stats", [S_SAMPLES] = "samples",
-	[S_LOST_UNREPORTED] = "lost_unreported", [S_MODE_KEY] = "mode",
-	[S_LOST_RECORDS] = "lost_records",
+	[S_CPU] = FXT_PROFILE_CAT_CPU, [S_SAMPLE] = FXT_PROFILE_EV_SAMPLE,
+	[S_TASK] = FXT_PROFILE_CAT_TASK, [S_FORK] = FXT_PROFILE_EV_FORK,
+	[S_EXEC] = FXT_PROFILE_EV_EXEC, [S_EXIT] = FXT_PROFILE_EV_EXIT,
+	[S_MODE_UNKNOWN] = FXT_PROFILE_MODE_UNKNOWN,
+	[S_MODE_KERNEL] = FXT_PROFILE_MODE_KERNEL,
+	[S_MODE_USER] = FXT_PROFILE_MODE_USER,
+	[S_MODE_IDLE] = FXT_PROFILE_MODE_IDLE,
+	[S_KFRAMES] = FXT_PROFILE_ARG_KFRAMES,
+	[S_CHILD_PID] = FXT_PROFILE_ARG_CHILD_PID,
+	[S_CHILD_TID] = FXT_PROFILE_ARG_CHILD_TID,
+	[S_CLONE_FLAGS] = FXT_PROFILE_ARG_CLONE_FLAGS,
+	[S_FILENAME] = FXT_PROFILE_ARG_FILENAME,
+	[S_OLD_TID] = FXT_PROFILE_ARG_OLD_TID,
+	[S_EXIT_CODE] = FXT_PROFILE_ARG_EXIT_CODE,
+	[S_GROUP_DEAD] = FXT_PROFILE_ARG_GROUP_DEAD,
+	[S_META] = FXT_PROFILE_CAT_META,
+	[S_KERNEL_LOST] = FXT_PROFILE_EV_KERNEL_LOST,
+	[S_RECORDS] = FXT_PROFILE_ARG_RECORDS,
+	[S_BYTES] = FXT_PROFILE_ARG_BYTES,
+	[S_OUTPUT_DROPPED] = FXT_PROFILE_EV_OUTPUT_DROPPED,
+	[S_STATS] = FXT_PROFILE_EV_STATS,
+	[S_SAMPLES] = FXT_PROFILE_ARG_SAMPLES,
+	[S_LOST_UNREPORTED] = FXT_PROFILE_ARG_LOST_UNREPORTED,
+	[S_MODE_KEY] = FXT_PROFILE_ARG_MODE,
+	[S_LOST_RECORDS] = FXT_PROFILE_ARG_LOST_RECORDS,
 };
-
-/* A sample's instant event: header, ts, pid, tid, cpu, mode, kframes. */
-#define SAMPLE_EVENT_WORDS	7
-/* Its stack: header, format, ts, pid, tid, size, then the frames. */
-#define SAMPLE_STACK_WORDS	6
 
 struct fxt_encoder {
 	struct fxt_writer *w;
 	bool pinned;			/* ref[] and the words below hold */
 	struct fxt_sref ref[S_NR];
 	/* A sample's constant words for this segment (the refs in them). */
-	uint64_t sample_hdr, arg_cpu, arg_mode[4], arg_kframes;
+	uint64_t sample_hdr, arg_cpu, arg_mode[FXT_PROFILE_NR_MODES], arg_kframes;
 	uint64_t self_pid;		/* counters live on the reader */
 	uint64_t self_tid;
 	uint64_t mapping_koid;		/* the last mapping's serial */
@@ -126,11 +132,11 @@ static int fxt_enc_pin(struct fxt_encoder *e)
 		if (ret)
 			return ret;
 	}
-	e->sample_hdr = fxt_event_hdr(SAMPLE_EVENT_WORDS, FXT_EVENT_INSTANT, 3,
+	e->sample_hdr = fxt_event_hdr(FXT_SAMPLE_EVENT_WORDS, FXT_EVENT_INSTANT, 3,
 				      0, e->ref[S_CPU].ref,
 				      e->ref[S_SAMPLE].ref);
 	e->arg_cpu = fxt_arg_hdr32(FXT_ARG_UINT32, e->ref[S_CPU].ref, 0);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < FXT_PROFILE_NR_MODES; i++)
 		e->arg_mode[i] = fxt_arg_hdr32(FXT_ARG_STRING,
 					       e->ref[S_MODE_KEY].ref,
 					       e->ref[S_MODE_UNKNOWN + i].ref);
@@ -176,16 +182,18 @@ static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 	uint64_t *p;
 	int ret, ret2;
 
-	p = fxt_writer__begin(e->w, SAMPLE_EVENT_WORDS, FXT_REC_EVENT, &ret);
+	p = fxt_writer__begin(e->w, FXT_SAMPLE_EVENT_WORDS, FXT_REC_EVENT, &ret);
 	if (p) {
-		p[0] = e->sample_hdr;
-		p[1] = s->hdr.time_ns;
-		p[2] = s->pid;
-		p[3] = s->tid;
-		p[4] = e->arg_cpu | (uint64_t)s->hdr.cpu << 32;
-		p[5] = e->arg_mode[s->mode < 4 ? s->mode : 0];
-		p[6] = e->arg_kframes | (uint64_t)s->nr_kernel << 32;
-		ret = fxt_writer__end(e->w, SAMPLE_EVENT_WORDS);
+		p[FXT_SAMPLE_HDR] = e->sample_hdr;
+		p[FXT_SAMPLE_TS] = s->hdr.time_ns;
+		p[FXT_SAMPLE_PID] = s->pid;
+		p[FXT_SAMPLE_TID] = s->tid;
+		p[FXT_SAMPLE_CPU] = e->arg_cpu | (uint64_t)s->hdr.cpu << 32;
+		p[FXT_SAMPLE_MODE] = e->arg_mode[s->mode < FXT_PROFILE_NR_MODES ?
+						 s->mode : 0];
+		p[FXT_SAMPLE_KFRAMES] = e->arg_kframes |
+					(uint64_t)s->nr_kernel << 32;
+		ret = fxt_writer__end(e->w, FXT_SAMPLE_EVENT_WORDS);
 	}
 	if (!frames)
 		return ret;
@@ -197,18 +205,18 @@ static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 	 */
 	if (frames > FXT_MAX_FRAMES)
 		frames = FXT_MAX_FRAMES;
-	words = SAMPLE_STACK_WORDS + frames;
+	words = FXT_STACK_FRAMES + frames;
 	p = fxt_writer__begin(e->w, words, FXT_REC_LARGE, &ret2);
 	if (p) {
-		p[0] = fxt_large_blob_hdr(words);
-		p[1] = fxt_large_blob_format(0, 0, 0, 0);
-		p[2] = s->hdr.time_ns;
-		p[3] = s->pid;
-		p[4] = s->tid;
-		p[5] = frames * 8;
+		p[FXT_STACK_HDR] = fxt_large_blob_hdr(words);
+		p[FXT_STACK_FORMAT] = fxt_large_blob_format(0, 0, 0, 0);
+		p[FXT_STACK_TS] = s->hdr.time_ns;
+		p[FXT_STACK_PID] = s->pid;
+		p[FXT_STACK_TID] = s->tid;
+		p[FXT_STACK_SIZE] = frames * 8;
 		/* Word by word: a short copy, where a string move starts slow. */
 		for (i = 0; i < frames; i++)
-			p[SAMPLE_STACK_WORDS + i] = s->ips[i];
+			p[FXT_STACK_FRAMES + i] = s->ips[i];
 		ret2 = fxt_writer__end(e->w, words);
 	}
 	return ret ? ret : ret2;
@@ -418,7 +426,8 @@ static int fxt_enc_wall_clock(void *ctx, uint64_t boot_ns,
 static int sched_pin(struct fxt_encoder *e)
 {
 	static const char *const names[] = {
-		"incoming_weight", "outgoing_weight", "weight", "waker",
+		FXT_PROFILE_ARG_IN_WEIGHT, FXT_PROFILE_ARG_OUT_WEIGHT,
+		FXT_PROFILE_ARG_WEIGHT, FXT_PROFILE_ARG_WAKER,
 	};
 	struct fxt_sref ref[4];
 	int ret;
@@ -505,7 +514,8 @@ static int on_wakeup(struct fxt_encoder *e, const struct fxtprof_wakeup *wk)
 static int on_trigger(struct fxt_encoder *e,
 		      const struct fxtprof_trigger_rec *t)
 {
-	static const char trigger_s[] = "trigger", name_s[] = "name";
+	static const char trigger_s[] = FXT_PROFILE_EV_TRIGGER,
+			  name_s[] = FXT_PROFILE_ARG_NAME;
 	struct fxt_tref thr = fxt_tref_inline(t->pid, t->tid);
 	char tname[FXTPROF_TRIGGER_NAME_MAX * 3];
 	struct fxt_sref name;
@@ -542,13 +552,13 @@ static int on_annotation(struct fxt_encoder *e,
 			 const struct fxtprof_annotation_rec *a)
 {
 	static const char *const cat_s[FXTPROF_ANNOT_KIND_MAX] = {
-		[FXTPROF_ANNOT_REGION_BEGIN] = "region",
-		[FXTPROF_ANNOT_REGION_END] = "region",
-		[FXTPROF_ANNOT_SECTION_BEGIN] = "section",
-		[FXTPROF_ANNOT_SECTION_END] = "section",
-		[FXTPROF_ANNOT_KERNEL_BEGIN] = "kernel",
-		[FXTPROF_ANNOT_KERNEL_END] = "kernel",
-		[FXTPROF_ANNOT_EVENT] = "event",
+		[FXTPROF_ANNOT_REGION_BEGIN] = FXT_PROFILE_CAT_REGION,
+		[FXTPROF_ANNOT_REGION_END] = FXT_PROFILE_CAT_REGION,
+		[FXTPROF_ANNOT_SECTION_BEGIN] = FXT_PROFILE_CAT_SECTION,
+		[FXTPROF_ANNOT_SECTION_END] = FXT_PROFILE_CAT_SECTION,
+		[FXTPROF_ANNOT_KERNEL_BEGIN] = FXT_PROFILE_CAT_KERNEL,
+		[FXTPROF_ANNOT_KERNEL_END] = FXT_PROFILE_CAT_KERNEL,
+		[FXTPROF_ANNOT_EVENT] = FXT_PROFILE_CAT_EVENT,
 	};
 	static const uint8_t ev_type[FXTPROF_ANNOT_KIND_MAX] = {
 		[FXTPROF_ANNOT_REGION_BEGIN] = FXT_EVENT_DURATION_BEGIN,
@@ -559,7 +569,7 @@ static int on_annotation(struct fxt_encoder *e,
 		[FXTPROF_ANNOT_KERNEL_END] = FXT_EVENT_DURATION_END,
 		[FXTPROF_ANNOT_EVENT] = FXT_EVENT_INSTANT,
 	};
-	static const char kernel_id_s[] = "kernel_id";
+	static const char kernel_id_s[] = FXT_PROFILE_ARG_KERNEL_ID;
 	struct fxt_event ev = {
 		.ts = a->hdr.time_ns,
 		.thread = fxt_tref_inline(a->pid, a->tid),
@@ -721,7 +731,8 @@ static int fxt_enc_output_gap(void *ctx, uint64_t ts, uint64_t records,
 static int fxt_enc_encode_errors(void *ctx, uint64_t ts, uint64_t records,
 				 int last_error)
 {
-	static const char name_s[] = "fxtprof:encode_errors", err_s[] = "errno";
+	static const char name_s[] = FXT_PROFILE_EV_ENCODE_ERRORS,
+			  err_s[] = FXT_PROFILE_ARG_ERRNO;
 	struct fxt_encoder *e = ctx;
 	struct fxt_sref name, err_key;
 	struct fxt_arg args[2];

@@ -5,8 +5,7 @@
  * The exporters give every distinct function name, frame, callstack,
  * location and string an id, and pprof's string table is the list of
  * its strings by id.  Keys are any bytes (a frame's key is a packed
- * struct), copied into the table.  Open addressing, at most half full,
- * so a lookup costs O(1) probes whatever the number of keys.
+ * struct), copied into the table, and found by util/hmap.h.
  */
 #ifndef FXTPROF_INTERN_H
 #define FXTPROF_INTERN_H
@@ -15,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hmap.h"
+
 struct intern_key {
 	const void *data;
 	uint32_t len;
@@ -22,11 +23,9 @@ struct intern_key {
 
 struct intern {
 	struct intern_key *keys;	/* [id - 1], owned copies */
-	uint32_t *slots;		/* id, 0 = free */
-	uint64_t *hashes;		/* [id - 1] */
-	size_t nslots;			/* power of two */
+	struct hmap index;		/* the key's hash -> id */
 	size_t n;			/* ids given: 1..n */
-	size_t cap;			/* of keys and hashes */
+	size_t cap;			/* of keys */
 };
 
 void intern__init(struct intern *t);

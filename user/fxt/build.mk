@@ -7,16 +7,17 @@
 #   $(B)/asan/lib/libfxt.a   ASan + UBSan, for the sanitizer test run
 # Other code links $(FXT_LIB) and adds $(FXT_CPPFLAGS).
 
-FXT_CPPFLAGS := -Iuser/fxt
+FXT_CPPFLAGS := -Iuser/fxt -Iuser
 FXT_SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 
 FXT_LIB_SRCS := user/fxt/fxt_encode.c user/fxt/fxt_writer.c \
 		user/fxt/fxt_strings.c user/fxt/fxt_utf8.c \
 		user/fxt/fxt_reader.c user/fxt/fxt_check.c \
 		user/fxt/fxt_dump.c user/fxt/fxt_tools.c \
-		user/fxt/fxt_blob.c user/fxt/fxt_spans.c
+		user/fxt/fxt_blob.c user/fxt/fxt_spans.c \
+		user/fxt/fxt_profile.c
 FXT_HDRS := user/fxt/fxt.h user/fxt/fxt_reader.h user/fxt/fxt_internal.h \
-	    user/fxt/fxt_spans.h
+	    user/fxt/fxt_spans.h user/fxt/fxt_profile.h user/util/hmap.h
 
 FXT_LIB := $(B)/lib/libfxt.a
 FXT_LIB_ASAN := $(B)/asan/lib/libfxt.a

@@ -20,6 +20,7 @@
 #include "fxt_profile.h"
 #include "fxt_reader.h"
 #include "fxt_spans.h"
+#include "util/hmap.h"
 
 #define MAX_SEEN_PROVIDERS	64
 
@@ -34,11 +35,8 @@ struct fxt_checker {
 	unsigned int nseen;
 	uint8_t head[8];		/* first bytes, for magic-first */
 	size_t nhead;
-	/* tid -> pid declared by thread kernel objects (open addressing) */
-	struct tid_pid {
-		uint64_t tid, pid;
-	} *tids;
-	size_t ntids, tids_cap;		/* cap: power of two or 0 */
+	/* tid -> pid declared by thread kernel objects */
+	struct hmap tids;
 	/*
 	 * Per CPU, the thread the last context switch put on it, for the
 	 * chain rule; forgotten at a buffer-overflow notice (records were
@@ -55,55 +53,24 @@ struct fxt_checker {
 	uint64_t spans_skipped;		/* events not kept this segment */
 };
 
-static size_t tid_slot(const struct fxt_checker *c, uint64_t tid)
+/* The pid thread objects gave @tid, false if none did. */
+static bool tid_find(const struct fxt_checker *c, uint64_t tid, uint64_t *pid)
 {
-	size_t mask = c->tids_cap - 1;
-	size_t i = (size_t)((tid * 0x9e3779b97f4a7c15ULL) >> 20) & mask;
+	uint64_t *v = hmap__get(&c->tids, tid);
 
-	/* tid 0 marks a free slot; tid 0 is never recorded (idle) */
-	while (c->tids[i].tid && c->tids[i].tid != tid)
-		i = (i + 1) & mask;
-	return i;
+	if (v)
+		*pid = *v;
+	return v;
 }
 
-static const struct tid_pid *tid_find(const struct fxt_checker *c,
-				      uint64_t tid)
-{
-	size_t i;
-
-	if (!c->tids_cap || !tid)
-		return NULL;
-	i = tid_slot(c, tid);
-	return c->tids[i].tid ? &c->tids[i] : NULL;
-}
-
-/* Remember the latest pid of tid; memory failure only loses the hint. */
+/*
+ * Remember the latest pid of tid; memory failure only loses the hint.
+ * tid 0 is the idle thread's, in every process: not remembered.
+ */
 static void tid_set(struct fxt_checker *c, uint64_t tid, uint64_t pid)
 {
-	size_t i;
-
-	if (!tid)
-		return;
-	if (2 * (c->ntids + 1) > c->tids_cap) {
-		size_t ncap = c->tids_cap ? 2 * c->tids_cap : 1024;
-		struct tid_pid *old = c->tids, *nt;
-		size_t ocap = c->tids_cap;
-
-		nt = calloc(ncap, sizeof(*nt));
-		if (!nt)
-			return;
-		c->tids = nt;
-		c->tids_cap = ncap;
-		for (size_t j = 0; j < ocap; j++)
-			if (old[j].tid)
-				c->tids[tid_slot(c, old[j].tid)] = old[j];
-		free(old);
-	}
-	i = tid_slot(c, tid);
-	if (!c->tids[i].tid)
-		c->ntids++;
-	c->tids[i].tid = tid;
-	c->tids[i].pid = pid;
+	if (tid)
+		hmap__put(&c->tids, tid, pid);
 }
 
 int fxt_checker__new(fxt_warn_fn warn, void *ctx, struct fxt_checker **out)
@@ -139,7 +106,7 @@ void fxt_checker__free(struct fxt_checker *c)
 		return;
 	fxt_reader__free(c->reader);
 	fxt_spans__free(c->spans);
-	free(c->tids);
+	hmap__free(&c->tids);
 	free(c->cpus);
 	free(c);
 }
@@ -396,7 +363,7 @@ static int check_kobj(struct fxt_checker *c, const struct fxt_record *rec)
 	for (unsigned int i = 0; i < rec->nargs; i++) {
 		const struct fxt_argv *a = &rec->args[i];
 
-		if (a->name.len != 7 || memcmp(a->name.data, "process", 7))
+		if (!fxt_str__is(&a->name, FXT_PROFILE_ARG_PROCESS))
 			continue;
 		if (a->type != FXT_ARG_KOID)
 			return violation(c, rec->offset, "kobj-process-koid",
@@ -571,14 +538,15 @@ static int check_record(struct fxt_checker *c, const struct fxt_record *rec)
 		return err;
 	if ((rec->type == FXT_REC_EVENT || rec->type == FXT_REC_LARGE) &&
 	    rec->has_ts) {
-		const struct tid_pid *t = tid_find(c, rec->thread.tid);
+		uint64_t pid;
 
-		if (t && t->pid != rec->thread.pid)
+		if (tid_find(c, rec->thread.tid, &pid) &&
+		    pid != rec->thread.pid)
 			warning(c, rec->offset, "thread-pid-mismatch",
 				"tid %" PRIu64 " is in pid %" PRIu64
 				" per its kernel object, but this record says pid %"
 				PRIu64 " (Perfetto makes two threads)",
-				rec->thread.tid, t->pid, rec->thread.pid);
+				rec->thread.tid, pid, rec->thread.pid);
 	}
 
 	switch (rec->type) {

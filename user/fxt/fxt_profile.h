@@ -1,15 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fxt_profile.h - fxtprof's conventions on top of FXT for what a
- * symbolizer needs: executable mappings, kernel images and kernel symbols;
- * and for the wall clock the trace's timestamps were taken against.
+ * fxt_profile.h - fxtprof's vocabulary on top of FXT: every category,
+ * event and argument name fxtprof writes, the shape of a sample as the
+ * encoder writes it (user/encode/fxt_encoder.c), the annotations', and the
+ * readers that find them in a decoded record (fxt_profile.c).  Writers
+ * and readers take the names from here, so that a rename is one edit.
+ * Documentation/fxt-mapping.md is the reference.
  *
- * They travel as kernel object records (type 7) of object types outside
- * Zircon's range (its ZX_OBJ_TYPE_UPPER_BOUND is 64), so that Perfetto's
- * importer and Fuchsia's tools skip them as objects of a type they do not
- * know, and every FXT reader can still print them with their arguments.
- * Kernel objects carry no timestamp: a mapping's creation time is its
- * "time" argument.  Documentation/fxt-mapping.md is the reference.
+ * Events (category / name: arguments):
+ *   cpu / sample                   cpu u32, mode str, kframes u32
+ *   task / fork                    child_pid u32, child_tid u32,
+ *                                  clone_flags u64
+ *   task / exec                    filename str, [old_tid u32]
+ *   task / exit                    exit_code i32, group_dead bool
+ *   fxtprof / fxtprof:kernel_lost  (counter) records u64, bytes u64
+ *   fxtprof / fxtprof:output_dropped (counter) records u64, bytes u64
+ *   fxtprof / fxtprof:stats        (counter) samples, records,
+ *                                  lost_records, lost_unreported
+ *   fxtprof / fxtprof:encode_errors (counter) errno ...
+ *   fxtprof / trigger              name str
+ *   region | kernel / NAME         duration begin/end; kernel: kernel_id
+ *   section / NAME                 async begin/end, id = the key
+ *   event / NAME                   instant
+ * A thread's kernel object carries a koid "process" argument.
+ *
+ * Symbolization travels as kernel object records (type 7) of object
+ * types outside Zircon's range (its ZX_OBJ_TYPE_UPPER_BOUND is 64), so
+ * that Perfetto's importer and Fuchsia's tools skip them as objects of a
+ * type they do not know, and every FXT reader can still print them with
+ * their arguments.  Kernel objects carry no timestamp: a mapping's
+ * creation time is its "time" argument.
  *
  *   type  koid            name             arguments
  *   0x80  mapping serial  file path        pid u32, tid u32, start u64,
@@ -49,5 +69,139 @@
 
 /* The kernel image's name, as perf names it. */
 #define FXT_PROFILE_KERNEL_NAME		"[kernel.kallsyms]"
+
+/* ---- events ---------------------------------------------------------- */
+
+#define FXT_PROFILE_CAT_CPU		"cpu"
+#define FXT_PROFILE_EV_SAMPLE		"sample"
+#define FXT_PROFILE_ARG_CPU		"cpu"
+#define FXT_PROFILE_ARG_MODE		"mode"
+#define FXT_PROFILE_ARG_KFRAMES		"kframes"
+/* The mode argument's values, by FXTPROF_MODE_* (<linux/fxtprof.h>). */
+#define FXT_PROFILE_MODE_UNKNOWN	"unknown"
+#define FXT_PROFILE_MODE_KERNEL		"kernel"
+#define FXT_PROFILE_MODE_USER		"user"
+#define FXT_PROFILE_MODE_IDLE		"idle"
+#define FXT_PROFILE_NR_MODES		4
+
+#define FXT_PROFILE_CAT_TASK		"task"
+#define FXT_PROFILE_EV_FORK		"fork"
+#define FXT_PROFILE_EV_EXEC		"exec"
+#define FXT_PROFILE_EV_EXIT		"exit"
+#define FXT_PROFILE_ARG_CHILD_PID	"child_pid"
+#define FXT_PROFILE_ARG_CHILD_TID	"child_tid"
+#define FXT_PROFILE_ARG_CLONE_FLAGS	"clone_flags"
+#define FXT_PROFILE_ARG_FILENAME	"filename"
+#define FXT_PROFILE_ARG_OLD_TID		"old_tid"
+#define FXT_PROFILE_ARG_EXIT_CODE	"exit_code"
+#define FXT_PROFILE_ARG_GROUP_DEAD	"group_dead"
+/* A thread object's process (koid). */
+#define FXT_PROFILE_ARG_PROCESS		"process"
+
+/* fxtprof's own notices: the provider's name is the category. */
+#define FXT_PROFILE_CAT_META		"fxtprof"
+#define FXT_PROFILE_EV_KERNEL_LOST	"fxtprof:kernel_lost"
+#define FXT_PROFILE_EV_OUTPUT_DROPPED	"fxtprof:output_dropped"
+#define FXT_PROFILE_EV_STATS		"fxtprof:stats"
+#define FXT_PROFILE_EV_ENCODE_ERRORS	"fxtprof:encode_errors"
+#define FXT_PROFILE_EV_TRIGGER		"trigger"
+#define FXT_PROFILE_ARG_RECORDS		"records"
+#define FXT_PROFILE_ARG_BYTES		"bytes"
+#define FXT_PROFILE_ARG_SAMPLES		"samples"
+#define FXT_PROFILE_ARG_LOST_RECORDS	"lost_records"
+#define FXT_PROFILE_ARG_LOST_UNREPORTED	"lost_unreported"
+#define FXT_PROFILE_ARG_ERRNO		"errno"
+#define FXT_PROFILE_ARG_NAME		"name"
+
+/* Scheduling records' (type 8) arguments. */
+#define FXT_PROFILE_ARG_IN_WEIGHT	"incoming_weight"
+#define FXT_PROFILE_ARG_OUT_WEIGHT	"outgoing_weight"
+#define FXT_PROFILE_ARG_WEIGHT		"weight"
+#define FXT_PROFILE_ARG_WAKER		"waker"
+
+/* Annotations: the category names the kind, the event name the user's. */
+#define FXT_PROFILE_CAT_REGION		"region"
+#define FXT_PROFILE_CAT_KERNEL		"kernel"
+#define FXT_PROFILE_CAT_SECTION		"section"
+#define FXT_PROFILE_CAT_EVENT		"event"
+#define FXT_PROFILE_ARG_KERNEL_ID	"kernel_id"
+
+/* ---- the sample's shape ---------------------------------------------- */
+
+/*
+ * A sample is two records.  The event, 7 words, its three arguments in
+ * this order, each one word (32-bit values and string refs in the
+ * header):
+ */
+enum fxt_sample_word {
+	FXT_SAMPLE_HDR,			/* instant, 3 args, cpu / sample */
+	FXT_SAMPLE_TS,
+	FXT_SAMPLE_PID,			/* inline thread */
+	FXT_SAMPLE_TID,
+	FXT_SAMPLE_CPU,			/* u32 arg, value in bits 32..63 */
+	FXT_SAMPLE_MODE,		/* string arg, value a ref */
+	FXT_SAMPLE_KFRAMES,		/* u32 arg: the kernel frames */
+	FXT_SAMPLE_EVENT_WORDS,
+};
+
+/*
+ * Then its stack, if it has frames, as a large blob record (type 15,
+ * format 0) in the Fuchsia kernel sampler's convention: empty category
+ * and name, inline thread, the kernel frames then the user frames, each
+ * leaf first (kframes tells where the user frames begin); at most
+ * FXT_MAX_FRAMES, the leaf end kept.
+ */
+enum fxt_sample_stack_word {
+	FXT_STACK_HDR,
+	FXT_STACK_FORMAT,
+	FXT_STACK_TS,
+	FXT_STACK_PID,
+	FXT_STACK_TID,
+	FXT_STACK_SIZE,			/* bytes: 8 per frame */
+	FXT_STACK_FRAMES,		/* the first frame's word */
+};
+
+/* ---- readers --------------------------------------------------------- */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fxt_reader.h"
+
+/* Whether the decoded string @s reads @lit. */
+static inline bool fxt_str__is(const struct fxt_str *s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s->len == n && !memcmp(s->data, lit, n);
+}
+
+/* @rec's argument named @name, NULL if it has none. */
+const struct fxt_argv *fxt_record__arg(const struct fxt_record *rec,
+				       const char *name);
+/*
+ * @rec's integer argument @name in *@v: any of the integer types (signed
+ * ones sign-extended), a koid, a pointer or a bool.  false, *@v
+ * untouched, if it is absent or of another type.
+ */
+bool fxt_record__arg_uint(const struct fxt_record *rec, const char *name,
+			  uint64_t *v);
+/* The same, 0 when absent. */
+uint64_t fxt_record__arg_uint_or0(const struct fxt_record *rec,
+				  const char *name);
+/* @rec's string argument @name in *@s: false if absent or not a string. */
+bool fxt_record__arg_str(const struct fxt_record *rec, const char *name,
+			 struct fxt_str *s);
+/* Whether @rec is an event of category @cat and name @name. */
+bool fxt_record__is_event(const struct fxt_record *rec, const char *cat,
+			  const char *name);
+/* Whether @rec is a sample's event (cpu / sample, instant). */
+bool fxt_record__is_sample(const struct fxt_record *rec);
+/*
+ * The FXTPROF_MODE_* a sample's mode value @s names (0, unknown, for a
+ * value it does not know).
+ */
+unsigned int fxt_profile__mode(const struct fxt_str *s);
 
 #endif /* FXT_PROFILE_H */

@@ -22,7 +22,7 @@ HOOKS_SRCS := user/hooks/hooks.c user/hooks/hooks_thread.c \
 HOOKS_MAP := user/hooks/libfxtprof-hooks.map
 HOOKS_LIB := $(B)/lib/libfxtprof-hooks.so
 # In link order: a part before the parts it uses.
-HOOKS_PIC_PARTS := state encode sink archive transport fxt
+HOOKS_PIC_PARTS := state encode sink archive transport fxt util
 HOOKS_PIC_LIBS := $(HOOKS_PIC_PARTS:%=$(B)/pic/lib/lib%.a)
 
 # PIC objects of any source: the pipeline's and the library's own.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * names.c - see names.h.  Two open-addressing hash maps with linear
- * probing and tombstones; rebuilt when live + tombstones pass 3/4.
+ * names.c - see names.h.  Each map keeps its entries in a dense array
+ * (the replay walks it) and finds them through a hash map from key to
+ * position; a removal moves the last entry into the hole.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,69 +10,32 @@
 
 #include "names.h"
 
-static size_t hash32(uint32_t k)
-{
-	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32);
-}
-
-static struct name_entry *map_find(const struct name_map *m, uint32_t key)
-{
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	for (i = hash32(key) & (m->cap - 1); m->slots[i].used;
-	     i = (i + 1) & (m->cap - 1))
-		if (m->slots[i].used == 1 && m->slots[i].tid == key)
-			return &m->slots[i];
-	return NULL;
-}
-
-static int map_grow(struct name_map *m)
-{
-	size_t ncap = m->live * 2 >= m->cap / 2 ? (m->cap ? m->cap * 2 : 256)
-						 : m->cap, i;
-	struct name_entry *old = m->slots, *slots;
-
-	slots = calloc(ncap, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (old[i].used != 1)
-			continue;
-		for (j = hash32(old[i].tid) & (ncap - 1); slots[j].used;
-		     j = (j + 1) & (ncap - 1))
-			;
-		slots[j] = old[i];
-	}
-	free(old);
-	m->slots = slots;
-	m->cap = ncap;
-	m->used = m->live;
-	return 0;
-}
-
 static int map_set(struct name_map *m, uint32_t key, uint32_t pid,
 		   const char *comm)
 {
-	struct name_entry *e = map_find(m, key);
-	size_t i;
+	struct name_entry *e;
+	uint64_t *pos;
+	int ret;
 
-	if (!e) {
-		if ((m->used + 1) * 4 > m->cap * 3 && map_grow(m))
+	if (m->len == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+
+		if (cap > SIZE_MAX / 2 / sizeof(*e))
 			return -ENOMEM;
-		for (i = hash32(key) & (m->cap - 1); m->slots[i].used == 1;
-		     i = (i + 1) & (m->cap - 1))
-			;
-		e = &m->slots[i];
-		if (!e->used)
-			m->used++;
-		e->used = 1;
-		e->tid = key;
-		m->live++;
+		e = realloc(m->ents, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		m->ents = e;
+		m->cap = cap;
 	}
+	ret = hmap__get_or_add(&m->index, key, &pos);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		*pos = m->len++;
+		m->ents[*pos].tid = key;
+	}
+	e = &m->ents[*pos];
 	e->pid = pid;
 	/* A fixed, NUL-padded field, as in the records; not a C string. */
 	strncpy(e->comm, comm, sizeof(e->comm) - 1);
@@ -81,12 +45,23 @@ static int map_set(struct name_map *m, uint32_t key, uint32_t pid,
 
 static void map_remove(struct name_map *m, uint32_t key)
 {
-	struct name_entry *e = map_find(m, key);
+	struct hmap_slot *s = hmap__slot(&m->index, key);
+	size_t hole;
 
-	if (e) {
-		e->used = 2;	/* keeps probe chains intact */
-		m->live--;
+	if (!s)
+		return;
+	hole = s->val;
+	hmap__remove(&m->index, s);
+	if (hole != --m->len) {
+		m->ents[hole] = m->ents[m->len];
+		*hmap__get(&m->index, m->ents[hole].tid) = hole;
 	}
+}
+
+static void map_free(struct name_map *m)
+{
+	hmap__free(&m->index);
+	free(m->ents);
 }
 
 static int map_for_each(const struct name_map *m, name_visit_fn fn,
@@ -96,12 +71,10 @@ static int map_for_each(const struct name_map *m, name_visit_fn fn,
 	size_t i;
 	int ret;
 
-	for (i = 0; i < m->cap; i++) {
-		if (m->slots[i].used != 1)
-			continue;
-		memcpy(comm, m->slots[i].comm, FXTPROF_COMM_LEN);
+	for (i = 0; i < m->len; i++) {
+		memcpy(comm, m->ents[i].comm, FXTPROF_COMM_LEN);
 		comm[FXTPROF_COMM_LEN] = '\0';
-		ret = fn(ctx, m->slots[i].pid, m->slots[i].tid, comm);
+		ret = fn(ctx, m->ents[i].pid, m->ents[i].tid, comm);
 		if (ret)
 			return ret;
 	}
@@ -115,8 +88,8 @@ void name_table__init(struct name_table *nt)
 
 void name_table__fini(struct name_table *nt)
 {
-	free(nt->processes.slots);
-	free(nt->threads.slots);
+	map_free(&nt->processes);
+	map_free(&nt->threads);
 	memset(nt, 0, sizeof(*nt));
 }
 

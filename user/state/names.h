@@ -16,18 +16,19 @@
 
 #include <libfxtprof.h>
 
+#include "util/hmap.h"
+
 struct name_entry {
-	uint32_t tid;		/* 0 = free slot; for processes, the pid */
+	uint32_t tid;		/* for processes, the pid */
 	uint32_t pid;
-	uint8_t used;		/* 1 = in use, 2 = deleted (tombstone) */
 	char comm[FXTPROF_COMM_LEN];
 };
 
+/* The entries, dense; the index maps a key to its entry's position. */
 struct name_map {
-	struct name_entry *slots;
-	size_t cap;		/* power of two */
-	size_t used;		/* live + tombstones */
-	size_t live;
+	struct hmap index;
+	struct name_entry *ents;
+	size_t len, cap;
 };
 
 struct name_table {

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * symbol_tables.c - see symbol_tables.h.  Processes in an open-addressing
- * map by pid (linear probing, tombstones, rebuilt past 3/4), their
- * mappings in a small vector each; kernel symbols in one array sorted by
+ * symbol_tables.c - see symbol_tables.h.  Processes in a hash map by pid
+ * (util/hmap.h), their mappings in a small vector each; kernel symbols in one array sorted by
  * address, searched by bisection (a recording hits a few thousand
  * functions, inserted once each, then looked up for every frame).
  */
@@ -11,11 +10,6 @@
 #include <string.h>
 
 #include "symbol_tables.h"
-
-static size_t hash64(uint64_t k)
-{
-	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 29);
-}
 
 void symbol_tables__init(struct symbol_tables *t)
 {
@@ -33,12 +27,14 @@ static void proc_clear(struct proc_mappings *p)
 
 void symbol_tables__fini(struct symbol_tables *t)
 {
+	struct hmap_slot *s;
 	size_t i;
 
-	for (i = 0; i < t->procs_cap; i++)
-		if (t->procs[i].used == 1)
-			proc_clear(&t->procs[i]);
-	free(t->procs);
+	hmap__for_each(&t->procs, s) {
+		proc_clear((struct proc_mappings *)(uintptr_t)s->val);
+		free((void *)(uintptr_t)s->val);
+	}
+	hmap__free(&t->procs);
 	for (i = 0; i < t->nkmods; i++)
 		free(t->kmods[i]);
 	free(t->kmods);
@@ -55,61 +51,25 @@ void symbol_tables__fini(struct symbol_tables *t)
 static struct proc_mappings *proc_find(const struct symbol_tables *t,
 				       uint32_t pid)
 {
-	size_t i;
+	uint64_t *p = hmap__get(&t->procs, pid);
 
-	if (!t->procs_cap)
-		return NULL;
-	for (i = hash64(pid) & (t->procs_cap - 1); t->procs[i].used;
-	     i = (i + 1) & (t->procs_cap - 1))
-		if (t->procs[i].used == 1 && t->procs[i].pid == pid)
-			return &t->procs[i];
-	return NULL;
-}
-
-static int procs_grow(struct symbol_tables *t)
-{
-	size_t ncap = t->procs_live * 2 >= t->procs_cap / 2 ?
-		      (t->procs_cap ? t->procs_cap * 2 : 256) : t->procs_cap;
-	struct proc_mappings *old = t->procs, *n;
-	size_t i, j;
-
-	n = calloc(ncap, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	for (i = 0; i < t->procs_cap; i++) {
-		if (old[i].used != 1)
-			continue;
-		for (j = hash64(old[i].pid) & (ncap - 1); n[j].used;
-		     j = (j + 1) & (ncap - 1))
-			;
-		n[j] = old[i];
-	}
-	free(old);
-	t->procs = n;
-	t->procs_cap = ncap;
-	t->procs_used = t->procs_live;
-	return 0;
+	return p ? (struct proc_mappings *)(uintptr_t)*p : NULL;
 }
 
 static struct proc_mappings *proc_get(struct symbol_tables *t, uint32_t pid)
 {
 	struct proc_mappings *p = proc_find(t, pid);
-	size_t i;
 
 	if (p)
 		return p;
-	if ((t->procs_used + 1) * 4 > t->procs_cap * 3 && procs_grow(t))
+	p = calloc(1, sizeof(*p));
+	if (!p)
 		return NULL;
-	for (i = hash64(pid) & (t->procs_cap - 1); t->procs[i].used == 1;
-	     i = (i + 1) & (t->procs_cap - 1))
-		;
-	p = &t->procs[i];
-	if (!p->used)
-		t->procs_used++;
-	memset(p, 0, sizeof(*p));
-	p->used = 1;
 	p->pid = pid;
-	t->procs_live++;
+	if (hmap__put(&t->procs, pid, (uintptr_t)p)) {
+		free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -179,9 +139,9 @@ void symbol_tables__drop_mappings(struct symbol_tables *t, uint32_t pid,
 			i++;
 	}
 	if (!p->n) {
+		hmap__del(&t->procs, pid);
 		proc_clear(p);
-		p->used = 2;	/* keeps probe chains intact */
-		t->procs_live--;
+		free(p);
 	}
 }
 
@@ -194,7 +154,7 @@ int symbol_tables__fork(struct symbol_tables *t, uint32_t parent,
 
 	if (parent == child || !proc_find(t, parent))
 		return 0;
-	cp = proc_get(t, child);	/* may move the parent's slot */
+	cp = proc_get(t, child);
 	pp = proc_find(t, parent);
 	if (!cp || !pp)
 		return -ENOMEM;
@@ -330,6 +290,7 @@ int symbol_tables__add_ksym(struct symbol_tables *t,
 int symbol_tables__for_each(const struct symbol_tables *t,
 			    symbol_visit_fn fn, void *ctx)
 {
+	const struct hmap_slot *s;
 	size_t i;
 	uint32_t j;
 	int ret;
@@ -337,11 +298,9 @@ int symbol_tables__for_each(const struct symbol_tables *t,
 	for (i = 0; i < t->nkmods; i++)
 		if ((ret = fn(ctx, &t->kmods[i]->hdr)))
 			return ret;
-	for (i = 0; i < t->procs_cap; i++) {
-		const struct proc_mappings *p = &t->procs[i];
+	hmap__for_each(&t->procs, s) {
+		const struct proc_mappings *p = (void *)(uintptr_t)s->val;
 
-		if (p->used != 1)
-			continue;
 		for (j = 0; j < p->n; j++)
 			if ((ret = fn(ctx, &p->maps[j]->hdr)))
 				return ret;

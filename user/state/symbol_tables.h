@@ -33,9 +33,10 @@
 
 #include <libfxtprof.h>
 
+#include "util/hmap.h"
+
 struct proc_mappings {
 	uint32_t pid;
-	uint8_t used;			/* 1 = in use, 2 = tombstone */
 	uint32_t n, cap;
 	struct fxtprof_mmap **maps;	/* malloc'd copies */
 };
@@ -47,8 +48,7 @@ struct table_ksym {
 };
 
 struct symbol_tables {
-	struct proc_mappings *procs;	/* open addressing by pid */
-	size_t procs_cap, procs_used, procs_live;
+	struct hmap procs;		/* pid -> struct proc_mappings * */
 	size_t nmaps;			/* live mappings, all processes */
 
 	struct fxtprof_kmod **kmods;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sym_cache.c - linear probing, power-of-two size, grown at half full so
- * that probes stay short.
+ * that probes stay short.  Not util/hmap.h: the entries live in the slots
+ * themselves, so a hit costs one cache miss, where an hmap of positions
+ * costs two (3% of `fxtprof export` on 7 M frames).
  */
 #include "symbolize/sym_cache.h"
 

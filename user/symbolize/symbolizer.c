@@ -26,6 +26,7 @@
 #include "symbolize/kernel_syms.h"
 #include "symbolize/own_vdso.h"
 #include "symbolize/sym_cache.h"
+#include "util/hmap.h"
 
 #define DEFAULT_DEBUG_DIR	"/usr/lib/debug/.build-id"
 #define DEBUGLINK_GLOBAL_DIR	"/usr/lib/debug"
@@ -59,12 +60,6 @@ struct sym_problem {
 	struct sym_problem *next;
 };
 
-/* Which object serves a recorded mapping. */
-struct map_slot {
-	const struct profile_mapping *m;
-	struct sym_object *obj;
-};
-
 /* What the kernel symbols of one profile need: found once per profile. */
 struct kernel_view {
 	const struct profile *p;
@@ -77,8 +72,7 @@ struct symbolizer {
 	bool lines, inlines;
 	struct sym_object *objects;
 	struct sym_object *last_obj;	/* symbolizer__file_addr's last */
-	struct map_slot *maps;
-	size_t maps_mask, maps_used;
+	struct hmap maps;		/* mapping -> the object serving it */
 	const struct profile_mapping *last_m;
 	struct sym_object *last_m_obj;
 	struct sym_cache cache;
@@ -191,7 +185,7 @@ void symbolizer__free(struct symbolizer *s)
 	}
 	sym_cache__release(&s->cache);
 	kernel_syms__free(s->ksyms);
-	free(s->maps);
+	hmap__free(&s->maps);
 	free(s->debug_dir);
 	free(s->symfs);
 	free(s);
@@ -485,57 +479,28 @@ static struct sym_object *object__get(struct symbolizer *s, const char *path,
 
 /* ---- mapping to object --------------------------------------------- */
 
-static size_t map_hash(const struct profile_mapping *m, size_t mask)
-{
-	return (size_t)(((uint64_t)(uintptr_t)m * 0x9e3779b97f4a7c15ull) >> 24) &
-	       mask;
-}
-
 static struct sym_object *mapping_object(struct symbolizer *s,
 					 const struct profile_mapping *m)
 {
 	struct sym_object *o;
-	size_t i;
+	uint64_t *v;
 
 	if (m == s->last_m)
 		return s->last_m_obj;
-	for (i = s->maps ? map_hash(m, s->maps_mask) : 0; s->maps && s->maps[i].m;
-	     i = (i + 1) & s->maps_mask)
-		if (s->maps[i].m == m)
-			goto found;
-	o = object__get(s, m->path ? m->path : "", m->build_id,
-			m->build_id_size);
-	if (!o)
-		return NULL;
-	if (!s->maps || (s->maps_used + 1) * 2 > s->maps_mask + 1) {
-		size_t size = s->maps ? (s->maps_mask + 1) * 2 : 256, j;
-		struct map_slot *n = calloc(size, sizeof(*n));
-
-		if (!n)
+	v = hmap__get(&s->maps, (uintptr_t)m);
+	if (v) {
+		o = (struct sym_object *)(uintptr_t)*v;
+	} else {
+		o = object__get(s, m->path ? m->path : "", m->build_id,
+				m->build_id_size);
+		if (!o)
+			return NULL;
+		if (hmap__put(&s->maps, (uintptr_t)m, (uintptr_t)o))
 			return o;	/* uncached, still right */
-		for (j = 0; s->maps && j <= s->maps_mask; j++) {
-			size_t k;
-
-			if (!s->maps[j].m)
-				continue;
-			for (k = map_hash(s->maps[j].m, size - 1); n[k].m;
-			     k = (k + 1) & (size - 1))
-				;
-			n[k] = s->maps[j];
-		}
-		free(s->maps);
-		s->maps = n;
-		s->maps_mask = size - 1;
 	}
-	for (i = map_hash(m, s->maps_mask); s->maps[i].m;
-	     i = (i + 1) & s->maps_mask)
-		;
-	s->maps[i] = (struct map_slot){ m, o };
-	s->maps_used++;
-found:
 	s->last_m = m;
-	s->last_m_obj = s->maps[i].obj;
-	return s->maps[i].obj;
+	s->last_m_obj = o;
+	return o;
 }
 
 /*
