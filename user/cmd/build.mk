@@ -16,7 +16,7 @@
 
 SYMBOLS := $(if $(filter x86_64,$(ARCH)),1,)
 
-CMD_SRCS := user/cmd/main.c user/cmd/record.c user/cmd/send.c \
+CMD_SRCS := user/cmd/main.c user/cmd/cmd_helpers.c user/cmd/record.c user/cmd/send.c \
 	    user/cmd/receive.c user/cmd/framer.c user/cmd/delivery.c \
 	    user/cmd/sources.c user/cmd/trigger.c \
 	    user/cmd/archive_cmd.c user/cmd/archive_input.c

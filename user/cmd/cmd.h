@@ -19,6 +19,8 @@ enum {
 	CMD_EXIT_INCOMPLETE = 3, /* ran to the end, but output was lost */
 };
 
+/* The helpers of cmd_helpers.c. */
+
 /* Print "fxtprof: <message>: <strerror(-err)>" and return @err. */
 int reader_err(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -347,6 +347,30 @@ int rtree__intern(struct rtree *t, const char *name, const char *dso,
 	return sym_intern(t, name, dso, false, SYM_OK, id);
 }
 
+static int intern_annot(void *t, const char *name, const char *dso,
+			uint32_t *id)
+{
+	return rtree__intern(t, name, dso, id);
+}
+
+/* With --by-region: sample i's region frames onto t->stack, leaf first. */
+static int push_annot_frames(struct rtree *t, const struct rt_annot_opts *o,
+			     size_t i)
+{
+	uint32_t ids[RT_ANNOT_MAX_DEPTH];
+	int n;
+
+	n = rt_annot__frames(o, &t->annot_res, t->p, i, intern_annot, t, ids);
+	if (n <= 0)
+		return n;
+	if (array_grow((void **)&t->stack, &t->cap_stack, t->nr_stack + n,
+		       sizeof(*t->stack)))
+		return -ENOMEM;
+	memcpy(t->stack + t->nr_stack, ids, n * sizeof(*ids));
+	t->nr_stack += n;
+	return n;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *b = path ? strrchr(path, '/') : NULL;
@@ -605,7 +629,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			}
 			rs->n = (uint32_t)(t->nr_stack - rs->first);
 		}
-		ret = rt_annot__push_frames(t, &o->annot, &t->annot_res, i);
+		ret = push_annot_frames(t, &o->annot, i);
 		if (ret < 0)
 			return reader_err(ret, "report");
 		rs->n += (uint32_t)ret;
@@ -716,7 +740,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	if (st.output_dropped)
 		fprintf(f, "# the output dropped %" PRIu64 " records\n",
 			st.output_dropped);
-	rt_annot__print_header(t, t->annot, &t->annot_res, f);
+	rt_annot__print_header(t->p, t->total, t->annot, &t->annot_res, f);
 	print_problems(t, f);
 	fprintf(f, "#\n");
 }
