@@ -23,11 +23,10 @@ CMD_SRCS := user/cmd/main.c user/cmd/cmd_helpers.c user/cmd/record.c user/cmd/se
 CMD_LIBS_SYMBOLS :=
 CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS)
 ifneq ($(SYMBOLS),)
-CMD_SRCS += user/cmd/report.c user/cmd/report_cmd.c user/cmd/report_tree.c \
-	    user/cmd/report_annot.c \
+CMD_SRCS += user/cmd/report.c \
 	    user/cmd/flamegraph.c user/cmd/export.c user/cmd/symbolize.c
-CMD_LIBS_SYMBOLS := $(B)/lib/libexport.a $(B)/lib/libsymbolize.a \
-		    $(B)/lib/libprofile.a
+CMD_LIBS_SYMBOLS := $(B)/lib/libreport.a $(B)/lib/libexport.a \
+		    $(B)/lib/libsymbolize.a $(B)/lib/libprofile.a
 CMD_LDLIBS += -ldw -lelf -lz
 CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
 endif

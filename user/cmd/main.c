@@ -9,7 +9,6 @@
 #include "sources.h"
 #ifdef FXTPROF_HAVE_SYMBOLS
 #include "export.h"
-#include "report.h"
 #endif
 
 static const struct {

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
 #include "profile/profile.h"
 #include "profile/profile_annot.h"
 #include "report_annot.h"
@@ -157,8 +156,10 @@ int rt_annot__check(const struct rt_annot_opts *o, const struct profile *p,
 	res->first = profile_annots__get(a, 0);
 	res->match = calloc(n ? n : 1, sizeof(*res->match));
 	res->frame = calloc(n ? n : 1, sizeof(*res->frame));
-	if (!res->match || !res->frame)
-		return reader_err(-ENOMEM, "report");
+	if (!res->match || !res->frame) {
+		fprintf(stderr, "fxtprof: report: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++)
 		if (matches(o, profile_annots__get(a, i))) {
 			res->match[i] = 1;

@@ -17,9 +17,14 @@
 #include <string.h>
 
 #include "profile/array_grow.h"
-#include "cmd.h"
-#include "archive_input.h"
 #include "report_tree.h"
+
+/* "fxtprof: <what>: <strerror>", as the commands print errors. */
+static int load_err(int err, const char *what)
+{
+	fprintf(stderr, "fxtprof: %s: %s\n", what, strerror(-err));
+	return err;
+}
 
 #define KERNEL_MIN	0xffff000000000000ull
 #define MODE_IDLE	3	/* FXTPROF_MODE_IDLE */
@@ -130,17 +135,19 @@ void rt_opts__usage(FILE *f)
 	rt_annot__usage(f);
 }
 
-/* Reads --time as the archive commands do, so that both select alike. */
-static int parse_time(struct rtree *t, const char *spec)
+/* --time, through the front end's parser (rt_filter.parse_time). */
+static int parse_time(struct rtree *t, const struct rt_filter *f)
 {
 	uint64_t first = t->p && profile__nr_samples(t->p) ?
 			 profile__sample(t->p, 0)->ts : 0;
 
 	t->t_from = 0;
 	t->t_to = UINT64_MAX;
-	if (!spec)
+	if (!f->time)
 		return 0;
-	return archive_time_spec__parse(spec, first, &t->t_from, &t->t_to);
+	if (!f->parse_time)
+		return -EINVAL;
+	return f->parse_time(f->time, first, &t->t_from, &t->t_to);
 }
 
 static bool in_u32(const uint32_t *v, unsigned int n, uint32_t x)
@@ -554,7 +561,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	memset(t, 0, sizeof(*t));
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return reader_err(-ENOMEM, "report");
+		return load_err(-ENOMEM, "report");
 	t->priv = c;
 	ret = profile__load(path, &t->p, &err);
 	if (ret) {
@@ -562,7 +569,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			path, err.offset, err.msg[0] ? err.msg : strerror(-ret));
 		return ret;
 	}
-	ret = parse_time(t, o->filter.time);
+	ret = parse_time(t, &o->filter);
 	if (ret)
 		return ret;
 	t->annot = &o->annot;
@@ -572,11 +579,11 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	c->inlines = o->sym.inlines;
 	ret = symbolizer__new(&o->sym, &t->sym);
 	if (ret)
-		return reader_err(ret, "cannot start the symbolizer");
+		return load_err(ret, "cannot start the symbolizer");
 	n = profile__nr_samples(t->p);
 	t->samples = calloc(n ? n : 1, sizeof(*t->samples));
 	if (!t->samples)
-		return reader_err(-ENOMEM, "report");
+		return load_err(-ENOMEM, "report");
 	for (i = 0; i < n; i++) {
 		const struct profile_sample *s = profile__sample(t->p, i);
 		struct rt_sample *rs;
@@ -595,14 +602,14 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 		rs->weight = 1;
 		if (array_grow((void **)&t->stack, &t->cap_stack,
 			 t->nr_stack + (nf ? nf : 1), sizeof(*t->stack)))
-			return reader_err(-ENOMEM, "report");
+			return load_err(-ENOMEM, "report");
 		rs->first = (uint32_t)t->nr_stack;
 		if (!nf) {
 			/* No frames at all: one unknown frame, as perf shows. */
 			if (!unknown && (ret = sym_intern(t, "[unknown]",
 					"[unknown]", false, SYM_NO_MAPPING,
 					&unknown)))
-				return reader_err(ret, "report");
+				return load_err(ret, "report");
 			t->stack[t->nr_stack++] = unknown;
 			rs->n = 1;
 			c->no_frames++;
@@ -617,7 +624,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 						 sizeof(*t->stack)))
 					ret = -ENOMEM;
 				if (ret)
-					return reader_err(ret, "report");
+					return load_err(ret, "report");
 				for (k = 0; k < nr; k++)
 					t->stack[t->nr_stack++] = c->exp[first + k];
 				/* Counted once per address, by its function. */
@@ -631,11 +638,11 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 		}
 		ret = push_annot_frames(t, &o->annot, i);
 		if (ret < 0)
-			return reader_err(ret, "report");
+			return load_err(ret, "report");
 		rs->n += (uint32_t)ret;
 		ret = stack_merge(t, rs);
 		if (ret < 0)
-			return reader_err(ret, "report");
+			return load_err(ret, "report");
 		if (ret) {
 			/* Seen before: counted there, its copy dropped. */
 			t->nr_stack = rs->first;
