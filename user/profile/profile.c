@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "array_grow.h"
+#include "util/hmap.h"
 #include "fxt/fxt_reader.h"
 #include "fxt/fxt_profile.h"
 #include "profile.h"
@@ -237,8 +238,9 @@ struct profile {
 	struct strpool strs;
 	struct sample_ent *samples;
 	size_t nr_samples, cap_samples;
-	uint64_t *frames;
+	uint64_t *frames;		/* each distinct stack once */
 	size_t nr_frames, cap_frames;
+	uint64_t frames_total;		/* of all samples */
 
 	struct name_ent *tnames, *pnames;
 	size_t nr_tnames, cap_tnames, nr_pnames, cap_pnames;
@@ -279,6 +281,7 @@ struct loader {
 	struct profile_error *err;
 	uint64_t seq;
 	size_t last_sample;		/* index + 1 of the newest sample */
+	struct hmap stacks;		/* frames_off -> nr_frames, by hash */
 };
 
 static int fail(struct loader *ld, uint64_t off, int errnum,
@@ -540,6 +543,46 @@ static int on_sample(struct loader *ld, const struct fxt_record *rec)
 	return 0;
 }
 
+struct stack_key {
+	const uint64_t *frames;		/* the profile's */
+	const uint64_t *ips;		/* the new stack */
+	uint32_t n;
+};
+
+static bool stack_eq(const void *ctx, const struct hmap_slot *s)
+{
+	const struct stack_key *k = ctx;
+
+	return s->val == k->n &&
+	       !memcmp(k->frames + s->key, k->ips, k->n * sizeof(*k->ips));
+}
+
+/*
+ * The stack just appended at p->frames + p->nr_frames becomes e's: kept
+ * if new, else e shares the first copy.  Samples repeat few stacks (a
+ * loop's), so this keeps the frames array, and what later walks it, to
+ * the distinct stacks.
+ */
+static int intern_stack(struct loader *ld, struct sample_ent *e)
+{
+	struct profile *p = ld->p;
+	struct stack_key k = {
+		.frames = p->frames,
+		.ips = p->frames + p->nr_frames,
+		.n = e->nr_frames,
+	};
+	uint64_t hash = hmap_hash_bytes(k.ips, k.n * sizeof(*k.ips), k.n);
+	struct hmap_slot *hit = hmap__find(&ld->stacks, hash, stack_eq, &k);
+
+	if (hit) {
+		e->frames_off = hit->key;
+		return 0;
+	}
+	e->frames_off = p->nr_frames;
+	p->nr_frames += k.n;
+	return hmap__add(&ld->stacks, hash, e->frames_off, k.n, NULL);
+}
+
 static int on_stack(struct loader *ld, const struct fxt_record *rec)
 {
 	struct profile *p = ld->p;
@@ -568,11 +611,10 @@ static int on_stack(struct loader *ld, const struct fxt_record *rec)
 		memcpy(&w, d + 8 * i, 8);	/* the FXT stream is LE */
 		p->frames[p->nr_frames + i] = le64toh(w);
 	}
-	e->frames_off = p->nr_frames;
 	e->nr_frames = (uint32_t)n;
-	p->nr_frames += n;
+	p->frames_total += n;
 	ld->last_sample = 0;
-	return 0;
+	return intern_stack(ld, e);
 }
 
 static int on_task(struct loader *ld, const struct fxt_record *rec)
@@ -1125,6 +1167,7 @@ static int load_end(struct loader *ld, int ret, struct profile **out)
 		ret = fail(ld, 0, -ret, "out of memory");
 	fxt_reader__free(ld->rd);
 	free(ld->rec);
+	hmap__free(&ld->stacks);
 	if (ret) {
 		profile__free(ld->p);
 		return ret;
@@ -1437,7 +1480,7 @@ void profile__stats(const struct profile *p, struct profile_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->samples = p->nr_samples;
-	st->frames = p->nr_frames;
+	st->frames = p->frames_total;
 	st->mappings = p->nr_maps;
 	st->kmods = p->nr_kmods;
 	st->ksyms = p->nr_ksyms;
