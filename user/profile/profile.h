@@ -91,8 +91,6 @@ const struct profile_mapping *profile__find_mapping(const struct profile *p,
 						    uint64_t addr,
 						    uint64_t ts);
 size_t profile__nr_mappings(const struct profile *p);
-const struct profile_mapping *profile__mapping(const struct profile *p,
-					       size_t i);
 
 /* The kernel image or module holding addr, NULL if none. */
 const struct profile_kmod *profile__find_kmod(const struct profile *p,

@@ -19,6 +19,7 @@
 
 #include "array_grow.h"
 #include "fxt/fxt.h"
+#include "fxt/fxt_profile.h"
 #include "fxt/fxt_reader.h"
 #include "profile.h"
 #include "profile_annot.h"
@@ -59,13 +60,6 @@ struct profile_annots {
 	struct profile_annot_stats st;
 };
 
-static bool str_is(const struct fxt_str *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->len == n && !memcmp(s->data, lit, n);
-}
-
 int profile_annots__new(struct profile_annots **out)
 {
 	*out = calloc(1, sizeof(**out));
@@ -91,29 +85,13 @@ int profile_annots__is_annotation(const struct fxt_record *rec)
 	switch (rec->subtype) {
 	case FXT_EVENT_DURATION_BEGIN:
 	case FXT_EVENT_DURATION_END:
-		return str_is(c, "region") || str_is(c, "kernel");
+		return fxt_str__is(c, FXT_PROFILE_CAT_REGION) ||
+		       fxt_str__is(c, FXT_PROFILE_CAT_KERNEL);
 	case FXT_EVENT_ASYNC_BEGIN:
 	case FXT_EVENT_ASYNC_END:
-		return str_is(c, "section");
+		return fxt_str__is(c, FXT_PROFILE_CAT_SECTION);
 	case FXT_EVENT_INSTANT:
-		return str_is(c, "event");
-	}
-	return 0;
-}
-
-static uint64_t kernel_id(const struct fxt_record *rec)
-{
-	unsigned int i;
-
-	for (i = 0; i < rec->nargs; i++) {
-		const struct fxt_argv *v = &rec->args[i];
-
-		if (!str_is(&v->name, "kernel_id"))
-			continue;
-		if (v->type == FXT_ARG_UINT64 || v->type == FXT_ARG_INT64)
-			return v->v.u64;
-		if (v->type == FXT_ARG_UINT32)
-			return v->v.u32;
+		return fxt_str__is(c, FXT_PROFILE_CAT_EVENT);
 	}
 	return 0;
 }
@@ -135,9 +113,10 @@ int profile_annots__add(struct profile_annots *a, const struct fxt_record *rec,
 	case FXT_EVENT_DURATION_END:
 		m.phase = rec->subtype == FXT_EVENT_DURATION_BEGIN ?
 			  MARK_BEGIN : MARK_END;
-		if (str_is(&rec->event.category, "kernel")) {
+		if (fxt_str__is(&rec->event.category, FXT_PROFILE_CAT_KERNEL)) {
 			m.kind = PROFILE_ANNOT_KERNEL;
-			m.id = kernel_id(rec);
+			m.id = fxt_record__arg_uint_or0(rec,
+						 FXT_PROFILE_ARG_KERNEL_ID);
 		} else {
 			m.kind = PROFILE_ANNOT_REGION;
 		}

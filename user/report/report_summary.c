@@ -11,8 +11,8 @@
  * object), samples per CPU, and the top processes and threads by samples
  * with the names their kernel-object records gave them.
  *
- * A sample is an instant event "cpu"/"sample" (encode/fxt_encoder.h); its thread
- * is the sampled thread and its "cpu" argument the CPU.
+ * A sample is an instant event cpu / sample (fxt/fxt_profile.h); its
+ * thread is the sampled thread and its cpu argument the CPU.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -81,13 +81,6 @@ struct report {
 	uint64_t odrop_records, odrop_bytes;
 	uint64_t st_samples, st_records, st_lost, st_unreported;
 };
-
-static bool str_is(const struct fxt_str *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->len == n && !memcmp(s->data, lit, n);
-}
 
 static struct ent *table_get(struct table *t, uint64_t key)
 {
@@ -191,43 +184,18 @@ static void count_event_name(struct report *rp, const struct fxt_record *rec)
 	rp->nev++;
 }
 
-static const struct fxt_argv *arg(const struct fxt_record *rec,
-				  const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < rec->nargs; i++)
-		if (str_is(&rec->args[i].name, name))
-			return &rec->args[i];
-	return NULL;
-}
-
-static uint64_t arg_uint(const struct fxt_record *rec, const char *name)
-{
-	const struct fxt_argv *a = arg(rec, name);
-
-	if (!a)
-		return 0;
-	switch (a->type) {
-	case FXT_ARG_INT32: return (uint64_t)(int64_t)a->v.i32;
-	case FXT_ARG_UINT32: return a->v.u32;
-	case FXT_ARG_INT64: return (uint64_t)a->v.i64;
-	case FXT_ARG_UINT64: return a->v.u64;
-	case FXT_ARG_KOID: return a->v.koid;
-	}
-	return 0;
-}
-
 static void on_event(struct report *rp, const struct fxt_record *rec)
 {
 	const struct fxt_str *c = &rec->event.category, *n = &rec->event.name;
 
 	count_event_name(rp, rec);
-	if (rec->subtype == FXT_EVENT_INSTANT && str_is(c, "cpu") &&
-	    str_is(n, "sample")) {
+	if (rec->subtype == FXT_EVENT_INSTANT &&
+	    fxt_str__is(c, FXT_PROFILE_CAT_CPU) &&
+	    fxt_str__is(n, FXT_PROFILE_EV_SAMPLE)) {
 		struct ent *p = table_get(&rp->procs, rec->thread.pid);
 		struct ent *t = table_get(&rp->threads, rec->thread.tid);
-		const struct fxt_argv *a = arg(rec, "cpu");
+		const struct fxt_argv *a =
+			fxt_record__arg(rec, FXT_PROFILE_ARG_CPU);
 
 		rp->samples++;
 		if (p)
@@ -242,23 +210,32 @@ static void on_event(struct report *rp, const struct fxt_record *rec)
 			rp->cpu_other++;
 		return;
 	}
-	if (rec->subtype != FXT_EVENT_COUNTER || !str_is(c, "fxtprof"))
+	if (rec->subtype != FXT_EVENT_COUNTER ||
+	    !fxt_str__is(c, FXT_PROFILE_CAT_META))
 		return;
-	if (str_is(n, "fxtprof:kernel_lost")) {
+	if (fxt_str__is(n, FXT_PROFILE_EV_KERNEL_LOST)) {
 		rp->have_klost = true;
-		rp->klost_records = arg_uint(rec, "records");
-		rp->klost_bytes = arg_uint(rec, "bytes");
-	} else if (str_is(n, "fxtprof:output_dropped")) {
+		rp->klost_records =
+			fxt_record__arg_uint_or0(rec, FXT_PROFILE_ARG_RECORDS);
+		rp->klost_bytes =
+			fxt_record__arg_uint_or0(rec, FXT_PROFILE_ARG_BYTES);
+	} else if (fxt_str__is(n, FXT_PROFILE_EV_OUTPUT_DROPPED)) {
 		/* Each notice carries the running totals. */
 		rp->have_odrop = true;
-		rp->odrop_records = arg_uint(rec, "records");
-		rp->odrop_bytes = arg_uint(rec, "bytes");
-	} else if (str_is(n, "fxtprof:stats")) {
+		rp->odrop_records =
+			fxt_record__arg_uint_or0(rec, FXT_PROFILE_ARG_RECORDS);
+		rp->odrop_bytes =
+			fxt_record__arg_uint_or0(rec, FXT_PROFILE_ARG_BYTES);
+	} else if (fxt_str__is(n, FXT_PROFILE_EV_STATS)) {
 		rp->have_stats = true;
-		rp->st_samples = arg_uint(rec, "samples");
-		rp->st_records = arg_uint(rec, "records");
-		rp->st_lost = arg_uint(rec, "lost_records");
-		rp->st_unreported = arg_uint(rec, "lost_unreported");
+		rp->st_samples =
+			fxt_record__arg_uint_or0(rec, FXT_PROFILE_ARG_SAMPLES);
+		rp->st_records =
+			fxt_record__arg_uint_or0(rec, FXT_PROFILE_ARG_RECORDS);
+		rp->st_lost = fxt_record__arg_uint_or0(rec,
+					FXT_PROFILE_ARG_LOST_RECORDS);
+		rp->st_unreported = fxt_record__arg_uint_or0(rec,
+					FXT_PROFILE_ARG_LOST_UNREPORTED);
 	}
 }
 
@@ -299,15 +276,18 @@ static void on_record(struct report *rp, struct fxt_reader *r,
 			e = table_get(&rp->threads, rec->kobj.koid);
 			if (e) {
 				set_name(e, &rec->kobj.name);
-				if (arg(rec, "process"))
-					e->pid = arg_uint(rec, "process");
+				if (fxt_record__arg(rec,
+						    FXT_PROFILE_ARG_PROCESS))
+					e->pid = fxt_record__arg_uint_or0(rec,
+						FXT_PROFILE_ARG_PROCESS);
 			}
 		} else if (rec->subtype == FXT_KOBJ_CLOCK && !rp->have_clock &&
-			   arg(rec, FXT_PROFILE_ARG_BOOT_NS) &&
-			   arg(rec, FXT_PROFILE_ARG_REALTIME_NS)) {
-			rp->clock_boot_ns = arg_uint(rec, FXT_PROFILE_ARG_BOOT_NS);
-			rp->clock_realtime_ns =
-				arg_uint(rec, FXT_PROFILE_ARG_REALTIME_NS);
+			   fxt_record__arg(rec, FXT_PROFILE_ARG_BOOT_NS) &&
+			   fxt_record__arg(rec, FXT_PROFILE_ARG_REALTIME_NS)) {
+			rp->clock_boot_ns = fxt_record__arg_uint_or0(rec,
+						FXT_PROFILE_ARG_BOOT_NS);
+			rp->clock_realtime_ns = fxt_record__arg_uint_or0(rec,
+						FXT_PROFILE_ARG_REALTIME_NS);
 			rp->have_clock = true;
 		}
 		break;

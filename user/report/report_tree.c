@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/fxtprof.h>
+
 #include "profile/array_grow.h"
 #include "report_tree.h"
 
@@ -27,7 +29,6 @@ static int load_err(int err, const char *what)
 }
 
 #define KERNEL_MIN	0xffff000000000000ull
-#define MODE_IDLE	3	/* FXTPROF_MODE_IDLE */
 
 /* ---- options --------------------------------------------------------- */
 
@@ -598,7 +599,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 		t->total++;
 		rs = &t->samples[t->nr_samples];
 		rs->s = s;
-		rs->idle = s->mode == MODE_IDLE || (!s->pid && !s->tid);
+		rs->idle = s->mode == FXTPROF_MODE_IDLE || (!s->pid && !s->tid);
 		rs->weight = 1;
 		if (array_grow((void **)&t->stack, &t->cap_stack,
 			 t->nr_stack + (nf ? nf : 1), sizeof(*t->stack)))
