@@ -24,25 +24,27 @@
 
 #include "fxt/fxt_profile.h"
 #include "fxt/fxt_reader.h"
+#include "profile/array_grow.h"
+#include "util/hmap.h"
 #include "report_summary.h"
 
 #define NAME_MAX_LEN	48
 #define MAX_CPUS	1024
 /* Distinct category:name pairs kept; the rest count as "(other names)". */
 #define MAX_EVNAMES	4096
-/* Open addressing at most half full: a lookup probes O(1) slots. */
-#define EV_SLOTS	(2 * MAX_EVNAMES)
 
 struct ent {
-	uint64_t key;		/* pid or tid; 0 = empty slot (key + 1 stored) */
+	uint64_t id;		/* pid or tid */
 	uint64_t pid;		/* threads: their process */
 	uint64_t samples;
 	char name[NAME_MAX_LEN];
 };
 
+/* Processes or threads: e[] in the order met, indexed by id. */
 struct table {
+	struct hmap idx;	/* id -> index in e[] */
 	struct ent *e;
-	size_t cap, n;
+	size_t n, cap;
 };
 
 /*
@@ -53,7 +55,6 @@ struct table {
 struct evname {
 	char *key;		/* category bytes, then name bytes */
 	uint32_t cat_len, name_len;
-	uint64_t hash;
 	uint64_t count;
 };
 
@@ -62,7 +63,8 @@ struct report {
 	struct fxt_record *rec;	/* the record being decoded (large) */
 	int err;		/* first error: reading stops there */
 	struct table procs, threads;
-	struct evname *ev;	/* EV_SLOTS slots, allocated on first event */
+	struct hmap ev_idx;	/* evname_hash() -> index in ev[] */
+	struct evname *ev;	/* at most MAX_EVNAMES, in the order met */
 	size_t nev;
 	uint64_t ev_other;
 	uint64_t by_type[16];
@@ -82,37 +84,28 @@ struct report {
 	uint64_t st_samples, st_records, st_lost, st_unreported;
 };
 
-static struct ent *table_get(struct table *t, uint64_t key)
+static struct ent *table_get(struct table *t, uint64_t id)
 {
-	size_t i;
+	uint64_t *i;
+	int ret = hmap__get_or_add(&t->idx, id, &i);
 
-	if (2 * (t->n + 1) > t->cap) {
-		struct table nt = { .cap = t->cap ? 2 * t->cap : 1024 };
-
-		nt.e = calloc(nt.cap, sizeof(*nt.e));
-		if (!nt.e)
-			return NULL;
-		for (i = 0; i < t->cap; i++) {
-			size_t j;
-
-			if (!t->e[i].key)
-				continue;
-			j = (t->e[i].key * 0x9e3779b97f4a7c15ull) >> 20;
-			for (j &= nt.cap - 1; nt.e[j].key; j = (j + 1) & (nt.cap - 1))
-				;
-			nt.e[j] = t->e[i];
-		}
-		nt.n = t->n;
-		free(t->e);
-		*t = nt;
+	if (ret < 0)
+		return NULL;
+	if (!ret)
+		return &t->e[*i];
+	if (array_grow((void **)&t->e, &t->cap, t->n + 1, sizeof(*t->e))) {
+		hmap__del(&t->idx, id);
+		return NULL;
 	}
-	i = ((key + 1) * 0x9e3779b97f4a7c15ull) >> 20;
-	for (i &= t->cap - 1; t->e[i].key; i = (i + 1) & (t->cap - 1))
-		if (t->e[i].key == key + 1)
-			return &t->e[i];
-	t->e[i].key = key + 1;
-	t->n++;
-	return &t->e[i];
+	*i = t->n;
+	t->e[t->n] = (struct ent){ .id = id };
+	return &t->e[t->n++];
+}
+
+static void table_free(struct table *t)
+{
+	hmap__free(&t->idx);
+	free(t->e);
 }
 
 static void set_name(struct ent *e, const struct fxt_str *s)
@@ -137,10 +130,18 @@ static uint64_t evname_hash(const struct fxt_str *c, const struct fxt_str *n)
 	return h;
 }
 
-static bool evname_is(const struct evname *e, uint64_t hash,
-		      const struct fxt_str *c, const struct fxt_str *n)
+struct evname_probe {
+	const struct evname *ev;
+	const struct fxt_str *c, *n;
+};
+
+static bool evname_is(const void *ctx, const struct hmap_slot *slot)
 {
-	return e->hash == hash && e->cat_len == c->len &&
+	const struct evname_probe *p = ctx;
+	const struct evname *e = &p->ev[slot->key];
+	const struct fxt_str *c = p->c, *n = p->n;
+
+	return e->cat_len == c->len &&
 	       e->name_len == n->len &&
 	       !memcmp(e->key, c->data, c->len) &&
 	       !memcmp(e->key + c->len, n->data, n->len);
@@ -149,29 +150,29 @@ static bool evname_is(const struct evname *e, uint64_t hash,
 static void count_event_name(struct report *rp, const struct fxt_record *rec)
 {
 	const struct fxt_str *c = &rec->event.category, *n = &rec->event.name;
+	struct evname_probe probe = { .ev = rp->ev, .c = c, .n = n };
 	uint64_t hash = evname_hash(c, n);
+	struct hmap_slot *hit = hmap__find(&rp->ev_idx, hash, evname_is,
+					   &probe);
 	struct evname *e;
-	size_t i;
 
-	if (!rp->ev && !(rp->ev = calloc(EV_SLOTS, sizeof(*rp->ev)))) {
-		rp->ev_other++;
+	if (hit) {
+		rp->ev[hit->key].count++;
 		return;
 	}
-	for (i = hash & (EV_SLOTS - 1); rp->ev[i].key;
-	     i = (i + 1) & (EV_SLOTS - 1)) {
-		if (evname_is(&rp->ev[i], hash, c, n)) {
-			rp->ev[i].count++;
-			return;
-		}
-	}
-	/* Not seen: rp->ev[i] is free, and the table never fills up. */
 	if (rp->nev == MAX_EVNAMES) {
 		rp->ev_other++;
 		return;
 	}
-	e = &rp->ev[i];
+	if (!rp->ev && !(rp->ev = calloc(MAX_EVNAMES, sizeof(*rp->ev)))) {
+		rp->ev_other++;
+		return;
+	}
+	e = &rp->ev[rp->nev];
 	e->key = malloc((size_t)c->len + n->len + 1);
-	if (!e->key) {
+	if (!e->key || hmap__add(&rp->ev_idx, hash, rp->nev, 0, NULL)) {
+		free(e->key);
+		e->key = NULL;
 		rp->ev_other++;
 		return;
 	}
@@ -179,7 +180,6 @@ static void count_event_name(struct report *rp, const struct fxt_record *rec)
 	memcpy(e->key + c->len, n->data, n->len);
 	e->cat_len = c->len;
 	e->name_len = n->len;
-	e->hash = hash;
 	e->count = 1;
 	rp->nev++;
 }
@@ -306,7 +306,7 @@ static int by_samples(const void *a, const void *b)
 
 	if (x->samples != y->samples)
 		return x->samples < y->samples ? 1 : -1;
-	return x->key < y->key ? -1 : x->key > y->key;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static int by_count(const void *a, const void *b)
@@ -351,10 +351,11 @@ static void print_top(FILE *f, struct table *t, const char *what,
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < t->cap; i++)
-		if (t->e[i].key && t->e[i].samples)
+	for (i = 0; i < t->n; i++)
+		if (t->e[i].samples)
 			t->e[n++] = t->e[i];
 	/* The table is consumed: compacted and sorted in place. */
+	hmap__clear(&t->idx);
 	t->n = 0;
 	if (n)
 		qsort(t->e, n, sizeof(*t->e), by_samples);
@@ -369,16 +370,16 @@ static void print_top(FILE *f, struct table *t, const char *what,
 		double pct = total ? 100.0 * (double)e->samples / (double)total : 0;
 
 		/* Linux's idle tasks are pid/tid 0 and have no record. */
-		if (!e->name[0] && e->key == 1)
+		if (!e->name[0] && !e->id)
 			strcpy(e->name, "[idle]");
 
 		if (threads)
 			fprintf(f, "  %10" PRIu64 " %6.2f %8" PRIu64 " %8" PRIu64
-				"  %s\n", e->samples, pct, e->pid, e->key - 1,
+				"  %s\n", e->samples, pct, e->pid, e->id,
 				e->name[0] ? e->name : "?");
 		else
 			fprintf(f, "  %10" PRIu64 " %6.2f %8" PRIu64 "  %s\n",
-				e->samples, pct, e->key - 1,
+				e->samples, pct, e->id,
 				e->name[0] ? e->name : "?");
 	}
 }
@@ -431,13 +432,9 @@ void report__print(struct report *rp, FILE *f, const char *path,
 				fxt_record_type__name((unsigned int)i),
 				rp->by_type[i]);
 
-	/* The name table is consumed too: its slots compacted, then sorted. */
-	nev = 0;
-	for (i = 0; rp->ev && i < EV_SLOTS; i++)
-		if (rp->ev[i].key)
-			rp->ev[nev++] = rp->ev[i];
-	for (i = nev; rp->ev && i < EV_SLOTS; i++)
-		rp->ev[i].key = NULL;
+	/* The name table is consumed too: sorted in place. */
+	nev = rp->nev;
+	hmap__clear(&rp->ev_idx);
 	if (nev)
 		qsort(rp->ev, nev, sizeof(*rp->ev), by_count);
 	fprintf(f, "\nevents by category:name:\n");
@@ -527,11 +524,12 @@ void report__free(struct report *rp)
 
 	if (!rp)
 		return;
-	for (i = 0; rp->ev && i < EV_SLOTS; i++)
+	for (i = 0; i < rp->nev; i++)
 		free(rp->ev[i].key);
 	free(rp->ev);
-	free(rp->procs.e);
-	free(rp->threads.e);
+	hmap__free(&rp->ev_idx);
+	table_free(&rp->procs);
+	table_free(&rp->threads);
 	fxt_reader__free(rp->rd);
 	free(rp->rec);
 	free(rp);
@@ -573,14 +571,11 @@ uint64_t report__event_count(const struct report *rp, const char *cat,
 {
 	struct fxt_str c = { .data = cat, .len = (uint32_t)cat_len };
 	struct fxt_str n = { .data = name, .len = (uint32_t)name_len };
-	uint64_t hash = evname_hash(&c, &n);
-	size_t i;
+	struct evname_probe probe = { .ev = rp->ev, .c = &c, .n = &n };
+	struct hmap_slot *hit = hmap__find(&rp->ev_idx, evname_hash(&c, &n),
+					   evname_is, &probe);
 
-	for (i = hash & (EV_SLOTS - 1); rp->ev && rp->ev[i].key;
-	     i = (i + 1) & (EV_SLOTS - 1))
-		if (evname_is(&rp->ev[i], hash, &c, &n))
-			return rp->ev[i].count;
-	return 0;
+	return hit ? rp->ev[hit->key].count : 0;
 }
 
 uint64_t report__events_other(const struct report *rp)
