@@ -26,6 +26,7 @@ $(B)/user/cmd/export.o $(B)/user/cmd/symbolize.o: CPPFLAGS += -Iuser -Iuser/fxt
 # export.o reads archives through archive_input.o (user/cmd/archive_input.h).
 $(EXPORT_TEST_DIR)/export_tool: $(EXPORT_TEST_DIR)/export_tool.o \
 		$(B)/user/cmd/export.o $(B)/user/cmd/symbolize.o \
+		$(B)/user/cmd/cmd_helpers.o \
 		$(B)/user/cmd/archive_input.o $(ARCHIVE_LIB) \
 		$(EXPORT_TOOL_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SYMBOLIZE_LDLIBS) $(ARCHIVE_LDLIBS)

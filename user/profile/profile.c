@@ -1032,6 +1032,7 @@ static int name_samples(struct profile *p)
 static int profile_finish(struct loader *ld)
 {
 	struct profile *p = ld->p;
+	struct profile_annot_samples ss;
 	size_t i;
 	int ret;
 
@@ -1074,7 +1075,10 @@ static int profile_finish(struct loader *ld)
 	array_sort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
 	array_sort(p->execs, p->nr_execs, sizeof(*p->execs), cmp_exec);
 	dedup_kernel(p);
-	return profile_annots__index(p->annots, p);
+	ss.first = p->nr_samples ? &p->samples[0].s : NULL;
+	ss.stride = sizeof(*p->samples);
+	ss.nr = p->nr_samples;
+	return profile_annots__index(p->annots, &ss);
 }
 
 static int load_feed(struct loader *ld, const void *data, size_t len)

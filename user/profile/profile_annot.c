@@ -11,6 +11,9 @@
  * (by time) gives every sample its context: a node of a prefix tree whose
  * path from the root is the list of intervals, so that samples in the
  * same intervals share one node and a sample costs one 32-bit index.
+ * The samples come as a strided view of the loader's records
+ * (struct profile_annot_samples): nothing here calls back into
+ * profile.c, whose header is read for struct profile_sample only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,7 +24,7 @@
 #include "fxt/fxt.h"
 #include "fxt/fxt_profile.h"
 #include "fxt/fxt_reader.h"
-#include "profile.h"
+#include "profile.h"		/* struct profile_sample */
 #include "profile_annot.h"
 
 enum mark_phase { MARK_BEGIN, MARK_END };
@@ -466,7 +469,14 @@ static uint32_t ctx_of(struct profile_annots *a, const uint32_t *active,
  * in time order.  The active list holds the intervals begun at or before
  * the sample, less those ended at or before it.
  */
-static int sweep_thread(struct profile_annots *a, const struct profile *p,
+static const struct profile_sample *
+sample_at(const struct profile_annot_samples *ss, size_t i)
+{
+	return (const void *)((const char *)ss->first + i * ss->stride);
+}
+
+static int sweep_thread(struct profile_annots *a,
+			const struct profile_annot_samples *ss,
 			const uint32_t *ivs, size_t niv, const size_t *smp,
 			size_t ns, uint32_t **active, size_t *cap_active)
 {
@@ -475,7 +485,7 @@ static int sweep_thread(struct profile_annots *a, const struct profile *p,
 	bool dirty = false;
 
 	for (i = 0; i < ns; i++) {
-		uint64_t ts = profile__sample(p, smp[i])->ts;
+		uint64_t ts = sample_at(ss, smp[i])->ts;
 		size_t k, kept;
 
 		for (; vi < niv && a->iv[ivs[vi]].begin <= ts; vi++) {
@@ -509,10 +519,11 @@ static int sweep_thread(struct profile_annots *a, const struct profile *p,
  * comparison sort of all the samples is needed.  order[start[t],
  * start[t + 1]) are thread t's.
  */
-static int group_samples(const struct profile *p, const struct thread_index *ti,
-			 size_t **order, size_t **start)
+static int group_samples(const struct profile_annot_samples *ss,
+			 const struct thread_index *ti, size_t **order,
+			 size_t **start)
 {
-	size_t ns = profile__nr_samples(p), i, *fill;
+	size_t ns = ss->nr, i, *fill;
 	size_t *thr = malloc((ns ? ns : 1) * sizeof(*thr));
 
 	*order = malloc((ns ? ns : 1) * sizeof(**order));
@@ -524,7 +535,7 @@ static int group_samples(const struct profile *p, const struct thread_index *ti,
 		return -ENOMEM;
 	}
 	for (i = 0; i < ns; i++) {
-		const struct profile_sample *s = profile__sample(p, i);
+		const struct profile_sample *s = sample_at(ss, i);
 
 		thr[i] = thread_index__find(ti, thread_key(s->pid, s->tid));
 		(*start)[thr[i] + 1]++;
@@ -538,9 +549,10 @@ static int group_samples(const struct profile *p, const struct thread_index *ti,
 	return 0;
 }
 
-int profile_annots__index(struct profile_annots *a, const struct profile *p)
+int profile_annots__index(struct profile_annots *a,
+			  const struct profile_annot_samples *ss)
 {
-	size_t ns = profile__nr_samples(p), i, t, cap_active = 0;
+	size_t ns = ss->nr, i, t, cap_active = 0;
 	struct thread_index ti = { 0 };
 	size_t *order = NULL, *start = NULL;
 	uint32_t *ivs = NULL, *active = NULL;
@@ -564,10 +576,10 @@ int profile_annots__index(struct profile_annots *a, const struct profile *p)
 		qsort_r(ivs, a->nr_iv, sizeof(*ivs), cmp_iv, a);
 	ret = thread_index__build(&ti, a, ivs);
 	if (!ret)
-		ret = group_samples(p, &ti, &order, &start);
+		ret = group_samples(ss, &ti, &order, &start);
 	/* Samples of threads without intervals (t == nt) stay at 0. */
 	for (t = 0; !ret && t < ti.nt; t++)
-		ret = sweep_thread(a, p, ivs + ti.first[t],
+		ret = sweep_thread(a, ss, ivs + ti.first[t],
 				   ti.first[t + 1] - ti.first[t],
 				   order + start[t], start[t + 1] - start[t],
 				   &active, &cap_active);
