@@ -176,7 +176,7 @@ pt=$(time_of perf report --stdio -i "$T/perf.data")
 	echo "samples: $n (perf.data $(du -h "$T/perf.data" | cut -f1), recording $(du -h "$T/rec.fxt" | cut -f1))"
 	echo "fxtprof report:       ${ft} s"
 	echo "perf report --stdio:  ${pt} s"
-	awk -v f="$ft" -v p="$pt" 'BEGIN { printf "ratio: perf / fxtprof = %.1fx (goal >= 5x)\n", (f > 0 ? p / f : 0) }'
+	awk -v f="$ft" -v p="$pt" 'BEGIN { printf "ratio: perf / fxtprof = %.1fx (goal >= 10x)\n", (f > 0 ? p / f : 0) }'
 	echo "fxtprof's top entries:"
 	# awk reads to the end: head would leave grep a SIGPIPE (141)
 	awk '!/^#/ && /%/ && n++ < 6' "$T/fxtprof.txt"

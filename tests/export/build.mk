@@ -14,10 +14,8 @@
 EXPORT_TEST_DIR := $(B)/tests/export
 EXPORT_TOOL_LIBS := $(B)/lib/libexport.a $(SYMBOLIZE_LIB) $(PROFILE_LIB) \
 		    $(B)/lib/libfxt.a
-# export.c's --region is report_annot.c's, which names frames by
-# report_tree.c's symbol table: objects, linked before the libraries.
-EXPORT_TOOL_LIBS := $(B)/user/cmd/report_annot.o $(B)/user/cmd/report_tree.o \
-		    $(EXPORT_TOOL_LIBS)
+# export.c's --region is the report engine's (user/report/report_annot.c).
+EXPORT_TOOL_LIBS := $(B)/lib/libreport.a $(EXPORT_TOOL_LIBS)
 
 # The symbolizer exists on x86_64 only (user/symbolize/build.mk): so do
 # these, host tests all.
@@ -28,6 +26,7 @@ $(B)/user/cmd/export.o $(B)/user/cmd/symbolize.o: CPPFLAGS += -Iuser -Iuser/fxt
 # export.o reads archives through archive_input.o (user/cmd/archive_input.h).
 $(EXPORT_TEST_DIR)/export_tool: $(EXPORT_TEST_DIR)/export_tool.o \
 		$(B)/user/cmd/export.o $(B)/user/cmd/symbolize.o \
+		$(B)/user/cmd/cmd_helpers.o \
 		$(B)/user/cmd/archive_input.o $(ARCHIVE_LIB) \
 		$(EXPORT_TOOL_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SYMBOLIZE_LDLIBS) $(ARCHIVE_LDLIBS)

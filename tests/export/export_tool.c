@@ -2,29 +2,14 @@
 /*
  * export_tool.c - `fxtprof export` and `fxtprof symbolize` without the
  * rest of fxtprof, for tests/export/test_export.sh: the two commands'
- * own code (user/cmd/export.c, symbolize.c), called as main.c calls them.
- * reader_err() is main.c's, which this program does not link.
+ * own code (user/cmd/export.c, symbolize.c), called as main.c calls them;
+ * reader_err() is user/cmd/cmd_helpers.c's.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "export.h"
-
-int reader_err(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fxtprof: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (err)
-		fprintf(stderr, ": %s", strerror(err < 0 ? -err : err));
-	fputc('\n', stderr);
-	return err;
-}
 
 int main(int argc, char **argv)
 {

@@ -79,14 +79,14 @@ FXT_FUZZERS := fuzz_fxt_reader fuzz_fxt_check fuzz_fxt_dump fuzz_report \
 FUZZ_SRCS_fuzz_fxt_reader := $(FXT_LIB_SRCS)
 FUZZ_SRCS_fuzz_fxt_check := $(FXT_LIB_SRCS)
 FUZZ_SRCS_fuzz_fxt_dump := $(FXT_LIB_SRCS)
-FUZZ_SRCS_fuzz_report := user/cmd/report.c $(FXT_LIB_SRCS)
+FUZZ_SRCS_fuzz_report := user/report/report_summary.c $(FXT_LIB_SRCS)
 FUZZ_SRCS_fuzz_receive_framer := user/cmd/framer.c
-FUZZ_HDRS := $(FXT_HDRS) user/cmd/report.h user/cmd/framer.h
+FUZZ_HDRS := $(FXT_HDRS) user/report/report_summary.h user/cmd/framer.h
 
 define fuzz_build_rule
 $(B)/fuzz/$(1): tests/host/$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_HDRS)
 	@mkdir -p $$(@D)
-	$(FXT_CLANG) $(FXT_FUZZ_FLAGS) $(CPPFLAGS) $(FXT_CPPFLAGS) -Iuser/cmd -Iuser \
+	$(FXT_CLANG) $(FXT_FUZZ_FLAGS) $(CPPFLAGS) $(FXT_CPPFLAGS) -Iuser/cmd -Iuser/report -Iuser \
 		$$< $(FUZZ_SRCS_$(1)) -o $$@
 endef
 $(foreach f,$(FXT_FUZZERS),$(eval $(call fuzz_build_rule,$(f))))
@@ -169,18 +169,18 @@ $(B)/tests/host/run_abi_doc: $(B)/tests/host/test_abi_doc.bin
 HOST_TESTS += $(B)/tests/host/run_abi_doc
 
 # ---- report -----------------------------------------------------------
-# user/cmd/report.c fed from memory, plain and under ASan+UBSan.
-REPORT_TEST_SRCS := tests/host/test_report.c user/cmd/report.c
-REPORT_TEST_HDRS := user/cmd/report.h user/cmd/cmd.h $(FXT_HDRS)
+# user/report/report_summary.c fed from memory, plain and under ASan+UBSan.
+REPORT_TEST_SRCS := tests/host/test_report.c user/report/report_summary.c
+REPORT_TEST_HDRS := user/report/report_summary.h $(FXT_HDRS)
 
 $(B)/tests/host/test_report: $(REPORT_TEST_SRCS) $(REPORT_TEST_HDRS) $(FXT_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(FXT_TEST_CPPFLAGS) -Iuser/cmd -Iuser $(FXT_TEST_CFLAGS) \
+	$(CC) $(FXT_TEST_CPPFLAGS) -Iuser/report -Iuser $(FXT_TEST_CFLAGS) \
 		$(REPORT_TEST_SRCS) $(FXT_LIB) -o $@
 
 $(B)/asan/tests/host/test_report: $(REPORT_TEST_SRCS) $(REPORT_TEST_HDRS) $(FXT_LIB_ASAN)
 	@mkdir -p $(@D)
-	$(CC) $(FXT_TEST_CPPFLAGS) -Iuser/cmd -Iuser $(FXT_TEST_CFLAGS) $(FXT_SAN_FLAGS) \
+	$(CC) $(FXT_TEST_CPPFLAGS) -Iuser/report -Iuser $(FXT_TEST_CFLAGS) $(FXT_SAN_FLAGS) \
 		$(REPORT_TEST_SRCS) $(FXT_LIB_ASAN) -o $@
 
 HOST_TESTS += $(B)/tests/host/test_report $(B)/asan/tests/host/test_report

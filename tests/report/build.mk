@@ -25,16 +25,18 @@ $(REPORT_T)/run_report: tests/report/report_test.sh tests/report/svg_script.js \
 	@chmod +x $@
 
 # The same script on an fxtprof whose report path (the commands, the
-# loader, the symbolizer, the FXT decoder) is built with ASan+UBSan.
+# engine, the loader, the symbolizer, the FXT decoder) is built with
+# ASan+UBSan.
 REPORT_ASAN_LIBS := $(SYMBOLIZE_LIB_ASAN) $(B)/lib/libsource_bpf.a \
 	$(B)/lib/libsource.a \
 	$(B)/lib/libstate.a $(B)/lib/libencode.a $(B)/lib/libsink.a $(ARCHIVE_LIB) \
 	$(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(FXT_LIB_ASAN)
-$(B)/asan/tests/report/fxtprof: $(CMD_SRCS) $(EXPORT_SRCS) $(PROFILE_SRCS) \
-		$(REPORT_ASAN_LIBS)
+$(B)/asan/tests/report/fxtprof: $(CMD_SRCS) $(REPORT_SRCS) $(EXPORT_SRCS) \
+		$(PROFILE_SRCS) $(REPORT_ASAN_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -DFXTPROF_HAVE_SYMBOLS $(CFLAGS) \
-		$(FXT_SAN_FLAGS) -o $@ $(CMD_SRCS) $(EXPORT_SRCS) $(PROFILE_SRCS) \
+		$(FXT_SAN_FLAGS) -o $@ $(CMD_SRCS) $(REPORT_SRCS) $(EXPORT_SRCS) \
+		$(PROFILE_SRCS) \
 		$(REPORT_ASAN_LIBS) $(CMD_LDLIBS) $(BPF_SOURCE_LDLIBS)
 
 $(B)/asan/tests/report/run_report: tests/report/report_test.sh \

@@ -16,7 +16,8 @@
 
 SYMBOLS := $(if $(filter x86_64,$(ARCH)),1,)
 
-CMD_SRCS := user/cmd/main.c user/cmd/record.c user/cmd/record_opts.c \
+CMD_SRCS := user/cmd/main.c user/cmd/cmd_helpers.c \
+	    user/cmd/record.c user/cmd/record_opts.c \
 	    user/cmd/record_flight.c user/cmd/record_symbols.c \
 	    user/cmd/send.c \
 	    user/cmd/receive.c user/cmd/framer.c user/cmd/delivery.c \
@@ -25,11 +26,10 @@ CMD_SRCS := user/cmd/main.c user/cmd/record.c user/cmd/record_opts.c \
 CMD_LIBS_SYMBOLS :=
 CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS)
 ifneq ($(SYMBOLS),)
-CMD_SRCS += user/cmd/report.c user/cmd/report_cmd.c user/cmd/report_tree.c \
-	    user/cmd/report_annot.c \
+CMD_SRCS += user/cmd/report.c \
 	    user/cmd/flamegraph.c user/cmd/export.c user/cmd/symbolize.c
-CMD_LIBS_SYMBOLS := $(B)/lib/libexport.a $(B)/lib/libsymbolize.a \
-		    $(B)/lib/libprofile.a
+CMD_LIBS_SYMBOLS := $(B)/lib/libreport.a $(B)/lib/libexport.a \
+		    $(B)/lib/libsymbolize.a $(B)/lib/libprofile.a
 CMD_LDLIBS += -ldw -lelf -lz
 CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
 endif

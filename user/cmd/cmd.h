@@ -19,6 +19,8 @@ enum {
 	CMD_EXIT_INCOMPLETE = 3, /* ran to the end, but output was lost */
 };
 
+/* The helpers of cmd_helpers.c. */
+
 /* Print "fxtprof: <message>: <strerror(-err)>" and return @err. */
 int reader_err(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -46,6 +48,7 @@ int cmd_trigger(int argc, char **argv);
 /* 1 if @name is a valid trigger name (the module's rule), else 0. */
 int cmd_trigger_name_ok(const char *name);
 int cmd_report(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_receive(int argc, char **argv);
 /* The archive's commands (archive_cmd.c). */

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "export/export_stack.h"
-#include "report_annot.h"
+#include "report/report_annot.h"
 #include "symbolize/symbolizer.h"
 
 struct export_cmd {

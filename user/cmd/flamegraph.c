@@ -18,7 +18,7 @@
 
 #include "cmd.h"
 #include "archive_input.h"
-#include "report_tree.h"
+#include "report/report_tree.h"
 
 #define FRAME_H		16
 #define PAD_TOP		40
@@ -361,6 +361,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 	int i, ret;
 
 	memset(o, 0, sizeof(*o));
+	o->rt.filter.parse_time = archive_time_spec__parse;
 	o->width = 1200;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];

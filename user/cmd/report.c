@@ -1,17 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report.c - `fxtprof report --summary FILE|-`: a short summary of an
- * FXT trace (the symbolized report is report_cmd.c's).
- *
- * Built on the FXT decoder (fxt_reader.h), so it reads any FXT stream, not
- * only fxtprof's: records by type, events by category:name, provider
- * overflow events, fxtprof's own counters (kernel_lost, output_dropped,
- * stats), the wall-clock time of the first event (from fxtprof's clock
- * object), samples per CPU, and the top processes and threads by samples
- * with the names their kernel-object records gave them.
- *
- * A sample is an instant event "cpu"/"sample" (encode/fxt_encoder.h); its thread
- * is the sampled thread and its "cpu" argument the CPU.
+ * report.c - the `fxtprof report` command: `report FILE`, the top
+ * functions of a recording in the manner of `perf report --stdio`
+ * (Children, Self, Command, Shared Object, Symbol), with perf's --sort
+ * keys, filters and -g call trees; `report --summary FILE`, the record
+ * and process summary instead.  This file parses options and opens the
+ * input; the work is the report engine's (user/report/report.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,602 +13,103 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd.h"
-#include "fxt/fxt_profile.h"
-#include "fxt/fxt_reader.h"
-#include "report.h"
+#include "archive_input.h"
+#include "report/report.h"
 
-#define CHUNK		(256 * 1024)
-#define NAME_MAX_LEN	48
-#define MAX_CPUS	1024
-/* Distinct category:name pairs kept; the rest count as "(other names)". */
-#define MAX_EVNAMES	4096
-/* Open addressing at most half full: a lookup probes O(1) slots. */
-#define EV_SLOTS	(2 * MAX_EVNAMES)
+/* Bytes --summary reads at a time. */
+#define SUMMARY_CHUNK	(256 * 1024)
 
-struct ent {
-	uint64_t key;		/* pid or tid; 0 = empty slot (key + 1 stored) */
-	uint64_t pid;		/* threads: their process */
-	uint64_t samples;
-	char name[NAME_MAX_LEN];
+struct report_opts {
+	struct rt_opts rt;
+	struct rt_print_opts print;
+	const char *path;
 };
 
-struct table {
-	struct ent *e;
-	size_t cap, n;
-};
-
-/*
- * One category:name pair.  The key is the raw bytes, lengths included:
- * a category may hold any byte, NUL and ':' too, so the pair is never
- * compared as a C string.
- */
-struct evname {
-	char *key;		/* category bytes, then name bytes */
-	uint32_t cat_len, name_len;
-	uint64_t hash;
-	uint64_t count;
-};
-
-struct report {
-	struct fxt_reader *rd;
-	struct fxt_record *rec;	/* the record being decoded (large) */
-	int err;		/* first error: reading stops there */
-	struct table procs, threads;
-	struct evname *ev;	/* EV_SLOTS slots, allocated on first event */
-	size_t nev;
-	uint64_t ev_other;
-	uint64_t by_type[16];
-	uint64_t records, bytes, warnings;
-	uint64_t samples, stack_blobs, overflow_events;
-	uint64_t per_cpu[MAX_CPUS];
-	uint64_t cpu_other;
-	int64_t first_ns, last_ns;
-	bool have_ts;
-	/* The first clock object's pair (fxt_profile.h). */
-	bool have_clock;
-	uint64_t clock_boot_ns, clock_realtime_ns;
-	/* Last values of fxtprof's counters. */
-	bool have_klost, have_odrop, have_stats;
-	uint64_t klost_records, klost_bytes;
-	uint64_t odrop_records, odrop_bytes;
-	uint64_t st_samples, st_records, st_lost, st_unreported;
-};
-
-static bool str_is(const struct fxt_str *s, const char *lit)
+static int usage(FILE *f)
 {
-	size_t n = strlen(lit);
-
-	return s->len == n && !memcmp(s->data, lit, n);
+	fprintf(f,
+		"usage: fxtprof report [options] FILE|-\n"
+		"  the top functions of a recording, as perf report --stdio "
+		"prints them\n"
+		"  --sort KEYS  comma list of comm, pid, dso, sym "
+		"(default comm,dso,sym)\n"
+		"  --no-children\n"
+		"              self time only (default: Children and Self "
+		"columns)\n"
+		"  -g caller|callee\n"
+		"              under each entry, its call chains up to the "
+		"root: root\n"
+		"              first (caller) or the entry first (callee)\n"
+		"  --percent-limit P\n"
+		"              hide entries under P%% (default 0)\n");
+	rt_opts__usage(f);
+	fprintf(f,
+		"  --summary [-n N]\n"
+		"              the record summary instead: records by type, "
+		"events by\n"
+		"              name, losses, top N processes and threads\n");
+	return f == stdout ? 0 : CMD_EXIT_USAGE;
 }
 
-static struct ent *table_get(struct table *t, uint64_t key)
+static int parse_args(struct report_opts *o, int argc, char **argv)
 {
-	size_t i;
+	int i, ret;
 
-	if (2 * (t->n + 1) > t->cap) {
-		struct table nt = { .cap = t->cap ? 2 * t->cap : 1024 };
+	memset(o, 0, sizeof(*o));
+	o->rt.filter.parse_time = archive_time_spec__parse;
+	o->print.children = true;
+	rt_sort__parse(&o->print.sort, "comm,dso,sym");
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
 
-		nt.e = calloc(nt.cap, sizeof(*nt.e));
-		if (!nt.e)
-			return NULL;
-		for (i = 0; i < t->cap; i++) {
-			size_t j;
-
-			if (!t->e[i].key)
-				continue;
-			j = (t->e[i].key * 0x9e3779b97f4a7c15ull) >> 20;
-			for (j &= nt.cap - 1; nt.e[j].key; j = (j + 1) & (nt.cap - 1))
-				;
-			nt.e[j] = t->e[i];
-		}
-		nt.n = t->n;
-		free(t->e);
-		*t = nt;
-	}
-	i = ((key + 1) * 0x9e3779b97f4a7c15ull) >> 20;
-	for (i &= t->cap - 1; t->e[i].key; i = (i + 1) & (t->cap - 1))
-		if (t->e[i].key == key + 1)
-			return &t->e[i];
-	t->e[i].key = key + 1;
-	t->n++;
-	return &t->e[i];
-}
-
-static void set_name(struct ent *e, const struct fxt_str *s)
-{
-	size_t n = s->len < NAME_MAX_LEN - 1 ? s->len : NAME_MAX_LEN - 1;
-
-	memcpy(e->name, s->data, n);
-	e->name[n] = 0;
-}
-
-/* FNV-1a over the category, its length, then the name. */
-static uint64_t evname_hash(const struct fxt_str *c, const struct fxt_str *n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	uint32_t i;
-
-	for (i = 0; i < c->len; i++)
-		h = (h ^ (unsigned char)c->data[i]) * 0x100000001b3ull;
-	h = (h ^ c->len) * 0x100000001b3ull;
-	for (i = 0; i < n->len; i++)
-		h = (h ^ (unsigned char)n->data[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static bool evname_is(const struct evname *e, uint64_t hash,
-		      const struct fxt_str *c, const struct fxt_str *n)
-{
-	return e->hash == hash && e->cat_len == c->len &&
-	       e->name_len == n->len &&
-	       !memcmp(e->key, c->data, c->len) &&
-	       !memcmp(e->key + c->len, n->data, n->len);
-}
-
-static void count_event_name(struct report *rp, const struct fxt_record *rec)
-{
-	const struct fxt_str *c = &rec->event.category, *n = &rec->event.name;
-	uint64_t hash = evname_hash(c, n);
-	struct evname *e;
-	size_t i;
-
-	if (!rp->ev && !(rp->ev = calloc(EV_SLOTS, sizeof(*rp->ev)))) {
-		rp->ev_other++;
-		return;
-	}
-	for (i = hash & (EV_SLOTS - 1); rp->ev[i].key;
-	     i = (i + 1) & (EV_SLOTS - 1)) {
-		if (evname_is(&rp->ev[i], hash, c, n)) {
-			rp->ev[i].count++;
-			return;
-		}
-	}
-	/* Not seen: rp->ev[i] is free, and the table never fills up. */
-	if (rp->nev == MAX_EVNAMES) {
-		rp->ev_other++;
-		return;
-	}
-	e = &rp->ev[i];
-	e->key = malloc((size_t)c->len + n->len + 1);
-	if (!e->key) {
-		rp->ev_other++;
-		return;
-	}
-	memcpy(e->key, c->data, c->len);
-	memcpy(e->key + c->len, n->data, n->len);
-	e->cat_len = c->len;
-	e->name_len = n->len;
-	e->hash = hash;
-	e->count = 1;
-	rp->nev++;
-}
-
-static const struct fxt_argv *arg(const struct fxt_record *rec,
-				  const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < rec->nargs; i++)
-		if (str_is(&rec->args[i].name, name))
-			return &rec->args[i];
-	return NULL;
-}
-
-static uint64_t arg_uint(const struct fxt_record *rec, const char *name)
-{
-	const struct fxt_argv *a = arg(rec, name);
-
-	if (!a)
-		return 0;
-	switch (a->type) {
-	case FXT_ARG_INT32: return (uint64_t)(int64_t)a->v.i32;
-	case FXT_ARG_UINT32: return a->v.u32;
-	case FXT_ARG_INT64: return (uint64_t)a->v.i64;
-	case FXT_ARG_UINT64: return a->v.u64;
-	case FXT_ARG_KOID: return a->v.koid;
-	}
-	return 0;
-}
-
-static void on_event(struct report *rp, const struct fxt_record *rec)
-{
-	const struct fxt_str *c = &rec->event.category, *n = &rec->event.name;
-
-	count_event_name(rp, rec);
-	if (rec->subtype == FXT_EVENT_INSTANT && str_is(c, "cpu") &&
-	    str_is(n, "sample")) {
-		struct ent *p = table_get(&rp->procs, rec->thread.pid);
-		struct ent *t = table_get(&rp->threads, rec->thread.tid);
-		const struct fxt_argv *a = arg(rec, "cpu");
-
-		rp->samples++;
-		if (p)
-			p->samples++;
-		if (t) {
-			t->samples++;
-			t->pid = rec->thread.pid;
-		}
-		if (a && a->type == FXT_ARG_UINT32 && a->v.u32 < MAX_CPUS)
-			rp->per_cpu[a->v.u32]++;
-		else
-			rp->cpu_other++;
-		return;
-	}
-	if (rec->subtype != FXT_EVENT_COUNTER || !str_is(c, "fxtprof"))
-		return;
-	if (str_is(n, "fxtprof:kernel_lost")) {
-		rp->have_klost = true;
-		rp->klost_records = arg_uint(rec, "records");
-		rp->klost_bytes = arg_uint(rec, "bytes");
-	} else if (str_is(n, "fxtprof:output_dropped")) {
-		/* Each notice carries the running totals. */
-		rp->have_odrop = true;
-		rp->odrop_records = arg_uint(rec, "records");
-		rp->odrop_bytes = arg_uint(rec, "bytes");
-	} else if (str_is(n, "fxtprof:stats")) {
-		rp->have_stats = true;
-		rp->st_samples = arg_uint(rec, "samples");
-		rp->st_records = arg_uint(rec, "records");
-		rp->st_lost = arg_uint(rec, "lost_records");
-		rp->st_unreported = arg_uint(rec, "lost_unreported");
-	}
-}
-
-static void on_record(struct report *rp, struct fxt_reader *r,
-		      const struct fxt_record *rec)
-{
-	int64_t ns;
-
-	rp->records++;
-	rp->bytes += (uint64_t)rec->size * 8;
-	rp->by_type[rec->type & 15]++;
-	if (rec->warn_rule)
-		rp->warnings++;
-	if (rec->has_ts && !fxt_reader__ticks_to_ns(r, rec->ts, &ns)) {
-		if (!rp->have_ts || ns < rp->first_ns)
-			rp->first_ns = ns;
-		if (!rp->have_ts || ns > rp->last_ns)
-			rp->last_ns = ns;
-		rp->have_ts = true;
-	}
-	switch (rec->type) {
-	case FXT_REC_EVENT:
-		on_event(rp, rec);
-		break;
-	case FXT_REC_METADATA:
-		if (rec->subtype == FXT_META_PROVIDER_EVENT &&
-		    rec->meta.event_id == FXT_PROVIDER_EVENT_BUFFER_OVERFLOW)
-			rp->overflow_events++;
-		break;
-	case FXT_REC_KERNEL_OBJ: {
-		struct ent *e;
-
-		if (rec->subtype == FXT_KOBJ_PROCESS) {
-			e = table_get(&rp->procs, rec->kobj.koid);
-			if (e)
-				set_name(e, &rec->kobj.name);
-		} else if (rec->subtype == FXT_KOBJ_THREAD) {
-			e = table_get(&rp->threads, rec->kobj.koid);
-			if (e) {
-				set_name(e, &rec->kobj.name);
-				if (arg(rec, "process"))
-					e->pid = arg_uint(rec, "process");
+		ret = rt_opts__parse(&o->rt, argc, argv, &i);
+		if (ret < 0)
+			return CMD_EXIT_USAGE;
+		if (ret)
+			continue;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return -1;
+		} else if (!strcmp(a, "--sort") && i + 1 < argc) {
+			if (rt_sort__parse(&o->print.sort, argv[++i]))
+				return CMD_EXIT_USAGE;
+		} else if (!strcmp(a, "--no-children")) {
+			o->print.children = false;
+		} else if (!strcmp(a, "--children")) {
+			o->print.children = true;
+		} else if (!strcmp(a, "-g") && i + 1 < argc) {
+			a = argv[++i];
+			if (!strcmp(a, "caller"))
+				o->print.graph = RT_GRAPH_CALLER;
+			else if (!strcmp(a, "callee"))
+				o->print.graph = RT_GRAPH_CALLEE;
+			else {
+				fprintf(stderr, "fxtprof: -g wants caller or "
+					"callee, not '%s'\n", a);
+				return CMD_EXIT_USAGE;
 			}
-		} else if (rec->subtype == FXT_KOBJ_CLOCK && !rp->have_clock &&
-			   arg(rec, FXT_PROFILE_ARG_BOOT_NS) &&
-			   arg(rec, FXT_PROFILE_ARG_REALTIME_NS)) {
-			rp->clock_boot_ns = arg_uint(rec, FXT_PROFILE_ARG_BOOT_NS);
-			rp->clock_realtime_ns =
-				arg_uint(rec, FXT_PROFILE_ARG_REALTIME_NS);
-			rp->have_clock = true;
-		}
-		break;
-	}
-	case FXT_REC_LARGE:
-		if (rec->subtype == FXT_LARGE_BLOB && !rec->large.category.len &&
-		    !rec->large.name.len)
-			rp->stack_blobs++;
-		break;
-	}
-}
+		} else if (!strcmp(a, "--percent-limit") && i + 1 < argc) {
+			char *end;
 
-static int by_samples(const void *a, const void *b)
-{
-	const struct ent *x = a, *y = b;
-
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? 1 : -1;
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-static int by_count(const void *a, const void *b)
-{
-	const struct evname *x = a, *y = b;
-	uint32_t xl = x->cat_len + x->name_len, yl = y->cat_len + y->name_len;
-	int c;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	if (x->cat_len != y->cat_len)
-		return x->cat_len < y->cat_len ? -1 : 1;
-	c = memcmp(x->key, y->key, xl < yl ? xl : yl);
-	return c ? c : (xl > yl) - (xl < yl);
-}
-
-/*
- * Bytes as text: NUL, control bytes and backslash escaped as \xNN.
- * Returns the characters printed.
- */
-static int put_escaped(FILE *f, const char *p, uint32_t len)
-{
-	uint32_t i;
-	int n = 0;
-
-	for (i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)p[i];
-
-		if (ch < 0x20 || ch == 0x7f || ch == '\\') {
-			fprintf(f, "\\x%02x", ch);
-			n += 4;
+			o->print.percent_limit = strtod(argv[++i], &end);
+			if (*end || !(o->print.percent_limit >= 0))
+				return usage(stderr);
+		} else if (!o->path && (a[0] != '-' || !strcmp(a, "-"))) {
+			o->path = a;
 		} else {
-			fputc(ch, f);
-			n++;
+			fprintf(stderr, "fxtprof: report: unknown option or "
+				"extra argument '%s'\n", a);
+			return usage(stderr);
 		}
 	}
-	return n;
-}
-
-static void print_top(FILE *f, struct table *t, const char *what,
-		      unsigned int top, uint64_t total, bool threads)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < t->cap; i++)
-		if (t->e[i].key && t->e[i].samples)
-			t->e[n++] = t->e[i];
-	/* The table is consumed: compacted and sorted in place. */
-	t->n = 0;
-	if (n)
-		qsort(t->e, n, sizeof(*t->e), by_samples);
-	fprintf(f, "\ntop %s by samples (%zu with samples):\n", what, n);
-	if (threads)
-		fprintf(f, "  %10s %6s %8s %8s  %s\n", "samples", "%", "pid",
-			"tid", "name");
-	else
-		fprintf(f, "  %10s %6s %8s  %s\n", "samples", "%", "pid", "name");
-	for (i = 0; i < n && i < top; i++) {
-		struct ent *e = &t->e[i];
-		double pct = total ? 100.0 * (double)e->samples / (double)total : 0;
-
-		/* Linux's idle tasks are pid/tid 0 and have no record. */
-		if (!e->name[0] && e->key == 1)
-			strcpy(e->name, "[idle]");
-
-		if (threads)
-			fprintf(f, "  %10" PRIu64 " %6.2f %8" PRIu64 " %8" PRIu64
-				"  %s\n", e->samples, pct, e->pid, e->key - 1,
-				e->name[0] ? e->name : "?");
-		else
-			fprintf(f, "  %10" PRIu64 " %6.2f %8" PRIu64 "  %s\n",
-				e->samples, pct, e->key - 1,
-				e->name[0] ? e->name : "?");
-	}
-}
-
-/*
- * "first event at 2026-12-03 20:31:05.123456789 UTC": the first event's
- * time on the wall clock of the recorder's clock object, when there is
- * one (perf report's "captured on").
- */
-static void print_wall_clock(FILE *f, const struct report *rp)
-{
-	int64_t off = rp->first_ns - (int64_t)rp->clock_boot_ns;
-	uint64_t wall;
-	char when[64];
-	struct tm tm;
-	time_t secs;
-
-	if (!rp->have_ts || !rp->have_clock)
-		return;
-	if (off < 0 && (uint64_t)-off > rp->clock_realtime_ns)
-		return;
-	wall = rp->clock_realtime_ns + (uint64_t)off;
-	secs = (time_t)(wall / 1000000000u);
-	if (!gmtime_r(&secs, &tm) ||
-	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
-		return;
-	fprintf(f, "first event at %s.%09" PRIu64 " UTC (the recorder's wall clock)\n",
-		when, wall % 1000000000u);
-}
-
-void report__print(struct report *rp, FILE *f, const char *path,
-		   unsigned int top)
-{
-	size_t i, nev;
-	unsigned int ncpu = 0;
-
-	fprintf(f, "%s: %" PRIu64 " records, %" PRIu64 " bytes", path,
-		rp->records, rp->bytes);
-	if (rp->have_ts)
-		fprintf(f, ", %.3f s of events",
-			(double)(rp->last_ns - rp->first_ns) / 1e9);
-	if (rp->warnings)
-		fprintf(f, ", %" PRIu64 " records with warnings", rp->warnings);
-	fputc('\n', f);
-	print_wall_clock(f, rp);
-	fprintf(f, "\nrecords by type:\n");
-	for (i = 0; i < 16; i++)
-		if (rp->by_type[i])
-			fprintf(f, "  %-16s %10" PRIu64 "\n",
-				fxt_record_type__name((unsigned int)i),
-				rp->by_type[i]);
-
-	/* The name table is consumed too: its slots compacted, then sorted. */
-	nev = 0;
-	for (i = 0; rp->ev && i < EV_SLOTS; i++)
-		if (rp->ev[i].key)
-			rp->ev[nev++] = rp->ev[i];
-	for (i = nev; rp->ev && i < EV_SLOTS; i++)
-		rp->ev[i].key = NULL;
-	if (nev)
-		qsort(rp->ev, nev, sizeof(*rp->ev), by_count);
-	fprintf(f, "\nevents by category:name:\n");
-	for (i = 0; i < nev; i++) {
-		const struct evname *e = &rp->ev[i];
-		int w;
-
-		fputs("  ", f);
-		w = put_escaped(f, e->key, e->cat_len);
-		fputc(':', f);
-		w += 1 + put_escaped(f, e->key + e->cat_len, e->name_len);
-		/* As "%-28s" would: padded to 28 columns. */
-		fprintf(f, "%*s %10" PRIu64 "\n", w < 28 ? 28 - w : 0, "",
-			e->count);
-	}
-	if (rp->ev_other)
-		fprintf(f, "  %-28s %10" PRIu64 "\n", "(other names)",
-			rp->ev_other);
-
-	fprintf(f, "\nsamples: %" PRIu64 " (stack blobs %" PRIu64 ")\n",
-		rp->samples, rp->stack_blobs);
-	for (i = 0; i < MAX_CPUS; i++)
-		if (rp->per_cpu[i])
-			ncpu++;
-	if (ncpu) {
-		fprintf(f, "samples per CPU (%u CPUs):", ncpu);
-		for (i = 0; i < MAX_CPUS; i++)
-			if (rp->per_cpu[i])
-				fprintf(f, " cpu%zu=%" PRIu64, i, rp->per_cpu[i]);
-		if (rp->cpu_other)
-			fprintf(f, " other=%" PRIu64, rp->cpu_other);
-		fputc('\n', f);
-	}
-	fprintf(f, "overflow events: %" PRIu64 "\n", rp->overflow_events);
-	if (rp->have_klost)
-		fprintf(f, "kernel lost (fxtprof:kernel_lost): %" PRIu64
-			" records, %" PRIu64 " bytes\n", rp->klost_records,
-			rp->klost_bytes);
-	else
-		fprintf(f, "kernel lost (fxtprof:kernel_lost): none reported\n");
-	if (rp->have_odrop)
-		fprintf(f, "output dropped (fxtprof:output_dropped): %" PRIu64
-			" records, %" PRIu64 " bytes\n", rp->odrop_records,
-			rp->odrop_bytes);
-	if (rp->have_stats)
-		fprintf(f, "kernel statistics (fxtprof:stats): %" PRIu64
-			" samples, %" PRIu64 " records, %" PRIu64 " lost, %"
-			PRIu64 " lost unreported\n", rp->st_samples,
-			rp->st_records, rp->st_lost, rp->st_unreported);
-	else
-		fprintf(f, "kernel statistics (fxtprof:stats): missing "
-			"(recording cut short?)\n");
-
-	print_top(f, &rp->procs, "processes", top, rp->samples, false);
-	print_top(f, &rp->threads, "threads", top, rp->samples, true);
-}
-
-int report__new(struct report **out)
-{
-	struct report *rp = calloc(1, sizeof(*rp));
-	int err;
-
-	*out = NULL;
-	if (!rp)
-		return -ENOMEM;
-	rp->rec = malloc(sizeof(*rp->rec));
-	if (!rp->rec) {
-		err = -ENOMEM;
-		goto err_free_report;
-	}
-	err = fxt_reader__new(FXT_READER_LENIENT, &rp->rd);
-	if (err)
-		goto err_free_rec;
-	*out = rp;
-	return 0;
-
-err_free_rec:
-	free(rp->rec);
-err_free_report:
-	free(rp);
-	return err;
-}
-
-void report__free(struct report *rp)
-{
-	size_t i;
-
-	if (!rp)
-		return;
-	for (i = 0; rp->ev && i < EV_SLOTS; i++)
-		free(rp->ev[i].key);
-	free(rp->ev);
-	free(rp->procs.e);
-	free(rp->threads.e);
-	fxt_reader__free(rp->rd);
-	free(rp->rec);
-	free(rp);
-}
-
-int report__feed(struct report *rp, const void *data, size_t len)
-{
-	int err;
-
-	if (rp->err)
-		return rp->err;
-	/* Decode as we go: the reader holds at most one partial record. */
-	err = len ? fxt_reader__feed(rp->rd, data, len) : 0;
-	while (!err && (err = fxt_reader__next(rp->rd, rp->rec)) > 0) {
-		on_record(rp, rp->rd, rp->rec);
-		err = 0;
-	}
-	if (err < 0)
-		rp->err = err;
-	return err < 0 ? err : 0;
-}
-
-int report__finish(struct report *rp)
-{
-	if (!rp->err)
-		rp->err = fxt_reader__finish(rp->rd);
-	return rp->err;
-}
-
-const struct fxt_error *report__error(const struct report *rp)
-{
-	const struct fxt_error *e = fxt_reader__error(rp->rd);
-
-	return e && e->rule ? e : NULL;
-}
-
-uint64_t report__event_count(const struct report *rp, const char *cat,
-			     size_t cat_len, const char *name, size_t name_len)
-{
-	struct fxt_str c = { .data = cat, .len = (uint32_t)cat_len };
-	struct fxt_str n = { .data = name, .len = (uint32_t)name_len };
-	uint64_t hash = evname_hash(&c, &n);
-	size_t i;
-
-	for (i = hash & (EV_SLOTS - 1); rp->ev && rp->ev[i].key;
-	     i = (i + 1) & (EV_SLOTS - 1))
-		if (evname_is(&rp->ev[i], hash, &c, &n))
-			return rp->ev[i].count;
+	if (!o->path)
+		return usage(stderr);
 	return 0;
 }
 
-uint64_t report__events_other(const struct report *rp)
-{
-	return rp->ev_other;
-}
-
-uint64_t report__records(const struct report *rp)
-{
-	return rp->records;
-}
-
-static int report_usage(FILE *f)
+static int summary_usage(FILE *f)
 {
 	fprintf(f, "usage: fxtprof report --summary [-n N] FILE|-\n"
 		   "  summarize an FXT trace: records by type, events by name,\n"
@@ -623,7 +118,8 @@ static int report_usage(FILE *f)
 	return 2;
 }
 
-int report_summary_main(int argc, char **argv)
+/* `fxtprof report --summary [-n N] FILE` (argv without --summary). */
+static int summary_main(int argc, char **argv)
 {
 	struct report *rp = NULL;
 	const struct fxt_error *e;
@@ -635,37 +131,37 @@ int report_summary_main(int argc, char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			report_usage(stdout);
+			summary_usage(stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
 			char *end;
 
 			top = (unsigned int)strtoul(argv[++i], &end, 10);
 			if (*end || !top)
-				return report_usage(stderr);
+				return summary_usage(stderr);
 		} else if (!path && (argv[i][0] != '-' || !strcmp(argv[i], "-"))) {
 			path = argv[i];
 		} else {
-			return report_usage(stderr);
+			return summary_usage(stderr);
 		}
 	}
 	if (!path)
-		return report_usage(stderr);
+		return summary_usage(stderr);
 	in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!in) {
 		reader_err(errno, "%s", path);
 		return 2;
 	}
-	chunk = malloc(CHUNK);
+	chunk = malloc(SUMMARY_CHUNK);
 	if (!chunk || report__new(&rp)) {
 		reader_err(ENOMEM, "report");
 		goto out;
 	}
 	for (;;) {
-		size_t got = fread(chunk, 1, CHUNK, in);
+		size_t got = fread(chunk, 1, SUMMARY_CHUNK, in);
 
 		err = report__feed(rp, chunk, got);
-		if (err < 0 || got < CHUNK)
+		if (err < 0 || got < SUMMARY_CHUNK)
 			break;
 	}
 	if (ferror(in)) {
@@ -691,4 +187,86 @@ out:
 	if (in && in != stdin)
 		fclose(in);
 	return ret;
+}
+
+static int strip_summary(int argc, char **argv, char ***out)
+{
+	char **nv = calloc((size_t)argc + 1, sizeof(*nv));
+	int i, n = 0;
+
+	if (!nv)
+		return -ENOMEM;
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--summary"))
+			nv[n++] = argv[i];
+	*out = nv;
+	return n;
+}
+
+/* --summary [-n N] FILE: an archive is summarized as its whole stream. */
+static int summary_of_archive(int argc, char **argv)
+{
+	struct archive_input ain;
+	const char *path;
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n"))
+			i++;
+		else if (argv[i][0] != '-' || !strcmp(argv[i], "-"))
+			break;
+	}
+	if (i >= argc)
+		return summary_main(argc, argv);
+	path = argv[i];
+	if (archive_input__open(&ain, &path, 0, UINT64_MAX) < 0)
+		return CMD_EXIT_FAILED;
+	argv[i] = (char *)path;
+	ret = summary_main(argc, argv);
+	if (archive_input__close(&ain) && !ret) {
+		reader_err(-EIO, "%s could not be read whole", ain.path);
+		ret = CMD_EXIT_FAILED;
+	}
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o;
+	struct archive_input ain;
+	const char *load;
+	struct rtree t;
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--summary")) {
+			char **nv;
+			int n = strip_summary(argc, argv, &nv);
+
+			if (n < 0)
+				return reader_err(n, "report"), CMD_EXIT_FAILED;
+			ret = summary_of_archive(n, nv);
+			free(nv);
+			return ret;
+		}
+	}
+	ret = parse_args(&o, argc, argv);
+	if (ret)
+		return ret < 0 ? CMD_EXIT_OK : ret;
+	/* An archive: only the chunks --time needs, through a pipe. */
+	load = o.path;
+	if (archive_input__open_profile(&ain, &load, &o.rt.filter.time) < 0)
+		return CMD_EXIT_FAILED;
+	ret = rtree__load(&t, load, &o.rt);
+	if (archive_input__close(&ain) && !ret)
+		ret = reader_err(-EIO, "%s could not be read whole", o.path);
+	if (ret) {
+		rtree__free(&t);
+		return CMD_EXIT_FAILED;
+	}
+	ret = rtree__print_report(&t, &o.print, o.path, stdout);
+	if (ret)
+		reader_err(ret, "report");
+	rtree__free(&t);
+	return ret || fflush(stdout) ? CMD_EXIT_FAILED : CMD_EXIT_OK;
 }

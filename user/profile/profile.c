@@ -27,7 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/fxtprof.h>
+
 #include "array_grow.h"
+#include "util/hmap.h"
 #include "fxt/fxt_reader.h"
 #include "fxt/fxt_profile.h"
 #include "profile.h"
@@ -37,9 +40,6 @@
 #define KERNEL_MIN	0xffff000000000000ull
 /* Fork chains followed when a process has no mapping of its own. */
 #define MAX_FORK_DEPTH	32
-#define MODE_KERNEL	1	/* FXTPROF_MODE_*, include/uapi/linux/fxtprof.h */
-#define MODE_USER	2
-#define MODE_IDLE	3
 
 /* ---- small containers ---------------------------------------------- */
 
@@ -237,8 +237,9 @@ struct profile {
 	struct strpool strs;
 	struct sample_ent *samples;
 	size_t nr_samples, cap_samples;
-	uint64_t *frames;
+	uint64_t *frames;		/* each distinct stack once */
 	size_t nr_frames, cap_frames;
+	uint64_t frames_total;		/* of all samples */
 
 	struct name_ent *tnames, *pnames;
 	size_t nr_tnames, cap_tnames, nr_pnames, cap_pnames;
@@ -279,6 +280,7 @@ struct loader {
 	struct profile_error *err;
 	uint64_t seq;
 	size_t last_sample;		/* index + 1 of the newest sample */
+	struct hmap stacks;		/* frames_off -> nr_frames, by hash */
 };
 
 static int fail(struct loader *ld, uint64_t off, int errnum,
@@ -297,42 +299,6 @@ static int fail(struct loader *ld, uint64_t off, int errnum,
 		va_end(ap);
 	}
 	return -errnum;
-}
-
-static bool str_is(const struct fxt_str *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->len == n && !memcmp(s->data, lit, n);
-}
-
-static const struct fxt_argv *arg(const struct fxt_record *rec,
-				  const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < rec->nargs; i++)
-		if (str_is(&rec->args[i].name, name))
-			return &rec->args[i];
-	return NULL;
-}
-
-/* An integer argument of any integer type; false if absent or not one. */
-static bool arg_uint(const struct fxt_record *rec, const char *name,
-		     uint64_t *v)
-{
-	const struct fxt_argv *a = arg(rec, name);
-
-	if (!a)
-		return false;
-	switch (a->type) {
-	case FXT_ARG_INT32: *v = (uint64_t)(int64_t)a->v.i32; return true;
-	case FXT_ARG_UINT32: *v = a->v.u32; return true;
-	case FXT_ARG_INT64: *v = (uint64_t)a->v.i64; return true;
-	case FXT_ARG_UINT64: *v = a->v.u64; return true;
-	case FXT_ARG_KOID: *v = a->v.koid; return true;
-	}
-	return false;
 }
 
 static uint64_t to_ns(struct loader *ld, uint64_t ticks)
@@ -512,7 +478,7 @@ static int on_sample(struct loader *ld, const struct fxt_record *rec)
 {
 	struct profile *p = ld->p;
 	struct sample_ent *e;
-	const struct fxt_argv *a;
+	struct fxt_str mode;
 	uint64_t v;
 
 	e = VEC_PUSH(p->samples, p->nr_samples, p->cap_samples);
@@ -522,22 +488,61 @@ static int on_sample(struct loader *ld, const struct fxt_record *rec)
 	e->s.ts = to_ns(ld, rec->ts);
 	e->s.pid = (uint32_t)rec->thread.pid;
 	e->s.tid = (uint32_t)rec->thread.tid;
-	if (arg_uint(rec, "cpu", &v))
+	if (fxt_record__arg_uint(rec, FXT_PROFILE_ARG_CPU, &v))
 		e->s.cpu = (uint16_t)v;
-	if (arg_uint(rec, "kframes", &v))
+	if (fxt_record__arg_uint(rec, FXT_PROFILE_ARG_KFRAMES, &v))
 		e->s.nr_kernel = v > 0xffff ? 0xffff : (uint16_t)v;
-	a = arg(rec, "mode");
-	if (a && a->type == FXT_ARG_STRING) {
-		if (str_is(&a->v.str, "kernel"))
-			e->s.mode = MODE_KERNEL;
-		else if (str_is(&a->v.str, "user"))
-			e->s.mode = MODE_USER;
-		else if (str_is(&a->v.str, "idle"))
-			e->s.mode = MODE_IDLE;
+	if (fxt_record__arg_str(rec, FXT_PROFILE_ARG_MODE, &mode)) {
+		if (fxt_str__is(&mode, FXT_PROFILE_MODE_KERNEL))
+			e->s.mode = FXTPROF_MODE_KERNEL;
+		else if (fxt_str__is(&mode, FXT_PROFILE_MODE_USER))
+			e->s.mode = FXTPROF_MODE_USER;
+		else if (fxt_str__is(&mode, FXT_PROFILE_MODE_IDLE))
+			e->s.mode = FXTPROF_MODE_IDLE;
 	}
 	e->seq = ld->seq;
 	ld->last_sample = p->nr_samples;
 	return 0;
+}
+
+struct stack_key {
+	const uint64_t *frames;		/* the profile's */
+	const uint64_t *ips;		/* the new stack */
+	uint32_t n;
+};
+
+static bool stack_eq(const void *ctx, const struct hmap_slot *s)
+{
+	const struct stack_key *k = ctx;
+
+	return s->val == k->n &&
+	       !memcmp(k->frames + s->key, k->ips, k->n * sizeof(*k->ips));
+}
+
+/*
+ * The stack just appended at p->frames + p->nr_frames becomes e's: kept
+ * if new, else e shares the first copy.  Samples repeat few stacks (a
+ * loop's), so this keeps the frames array, and what later walks it, to
+ * the distinct stacks.
+ */
+static int intern_stack(struct loader *ld, struct sample_ent *e)
+{
+	struct profile *p = ld->p;
+	struct stack_key k = {
+		.frames = p->frames,
+		.ips = p->frames + p->nr_frames,
+		.n = e->nr_frames,
+	};
+	uint64_t hash = hmap_hash_bytes(k.ips, k.n * sizeof(*k.ips), k.n);
+	struct hmap_slot *hit = hmap__find(&ld->stacks, hash, stack_eq, &k);
+
+	if (hit) {
+		e->frames_off = hit->key;
+		return 0;
+	}
+	e->frames_off = p->nr_frames;
+	p->nr_frames += k.n;
+	return hmap__add(&ld->stacks, hash, e->frames_off, k.n, NULL);
 }
 
 static int on_stack(struct loader *ld, const struct fxt_record *rec)
@@ -568,11 +573,10 @@ static int on_stack(struct loader *ld, const struct fxt_record *rec)
 		memcpy(&w, d + 8 * i, 8);	/* the FXT stream is LE */
 		p->frames[p->nr_frames + i] = le64toh(w);
 	}
-	e->frames_off = p->nr_frames;
 	e->nr_frames = (uint32_t)n;
-	p->nr_frames += n;
+	p->frames_total += n;
 	ld->last_sample = 0;
-	return 0;
+	return intern_stack(ld, e);
 }
 
 static int on_task(struct loader *ld, const struct fxt_record *rec)
@@ -583,7 +587,7 @@ static int on_task(struct loader *ld, const struct fxt_record *rec)
 	uint64_t cpid, ctid;
 	int ret;
 
-	if (str_is(n, "exec")) {
+	if (fxt_str__is(n, FXT_PROFILE_EV_EXEC)) {
 		struct exec_ent *x = VEC_PUSH(p->execs, p->nr_execs,
 					      p->cap_execs);
 
@@ -596,10 +600,10 @@ static int on_task(struct loader *ld, const struct fxt_record *rec)
 		return ret ? ret : names_take_time(ld, &p->pclock, p->pnames,
 						   rec->thread.pid, ts);
 	}
-	if (!str_is(n, "fork"))
+	if (!fxt_str__is(n, FXT_PROFILE_EV_FORK))
 		return 0;
-	if (!arg_uint(rec, "child_pid", &cpid) ||
-	    !arg_uint(rec, "child_tid", &ctid))
+	if (!fxt_record__arg_uint(rec, FXT_PROFILE_ARG_CHILD_PID, &cpid) ||
+	    !fxt_record__arg_uint(rec, FXT_PROFILE_ARG_CHILD_TID, &ctid))
 		return fail(ld, rec->offset, EPROTO,
 			    "task/fork event without child_pid and child_tid");
 	ret = names_take_time(ld, &p->tclock, p->tnames, ctid, ts);
@@ -626,7 +630,8 @@ static int on_event(struct loader *ld, const struct fxt_record *rec)
 	uint64_t v;
 	int ret;
 
-	if (rec->subtype == FXT_EVENT_INSTANT && str_is(c, "task")) {
+	if (rec->subtype == FXT_EVENT_INSTANT &&
+	    fxt_str__is(c, FXT_PROFILE_CAT_TASK)) {
 		ret = on_task(ld, rec);
 		if (ret)
 			return ret;
@@ -635,8 +640,9 @@ static int on_event(struct loader *ld, const struct fxt_record *rec)
 			 to_ns(ld, rec->ts));
 	if (ret)
 		return ret;
-	if (rec->subtype == FXT_EVENT_INSTANT && str_is(c, "cpu") &&
-	    str_is(n, "sample"))
+	if (rec->subtype == FXT_EVENT_INSTANT &&
+	    fxt_str__is(c, FXT_PROFILE_CAT_CPU) &&
+	    fxt_str__is(n, FXT_PROFILE_EV_SAMPLE))
 		return on_sample(ld, rec);
 	if (profile_annots__is_annotation(rec)) {
 		const char *name = strpool_add(&ld->p->strs, n->data, n->len);
@@ -645,12 +651,14 @@ static int on_event(struct loader *ld, const struct fxt_record *rec)
 						  to_ns(ld, rec->ts), ld->seq,
 						  name) : -ENOMEM;
 	}
-	if (rec->subtype == FXT_EVENT_COUNTER && str_is(c, "fxtprof")) {
-		if (str_is(n, "fxtprof:kernel_lost") &&
-		    arg_uint(rec, "records", &v))
+	if (rec->subtype == FXT_EVENT_COUNTER &&
+	    fxt_str__is(c, FXT_PROFILE_CAT_META)) {
+		if (fxt_str__is(n, FXT_PROFILE_EV_KERNEL_LOST) &&
+		    fxt_record__arg_uint(rec, FXT_PROFILE_ARG_RECORDS, &v))
 			ld->p->lost_records = v;
-		else if (str_is(n, "fxtprof:output_dropped") &&
-			 arg_uint(rec, "records", &v))
+		else if (fxt_str__is(n, FXT_PROFILE_EV_OUTPUT_DROPPED) &&
+			 fxt_record__arg_uint(rec, FXT_PROFILE_ARG_RECORDS,
+					      &v))
 			ld->p->output_dropped = v;
 	}
 	return 0;
@@ -688,7 +696,8 @@ static int build_id_from_hex(const struct fxt_str *s, uint8_t *out,
 static int kobj_build_id(struct loader *ld, const struct fxt_record *rec,
 			 const char *what, uint8_t *out, uint8_t *size)
 {
-	const struct fxt_argv *a = arg(rec, FXT_PROFILE_ARG_BUILD_ID);
+	const struct fxt_argv *a =
+		fxt_record__arg(rec, FXT_PROFILE_ARG_BUILD_ID);
 
 	*size = 0;
 	if (!a)
@@ -704,7 +713,7 @@ static int kobj_build_id(struct loader *ld, const struct fxt_record *rec,
 
 static bool arg_bool(const struct fxt_record *rec, const char *name)
 {
-	const struct fxt_argv *a = arg(rec, name);
+	const struct fxt_argv *a = fxt_record__arg(rec, name);
 
 	return a && a->type == FXT_ARG_BOOL && a->v.b;
 }
@@ -716,10 +725,11 @@ static int on_mapping(struct loader *ld, const struct fxt_record *rec)
 	uint64_t pid, time = 0, *seen;
 	int ret;
 
-	if (!arg_uint(rec, FXT_PROFILE_ARG_PID, &pid) || pid > UINT32_MAX ||
-	    !arg_uint(rec, FXT_PROFILE_ARG_START, &m.start) ||
-	    !arg_uint(rec, FXT_PROFILE_ARG_END, &m.end) ||
-	    !arg_uint(rec, FXT_PROFILE_ARG_PGOFF, &m.pgoff))
+	if (!fxt_record__arg_uint(rec, FXT_PROFILE_ARG_PID, &pid) ||
+	    pid > UINT32_MAX ||
+	    !fxt_record__arg_uint(rec, FXT_PROFILE_ARG_START, &m.start) ||
+	    !fxt_record__arg_uint(rec, FXT_PROFILE_ARG_END, &m.end) ||
+	    !fxt_record__arg_uint(rec, FXT_PROFILE_ARG_PGOFF, &m.pgoff))
 		return fail(ld, rec->offset, EPROTO,
 			    "mapping object %" PRIu64 ": pid, start, end and "
 			    "pgoff must all be integer arguments", m.serial);
@@ -752,7 +762,7 @@ static int on_mapping(struct loader *ld, const struct fxt_record *rec)
 	}
 	*seen = p->nr_maps + 1;
 	if (!arg_bool(rec, FXT_PROFILE_ARG_INITIAL) &&
-	    arg_uint(rec, FXT_PROFILE_ARG_TIME, &time))
+	    fxt_record__arg_uint(rec, FXT_PROFILE_ARG_TIME, &time))
 		m.time = to_ns(ld, time);
 	if (array_grow((void **)&p->maps, &p->cap_maps, p->nr_maps + 1,
 		 sizeof(*p->maps)))
@@ -767,7 +777,8 @@ static int on_kmod(struct loader *ld, const struct fxt_record *rec)
 	struct profile_kmod k = { .start = rec->kobj.koid };
 	int ret;
 
-	if (!arg_uint(rec, FXT_PROFILE_ARG_END, &k.end) || k.end <= k.start)
+	if (!fxt_record__arg_uint(rec, FXT_PROFILE_ARG_END, &k.end) ||
+	    k.end <= k.start)
 		return fail(ld, rec->offset, EPROTO,
 			    "kernel image object %#" PRIx64 ": no integer end "
 			    "argument above its start", k.start);
@@ -792,7 +803,8 @@ static int on_ksym(struct loader *ld, const struct fxt_record *rec)
 	struct profile_ksym k = { .addr = rec->kobj.koid };
 	uint64_t size;
 
-	if (!arg_uint(rec, FXT_PROFILE_ARG_SIZE, &size) || size > UINT32_MAX)
+	if (!fxt_record__arg_uint(rec, FXT_PROFILE_ARG_SIZE, &size) ||
+	    size > UINT32_MAX)
 		return fail(ld, rec->offset, EPROTO,
 			    "kernel symbol object %#" PRIx64 ": no 32-bit "
 			    "integer size argument", k.addr);
@@ -815,8 +827,8 @@ static int on_clock(struct loader *ld, const struct fxt_record *rec)
 	struct profile *p = ld->p;
 	uint64_t boot, real;
 
-	if (!arg_uint(rec, FXT_PROFILE_ARG_BOOT_NS, &boot) ||
-	    !arg_uint(rec, FXT_PROFILE_ARG_REALTIME_NS, &real))
+	if (!fxt_record__arg_uint(rec, FXT_PROFILE_ARG_BOOT_NS, &boot) ||
+	    !fxt_record__arg_uint(rec, FXT_PROFILE_ARG_REALTIME_NS, &real))
 		return fail(ld, rec->offset, EPROTO,
 			    "clock object: no integer boot_ns and realtime_ns "
 			    "arguments");
@@ -1020,6 +1032,7 @@ static int name_samples(struct profile *p)
 static int profile_finish(struct loader *ld)
 {
 	struct profile *p = ld->p;
+	struct profile_annot_samples ss;
 	size_t i;
 	int ret;
 
@@ -1062,7 +1075,10 @@ static int profile_finish(struct loader *ld)
 	array_sort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
 	array_sort(p->execs, p->nr_execs, sizeof(*p->execs), cmp_exec);
 	dedup_kernel(p);
-	return profile_annots__index(p->annots, p);
+	ss.first = p->nr_samples ? &p->samples[0].s : NULL;
+	ss.stride = sizeof(*p->samples);
+	ss.nr = p->nr_samples;
+	return profile_annots__index(p->annots, &ss);
 }
 
 static int load_feed(struct loader *ld, const void *data, size_t len)
@@ -1125,6 +1141,7 @@ static int load_end(struct loader *ld, int ret, struct profile **out)
 		ret = fail(ld, 0, -ret, "out of memory");
 	fxt_reader__free(ld->rd);
 	free(ld->rec);
+	hmap__free(&ld->stacks);
 	if (ret) {
 		profile__free(ld->p);
 		return ret;
@@ -1351,12 +1368,6 @@ size_t profile__nr_mappings(const struct profile *p)
 	return p->nr_maps;
 }
 
-const struct profile_mapping *profile__mapping(const struct profile *p,
-					       size_t i)
-{
-	return i < p->nr_maps ? &p->maps[i] : NULL;
-}
-
 const struct profile_kmod *profile__find_kmod(const struct profile *p,
 					      uint64_t addr)
 {
@@ -1437,7 +1448,7 @@ void profile__stats(const struct profile *p, struct profile_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->samples = p->nr_samples;
-	st->frames = p->nr_frames;
+	st->frames = p->frames_total;
 	st->mappings = p->nr_maps;
 	st->kmods = p->nr_kmods;
 	st->ksyms = p->nr_ksyms;

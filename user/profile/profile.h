@@ -23,6 +23,7 @@
 #define PROFILE_BUILD_ID_MAX	20
 
 struct profile;
+struct profile_annots;
 
 /* One sample.  ips[] are leaf first: nr_kernel kernel, then nr_user user. */
 struct profile_sample {
@@ -77,6 +78,8 @@ void profile__free(struct profile *p);
 
 /* Samples in timestamp order. */
 size_t profile__nr_samples(const struct profile *p);
+/* The recording's annotations (profile_annot.h; never NULL once loaded). */
+const struct profile_annots *profile__annots(const struct profile *p);
 const struct profile_sample *profile__sample(const struct profile *p,
 					     size_t i);
 
@@ -91,8 +94,6 @@ const struct profile_mapping *profile__find_mapping(const struct profile *p,
 						    uint64_t addr,
 						    uint64_t ts);
 size_t profile__nr_mappings(const struct profile *p);
-const struct profile_mapping *profile__mapping(const struct profile *p,
-					       size_t i);
 
 /* The kernel image or module holding addr, NULL if none. */
 const struct profile_kmod *profile__find_kmod(const struct profile *p,

@@ -11,6 +11,9 @@
  * (by time) gives every sample its context: a node of a prefix tree whose
  * path from the root is the list of intervals, so that samples in the
  * same intervals share one node and a sample costs one 32-bit index.
+ * The samples come as a strided view of the loader's records
+ * (struct profile_annot_samples): nothing here calls back into
+ * profile.c, whose header is read for struct profile_sample only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,8 +22,9 @@
 
 #include "array_grow.h"
 #include "fxt/fxt.h"
+#include "fxt/fxt_profile.h"
 #include "fxt/fxt_reader.h"
-#include "profile.h"
+#include "profile.h"		/* struct profile_sample */
 #include "profile_annot.h"
 
 enum mark_phase { MARK_BEGIN, MARK_END };
@@ -59,13 +63,6 @@ struct profile_annots {
 	struct profile_annot_stats st;
 };
 
-static bool str_is(const struct fxt_str *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->len == n && !memcmp(s->data, lit, n);
-}
-
 int profile_annots__new(struct profile_annots **out)
 {
 	*out = calloc(1, sizeof(**out));
@@ -91,29 +88,13 @@ int profile_annots__is_annotation(const struct fxt_record *rec)
 	switch (rec->subtype) {
 	case FXT_EVENT_DURATION_BEGIN:
 	case FXT_EVENT_DURATION_END:
-		return str_is(c, "region") || str_is(c, "kernel");
+		return fxt_str__is(c, FXT_PROFILE_CAT_REGION) ||
+		       fxt_str__is(c, FXT_PROFILE_CAT_KERNEL);
 	case FXT_EVENT_ASYNC_BEGIN:
 	case FXT_EVENT_ASYNC_END:
-		return str_is(c, "section");
+		return fxt_str__is(c, FXT_PROFILE_CAT_SECTION);
 	case FXT_EVENT_INSTANT:
-		return str_is(c, "event");
-	}
-	return 0;
-}
-
-static uint64_t kernel_id(const struct fxt_record *rec)
-{
-	unsigned int i;
-
-	for (i = 0; i < rec->nargs; i++) {
-		const struct fxt_argv *v = &rec->args[i];
-
-		if (!str_is(&v->name, "kernel_id"))
-			continue;
-		if (v->type == FXT_ARG_UINT64 || v->type == FXT_ARG_INT64)
-			return v->v.u64;
-		if (v->type == FXT_ARG_UINT32)
-			return v->v.u32;
+		return fxt_str__is(c, FXT_PROFILE_CAT_EVENT);
 	}
 	return 0;
 }
@@ -135,9 +116,10 @@ int profile_annots__add(struct profile_annots *a, const struct fxt_record *rec,
 	case FXT_EVENT_DURATION_END:
 		m.phase = rec->subtype == FXT_EVENT_DURATION_BEGIN ?
 			  MARK_BEGIN : MARK_END;
-		if (str_is(&rec->event.category, "kernel")) {
+		if (fxt_str__is(&rec->event.category, FXT_PROFILE_CAT_KERNEL)) {
 			m.kind = PROFILE_ANNOT_KERNEL;
-			m.id = kernel_id(rec);
+			m.id = fxt_record__arg_uint_or0(rec,
+						 FXT_PROFILE_ARG_KERNEL_ID);
 		} else {
 			m.kind = PROFILE_ANNOT_REGION;
 		}
@@ -487,7 +469,14 @@ static uint32_t ctx_of(struct profile_annots *a, const uint32_t *active,
  * in time order.  The active list holds the intervals begun at or before
  * the sample, less those ended at or before it.
  */
-static int sweep_thread(struct profile_annots *a, const struct profile *p,
+static const struct profile_sample *
+sample_at(const struct profile_annot_samples *ss, size_t i)
+{
+	return (const void *)((const char *)ss->first + i * ss->stride);
+}
+
+static int sweep_thread(struct profile_annots *a,
+			const struct profile_annot_samples *ss,
 			const uint32_t *ivs, size_t niv, const size_t *smp,
 			size_t ns, uint32_t **active, size_t *cap_active)
 {
@@ -496,7 +485,7 @@ static int sweep_thread(struct profile_annots *a, const struct profile *p,
 	bool dirty = false;
 
 	for (i = 0; i < ns; i++) {
-		uint64_t ts = profile__sample(p, smp[i])->ts;
+		uint64_t ts = sample_at(ss, smp[i])->ts;
 		size_t k, kept;
 
 		for (; vi < niv && a->iv[ivs[vi]].begin <= ts; vi++) {
@@ -530,10 +519,11 @@ static int sweep_thread(struct profile_annots *a, const struct profile *p,
  * comparison sort of all the samples is needed.  order[start[t],
  * start[t + 1]) are thread t's.
  */
-static int group_samples(const struct profile *p, const struct thread_index *ti,
-			 size_t **order, size_t **start)
+static int group_samples(const struct profile_annot_samples *ss,
+			 const struct thread_index *ti, size_t **order,
+			 size_t **start)
 {
-	size_t ns = profile__nr_samples(p), i, *fill;
+	size_t ns = ss->nr, i, *fill;
 	size_t *thr = malloc((ns ? ns : 1) * sizeof(*thr));
 
 	*order = malloc((ns ? ns : 1) * sizeof(**order));
@@ -545,7 +535,7 @@ static int group_samples(const struct profile *p, const struct thread_index *ti,
 		return -ENOMEM;
 	}
 	for (i = 0; i < ns; i++) {
-		const struct profile_sample *s = profile__sample(p, i);
+		const struct profile_sample *s = sample_at(ss, i);
 
 		thr[i] = thread_index__find(ti, thread_key(s->pid, s->tid));
 		(*start)[thr[i] + 1]++;
@@ -559,9 +549,10 @@ static int group_samples(const struct profile *p, const struct thread_index *ti,
 	return 0;
 }
 
-int profile_annots__index(struct profile_annots *a, const struct profile *p)
+int profile_annots__index(struct profile_annots *a,
+			  const struct profile_annot_samples *ss)
 {
-	size_t ns = profile__nr_samples(p), i, t, cap_active = 0;
+	size_t ns = ss->nr, i, t, cap_active = 0;
 	struct thread_index ti = { 0 };
 	size_t *order = NULL, *start = NULL;
 	uint32_t *ivs = NULL, *active = NULL;
@@ -585,10 +576,10 @@ int profile_annots__index(struct profile_annots *a, const struct profile *p)
 		qsort_r(ivs, a->nr_iv, sizeof(*ivs), cmp_iv, a);
 	ret = thread_index__build(&ti, a, ivs);
 	if (!ret)
-		ret = group_samples(p, &ti, &order, &start);
+		ret = group_samples(ss, &ti, &order, &start);
 	/* Samples of threads without intervals (t == nt) stay at 0. */
 	for (t = 0; !ret && t < ti.nt; t++)
-		ret = sweep_thread(a, p, ivs + ti.first[t],
+		ret = sweep_thread(a, ss, ivs + ti.first[t],
 				   ti.first[t + 1] - ti.first[t],
 				   order + start[t], start[t + 1] - start[t],
 				   &active, &cap_active);

@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct profile;
 struct profile_annots;
+struct profile_sample;
 struct fxt_record;
 
 enum profile_annot_kind {
@@ -56,9 +56,6 @@ struct profile_annot_stats {
 	uint64_t section_rebegun;	/* begin of an open key: ignored */
 };
 
-/* The recording's annotations (never NULL once loaded). */
-const struct profile_annots *profile__annots(const struct profile *p);
-
 size_t profile_annots__nr(const struct profile_annots *a);
 const struct profile_annot *profile_annots__get(const struct profile_annots *a,
 						size_t i);
@@ -87,9 +84,18 @@ int profile_annots__is_annotation(const struct fxt_record *rec);
 int profile_annots__add(struct profile_annots *a, const struct fxt_record *rec,
 			uint64_t ts, uint64_t seq, const char *name);
 /*
+ * The loader's samples, sorted by time: sample i is at
+ * (char *)first + i * stride (within the loader's own records).
+ */
+struct profile_annot_samples {
+	const struct profile_sample *first;
+	size_t stride, nr;
+};
+/*
  * Once the samples are sorted: build the intervals and each sample's
  * context.  0 or -ENOMEM.
  */
-int profile_annots__index(struct profile_annots *a, const struct profile *p);
+int profile_annots__index(struct profile_annots *a,
+			  const struct profile_annot_samples *ss);
 
 #endif /* FXTPROF_PROFILE_ANNOT_H */

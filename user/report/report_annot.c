@@ -18,11 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
 #include "profile/profile.h"
 #include "profile/profile_annot.h"
 #include "report_annot.h"
-#include "report_tree.h"
 
 /* Names listed when a pattern matches nothing. */
 #define LIST_NAMES	12
@@ -158,8 +156,10 @@ int rt_annot__check(const struct rt_annot_opts *o, const struct profile *p,
 	res->first = profile_annots__get(a, 0);
 	res->match = calloc(n ? n : 1, sizeof(*res->match));
 	res->frame = calloc(n ? n : 1, sizeof(*res->frame));
-	if (!res->match || !res->frame)
-		return reader_err(-ENOMEM, "report");
+	if (!res->match || !res->frame) {
+		fprintf(stderr, "fxtprof: report: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++)
 		if (matches(o, profile_annots__get(a, i))) {
 			res->match[i] = 1;
@@ -201,21 +201,23 @@ bool rt_annot__keeps(const struct rt_annot_opts *o,
 	return false;
 }
 
-int rt_annot__push_frames(struct rtree *t, const struct rt_annot_opts *o,
-			  struct rt_annot_result *res, size_t i)
+int rt_annot__frames(const struct rt_annot_opts *o,
+		     struct rt_annot_result *res, const struct profile *p,
+		     size_t i, rt_annot_intern_fn intern, void *ctx,
+		     uint32_t *ids)
 {
 	const struct profile_annot *in[RT_ANNOT_MAX_DEPTH];
-	unsigned int n, k, pushed = 0;
+	unsigned int n, k, nr = 0;
 	char name[512];
 	int ret;
 
 	if (!o->by_region)
 		return 0;
-	n = profile_annots__of_sample(profile__annots(t->p), i, in,
+	n = profile_annots__of_sample(profile__annots(p), i, in,
 				      RT_ANNOT_MAX_DEPTH);
 	if (n > RT_ANNOT_MAX_DEPTH)
 		n = RT_ANNOT_MAX_DEPTH;
-	/* Leaf first: the innermost region is pushed first. */
+	/* Leaf first: the innermost region comes first. */
 	for (k = n; k--; ) {
 		uint32_t *id = &res->frame[in[k] - res->first];
 
@@ -224,31 +226,21 @@ int rt_annot__push_frames(struct rtree *t, const struct rt_annot_opts *o,
 		if (!*id) {
 			snprintf(name, sizeof(name), "[%s] %s",
 				 kind_name[in[k]->kind], in[k]->name);
-			ret = rtree__intern(t, name, RT_ANNOT_DSO, id);
+			ret = intern(ctx, name, RT_ANNOT_DSO, id);
 			if (ret)
 				return ret;
 			++*id;
 		}
-		if (t->nr_stack == t->cap_stack) {
-			size_t ncap = t->cap_stack ? 2 * t->cap_stack : 64;
-			uint32_t *ns = realloc(t->stack, ncap * sizeof(*ns));
-
-			if (!ns)
-				return -ENOMEM;
-			t->stack = ns;
-			t->cap_stack = ncap;
-		}
-		t->stack[t->nr_stack++] = *id - 1;
-		pushed++;
+		ids[nr++] = *id - 1;
 	}
-	return (int)pushed;
+	return (int)nr;
 }
 
-void rt_annot__print_header(const struct rtree *t,
+void rt_annot__print_header(const struct profile *p, uint64_t kept,
 			    const struct rt_annot_opts *o,
 			    const struct rt_annot_result *res, FILE *f)
 {
-	const struct profile_annots *a = profile__annots(t->p);
+	const struct profile_annots *a = profile__annots(p);
 	struct profile_annot_stats st;
 
 	profile_annots__stats(a, &st);
@@ -275,7 +267,7 @@ void rt_annot__print_header(const struct rtree *t,
 	if (!o->nr_pats)
 		return;
 	fputc('#', f);
-	rt_annot__print_kept(o, res, t->total, t->total + res->dropped, f);
+	rt_annot__print_kept(o, res, kept, kept + res->dropped, f);
 }
 
 void rt_annot__print_kept(const struct rt_annot_opts *o,

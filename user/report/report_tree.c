@@ -16,13 +16,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/fxtprof.h>
+
 #include "profile/array_grow.h"
-#include "cmd.h"
-#include "archive_input.h"
+#include "util/hmap.h"
 #include "report_tree.h"
 
+/* "fxtprof: <what>: <strerror>", as the commands print errors. */
+static int load_err(int err, const char *what)
+{
+	fprintf(stderr, "fxtprof: %s: %s\n", what, strerror(-err));
+	return err;
+}
+
 #define KERNEL_MIN	0xffff000000000000ull
-#define MODE_IDLE	3	/* FXTPROF_MODE_IDLE */
 
 /* ---- options --------------------------------------------------------- */
 
@@ -130,17 +137,19 @@ void rt_opts__usage(FILE *f)
 	rt_annot__usage(f);
 }
 
-/* Reads --time as the archive commands do, so that both select alike. */
-static int parse_time(struct rtree *t, const char *spec)
+/* --time, through the front end's parser (rt_filter.parse_time). */
+static int parse_time(struct rtree *t, const struct rt_filter *f)
 {
 	uint64_t first = t->p && profile__nr_samples(t->p) ?
 			 profile__sample(t->p, 0)->ts : 0;
 
 	t->t_from = 0;
 	t->t_to = UINT64_MAX;
-	if (!spec)
+	if (!f->time)
 		return 0;
-	return archive_time_spec__parse(spec, first, &t->t_from, &t->t_to);
+	if (!f->parse_time)
+		return -EINVAL;
+	return f->parse_time(f->time, first, &t->t_from, &t->t_to);
 }
 
 static bool in_u32(const uint32_t *v, unsigned int n, uint32_t x)
@@ -184,32 +193,21 @@ struct frame_key {
 };
 
 /* A frame's symbol ids: exp[first, first + n), innermost first. */
-struct frame_slot {
+struct frame_ent {
 	struct frame_key k;
 	uint32_t first;
-	uint32_t n;		/* 0 = empty slot */
-};
-
-struct sym_slot {
-	uint64_t hash;
-	uint32_t sym;		/* id + 1 */
-};
-
-struct uniq_slot {
-	uint64_t hash;
-	uint32_t idx;		/* in rtree.samples, + 1 */
+	uint32_t n;
 };
 
 struct caches {
 	uint32_t *exp;
 	size_t nr_exp, cap_exp;
 	bool inlines;
-	struct uniq_slot *us;
-	size_t ucap, un;
-	struct frame_slot *fs;
-	size_t fcap, fn;
-	struct sym_slot *ss;
-	size_t scap, sn;
+	struct hmap stacks;	/* rtree.samples index, by stack_hash() */
+	struct hmap frames;	/* fes index, by frame_hash() */
+	struct frame_ent *fes;
+	size_t nr_fes, cap_fes;
+	struct hmap syms;	/* rtree.syms id, by (name, dso, kernel) */
 	char **dsos;
 	size_t nr_dsos, cap_dsos;
 	uint64_t by_status[SYM__NR];	/* distinct addresses */
@@ -237,52 +235,6 @@ static uint64_t str_hash(const char *s, uint64_t h)
 	return h;
 }
 
-static int frame_rehash(struct caches *c)
-{
-	size_t ncap = c->fcap ? 2 * c->fcap : 4096, i;
-	struct frame_slot *n = calloc(ncap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (i = 0; i < c->fcap; i++) {
-		size_t j;
-
-		if (!c->fs[i].n)
-			continue;
-		for (j = frame_hash(&c->fs[i].k) & (ncap - 1); n[j].n;
-		     j = (j + 1) & (ncap - 1))
-			;
-		n[j] = c->fs[i];
-	}
-	free(c->fs);
-	c->fs = n;
-	c->fcap = ncap;
-	return 0;
-}
-
-static int sym_rehash(struct caches *c)
-{
-	size_t ncap = c->scap ? 2 * c->scap : 4096, i;
-	struct sym_slot *n = calloc(ncap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (i = 0; i < c->scap; i++) {
-		size_t j;
-
-		if (!c->ss[i].sym)
-			continue;
-		for (j = c->ss[i].hash & (ncap - 1); n[j].sym;
-		     j = (j + 1) & (ncap - 1))
-			;
-		n[j] = c->ss[i];
-	}
-	free(c->ss);
-	c->ss = n;
-	c->scap = ncap;
-	return 0;
-}
-
 /*
  * One copy of each dso name, so that entries compare dsos by pointer.
  * There are few (the files and modules of a recording): a list does.
@@ -301,6 +253,21 @@ static const char *dso_intern(struct caches *c, const char *dso)
 	return c->dsos[c->nr_dsos] ? c->dsos[c->nr_dsos++] : NULL;
 }
 
+struct sym_key {
+	const struct rt_sym *syms;
+	const char *name, *dso;
+	bool kernel;
+};
+
+static bool sym_eq(const void *ctx, const struct hmap_slot *slot)
+{
+	const struct sym_key *k = ctx;
+	const struct rt_sym *s = &k->syms[slot->key];
+
+	return s->kernel == k->kernel && !strcmp(s->name, k->name) &&
+	       !strcmp(s->dso, k->dso);
+}
+
 /* The id of (name, dso, kernel); name is copied if new. */
 static int sym_intern(struct rtree *t, const char *name, const char *dso,
 		      bool kernel, enum sym_status status, uint32_t *id)
@@ -308,18 +275,15 @@ static int sym_intern(struct rtree *t, const char *name, const char *dso,
 	struct caches *c = t->priv;
 	uint64_t h = mix(str_hash(dso, str_hash(name, 0xcbf29ce484222325ull)),
 			 kernel);
+	struct sym_key k = {
+		.syms = t->syms, .name = name, .dso = dso, .kernel = kernel,
+	};
+	struct hmap_slot *hit = hmap__find(&c->syms, h, sym_eq, &k);
 	struct rt_sym *s;
-	size_t i;
 
-	if (2 * (c->sn + 1) > c->scap && sym_rehash(c))
-		return -ENOMEM;
-	for (i = h & (c->scap - 1); c->ss[i].sym; i = (i + 1) & (c->scap - 1)) {
-		s = &t->syms[c->ss[i].sym - 1];
-		if (c->ss[i].hash == h && s->kernel == kernel &&
-		    !strcmp(s->name, name) && !strcmp(s->dso, dso)) {
-			*id = c->ss[i].sym - 1;
-			return 0;
-		}
+	if (hit) {
+		*id = (uint32_t)hit->key;
+		return 0;
 	}
 	if (array_grow((void **)&t->syms, &t->cap_syms, t->nr_syms + 1,
 		 sizeof(*t->syms)))
@@ -334,10 +298,11 @@ static int sym_intern(struct rtree *t, const char *name, const char *dso,
 	s->kernel = kernel;
 	s->resolved = status == SYM_OK;
 	s->status = (uint8_t)status;
-	c->ss[i].hash = h;
-	c->ss[i].sym = (uint32_t)++t->nr_syms;
-	c->sn++;
-	*id = (uint32_t)t->nr_syms - 1;
+	if (hmap__add(&c->syms, h, t->nr_syms, 0, NULL)) {
+		free((char *)s->name);
+		return -ENOMEM;
+	}
+	*id = (uint32_t)t->nr_syms++;
 	return 0;
 }
 
@@ -345,6 +310,30 @@ int rtree__intern(struct rtree *t, const char *name, const char *dso,
 		  uint32_t *id)
 {
 	return sym_intern(t, name, dso, false, SYM_OK, id);
+}
+
+static int intern_annot(void *t, const char *name, const char *dso,
+			uint32_t *id)
+{
+	return rtree__intern(t, name, dso, id);
+}
+
+/* With --by-region: sample i's region frames onto t->stack, leaf first. */
+static int push_annot_frames(struct rtree *t, const struct rt_annot_opts *o,
+			     size_t i)
+{
+	uint32_t ids[RT_ANNOT_MAX_DEPTH];
+	int n;
+
+	n = rt_annot__frames(o, &t->annot_res, t->p, i, intern_annot, t, ids);
+	if (n <= 0)
+		return n;
+	if (array_grow((void **)&t->stack, &t->cap_stack, t->nr_stack + n,
+		       sizeof(*t->stack)))
+		return -ENOMEM;
+	memcpy(t->stack + t->nr_stack, ids, n * sizeof(*ids));
+	t->nr_stack += n;
+	return n;
 }
 
 static const char *base_name(const char *path)
@@ -362,6 +351,20 @@ static int exp_push(struct caches *c, uint32_t id)
 	return 0;
 }
 
+struct frame_probe {
+	const struct frame_ent *fes;
+	const struct frame_key *k;
+};
+
+static bool frame_eq(const void *ctx, const struct hmap_slot *slot)
+{
+	const struct frame_probe *p = ctx;
+	const struct frame_key *o = &p->fes[slot->key].k;
+
+	return o->addr == p->k->addr && o->where == p->k->where &&
+	       o->pid_if_none == p->k->pid_if_none && o->leaf == p->k->leaf;
+}
+
 /*
  * The symbol ids of frame i of s (one, or with --inline the inline
  * frames innermost first, then the function): c->exp[*first, + *n).
@@ -373,8 +376,9 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 	struct frame_key k = { .addr = s->ips[i], .leaf = i == 0 };
 	struct sym_result res;
 	const char *dso;
+	struct hmap_slot *hit;
 	char buf[512];
-	size_t slot;
+	uint64_t hash;
 	bool kernel = i < s->nr_kernel;
 	uint32_t id, f;
 	int ret;
@@ -393,18 +397,13 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 			k.pid_if_none = s->pid;
 		}
 	}
-	if (2 * (c->fn + 1) > c->fcap && frame_rehash(c))
-		return -ENOMEM;
-	for (slot = frame_hash(&k) & (c->fcap - 1); c->fs[slot].n;
-	     slot = (slot + 1) & (c->fcap - 1)) {
-		const struct frame_key *o = &c->fs[slot].k;
-
-		if (o->addr == k.addr && o->where == k.where &&
-		    o->pid_if_none == k.pid_if_none && o->leaf == k.leaf) {
-			*first = c->fs[slot].first;
-			*n = c->fs[slot].n;
-			return 0;
-		}
+	hash = frame_hash(&k);
+	hit = hmap__find(&c->frames, hash, frame_eq, &(struct frame_probe){
+		.fes = c->fes, .k = &k });
+	if (hit) {
+		*first = c->fes[hit->key].first;
+		*n = c->fes[hit->key].n;
+		return 0;
 	}
 	ret = symbolizer__frame(t->sym, t->p, s, i, &res);
 	if (ret) {
@@ -452,11 +451,13 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 	if (ret)
 		return ret;
 	*n = (uint32_t)c->nr_exp - *first;
-	c->fs[slot].k = k;
-	c->fs[slot].first = *first;
-	c->fs[slot].n = *n;
-	c->fn++;
-	return 0;
+	if (array_grow((void **)&c->fes, &c->cap_fes, c->nr_fes + 1,
+		       sizeof(*c->fes)))
+		return -ENOMEM;
+	c->fes[c->nr_fes] = (struct frame_ent){
+		.k = k, .first = *first, .n = *n,
+	};
+	return hmap__add(&c->frames, hash, c->nr_fes++, 0, NULL);
 }
 
 /*
@@ -475,48 +476,35 @@ static uint64_t stack_hash(const struct rtree *t, const struct rt_sample *rs)
 	return h;
 }
 
+struct stack_probe {
+	const struct rtree *t;
+	const struct rt_sample *rs;
+};
+
+static bool stack_eq(const void *ctx, const struct hmap_slot *slot)
+{
+	const struct stack_probe *p = ctx;
+	const struct rt_sample *o = &p->t->samples[slot->key];
+	const struct rt_sample *rs = p->rs;
+
+	return o->n == rs->n && o->s->comm == rs->s->comm &&
+	       o->s->pid == rs->s->pid && o->idle == rs->idle &&
+	       !memcmp(&p->t->stack[o->first], &p->t->stack[rs->first],
+		       rs->n * sizeof(*p->t->stack));
+}
+
 static int stack_merge(struct rtree *t, struct rt_sample *rs)
 {
 	struct caches *c = t->priv;
+	struct stack_probe probe = { .t = t, .rs = rs };
 	uint64_t h = stack_hash(t, rs);
-	size_t i;
+	struct hmap_slot *hit = hmap__find(&c->stacks, h, stack_eq, &probe);
 
-	if (2 * (c->un + 1) > c->ucap) {
-		size_t ncap = c->ucap ? 2 * c->ucap : 4096;
-		struct uniq_slot *nu = calloc(ncap, sizeof(*nu));
-
-		if (!nu)
-			return -ENOMEM;
-		for (i = 0; i < c->ucap; i++) {
-			size_t j;
-
-			if (!c->us[i].idx)
-				continue;
-			for (j = c->us[i].hash & (ncap - 1); nu[j].idx;
-			     j = (j + 1) & (ncap - 1))
-				;
-			nu[j] = c->us[i];
-		}
-		free(c->us);
-		c->us = nu;
-		c->ucap = ncap;
+	if (hit) {
+		t->samples[hit->key].weight++;
+		return 1;
 	}
-	for (i = h & (c->ucap - 1); c->us[i].idx; i = (i + 1) & (c->ucap - 1)) {
-		struct rt_sample *o = &t->samples[c->us[i].idx - 1];
-
-		if (c->us[i].hash == h && o->n == rs->n &&
-		    o->s->comm == rs->s->comm && o->s->pid == rs->s->pid &&
-		    o->idle == rs->idle &&
-		    !memcmp(&t->stack[o->first], &t->stack[rs->first],
-			    rs->n * sizeof(*t->stack))) {
-			o->weight++;
-			return 1;
-		}
-	}
-	c->us[i].hash = h;
-	c->us[i].idx = (uint32_t)(rs - t->samples) + 1;
-	c->un++;
-	return 0;
+	return hmap__add(&c->stacks, h, (uint64_t)(rs - t->samples), 0, NULL);
 }
 
 int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
@@ -530,7 +518,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	memset(t, 0, sizeof(*t));
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return reader_err(-ENOMEM, "report");
+		return load_err(-ENOMEM, "report");
 	t->priv = c;
 	ret = profile__load(path, &t->p, &err);
 	if (ret) {
@@ -538,7 +526,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			path, err.offset, err.msg[0] ? err.msg : strerror(-ret));
 		return ret;
 	}
-	ret = parse_time(t, o->filter.time);
+	ret = parse_time(t, &o->filter);
 	if (ret)
 		return ret;
 	t->annot = &o->annot;
@@ -548,11 +536,11 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	c->inlines = o->sym.inlines;
 	ret = symbolizer__new(&o->sym, &t->sym);
 	if (ret)
-		return reader_err(ret, "cannot start the symbolizer");
+		return load_err(ret, "cannot start the symbolizer");
 	n = profile__nr_samples(t->p);
 	t->samples = calloc(n ? n : 1, sizeof(*t->samples));
 	if (!t->samples)
-		return reader_err(-ENOMEM, "report");
+		return load_err(-ENOMEM, "report");
 	for (i = 0; i < n; i++) {
 		const struct profile_sample *s = profile__sample(t->p, i);
 		struct rt_sample *rs;
@@ -567,18 +555,18 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 		t->total++;
 		rs = &t->samples[t->nr_samples];
 		rs->s = s;
-		rs->idle = s->mode == MODE_IDLE || (!s->pid && !s->tid);
+		rs->idle = s->mode == FXTPROF_MODE_IDLE || (!s->pid && !s->tid);
 		rs->weight = 1;
 		if (array_grow((void **)&t->stack, &t->cap_stack,
 			 t->nr_stack + (nf ? nf : 1), sizeof(*t->stack)))
-			return reader_err(-ENOMEM, "report");
+			return load_err(-ENOMEM, "report");
 		rs->first = (uint32_t)t->nr_stack;
 		if (!nf) {
 			/* No frames at all: one unknown frame, as perf shows. */
 			if (!unknown && (ret = sym_intern(t, "[unknown]",
 					"[unknown]", false, SYM_NO_MAPPING,
 					&unknown)))
-				return reader_err(ret, "report");
+				return load_err(ret, "report");
 			t->stack[t->nr_stack++] = unknown;
 			rs->n = 1;
 			c->no_frames++;
@@ -593,7 +581,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 						 sizeof(*t->stack)))
 					ret = -ENOMEM;
 				if (ret)
-					return reader_err(ret, "report");
+					return load_err(ret, "report");
 				for (k = 0; k < nr; k++)
 					t->stack[t->nr_stack++] = c->exp[first + k];
 				/* Counted once per address, by its function. */
@@ -605,13 +593,13 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			}
 			rs->n = (uint32_t)(t->nr_stack - rs->first);
 		}
-		ret = rt_annot__push_frames(t, &o->annot, &t->annot_res, i);
+		ret = push_annot_frames(t, &o->annot, i);
 		if (ret < 0)
-			return reader_err(ret, "report");
+			return load_err(ret, "report");
 		rs->n += (uint32_t)ret;
 		ret = stack_merge(t, rs);
 		if (ret < 0)
-			return reader_err(ret, "report");
+			return load_err(ret, "report");
 		if (ret) {
 			/* Seen before: counted there, its copy dropped. */
 			t->nr_stack = rs->first;
@@ -637,9 +625,10 @@ void rtree__free(struct rtree *t)
 		for (i = 0; i < c->nr_dsos; i++)
 			free(c->dsos[i]);
 		free(c->dsos);
-		free(c->us);
-		free(c->fs);
-		free(c->ss);
+		hmap__free(&c->stacks);
+		hmap__free(&c->frames);
+		free(c->fes);
+		hmap__free(&c->syms);
 		free(c);
 	}
 	rt_annot__release(&t->annot_res);
@@ -682,7 +671,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	fprintf(f, "# frames: %" PRIu64 ", %" PRIu64 " named (%.1f%%), %zu "
 		"distinct addresses\n", t->frames, t->resolved,
 		t->frames ? 100.0 * (double)t->resolved / (double)t->frames : 0,
-		c->fn);
+		c->nr_fes);
 	fprintf(f, "# frames by result:");
 	for (i = 0; i < SYM__NR; i++)
 		if (c->frames_by_status[i])
@@ -716,7 +705,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	if (st.output_dropped)
 		fprintf(f, "# the output dropped %" PRIu64 " records\n",
 			st.output_dropped);
-	rt_annot__print_header(t, t->annot, &t->annot_res, f);
+	rt_annot__print_header(t->p, t->total, t->annot, &t->annot_res, f);
 	print_problems(t, f);
 	fprintf(f, "#\n");
 }
@@ -758,14 +747,10 @@ bad:
 	return -EINVAL;
 }
 
-struct ent_slot {
-	uint64_t hash;
-	uint32_t idx;		/* + 1 */
-};
-
+/* The entries built so far: r->e indexes by ent_hash(). */
 struct ent_table {
-	struct ent_slot *slots;
-	size_t cap, n, cap_e;
+	struct hmap map;
+	size_t cap_e;
 };
 
 static uint64_t ent_hash(const struct rt_entry *e)
@@ -775,8 +760,16 @@ static uint64_t ent_hash(const struct rt_entry *e)
 	return mix(mix(h, (uintptr_t)e->dso), e->sym);
 }
 
-static bool ent_eq(const struct rt_entry *a, const struct rt_entry *b)
+struct ent_probe {
+	const struct rt_entry *e;	/* rt_report.e */
+	const struct rt_entry *key;
+};
+
+static bool ent_eq(const void *ctx, const struct hmap_slot *slot)
 {
+	const struct ent_probe *p = ctx;
+	const struct rt_entry *a = &p->e[slot->key], *b = p->key;
+
 	return a->comm == b->comm && a->pid == b->pid && a->dso == b->dso &&
 	       a->sym == b->sym;
 }
@@ -805,44 +798,20 @@ static void ent_key(const struct rtree *t, const struct rt_sort *sort,
 static int ent_get(struct rt_report *r, struct ent_table *tb,
 		   const struct rt_entry *key, uint32_t *idx)
 {
+	struct ent_probe probe = { .e = r->e, .key = key };
 	uint64_t h = ent_hash(key);
-	size_t i;
+	struct hmap_slot *hit = hmap__find(&tb->map, h, ent_eq, &probe);
 
-	if (2 * (tb->n + 1) > tb->cap) {
-		size_t ncap = tb->cap ? 2 * tb->cap : 1024;
-		struct ent_slot *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		for (i = 0; i < tb->cap; i++) {
-			size_t j;
-
-			if (!tb->slots[i].idx)
-				continue;
-			for (j = tb->slots[i].hash & (ncap - 1); n[j].idx;
-			     j = (j + 1) & (ncap - 1))
-				;
-			n[j] = tb->slots[i];
-		}
-		free(tb->slots);
-		tb->slots = n;
-		tb->cap = ncap;
-	}
-	for (i = h & (tb->cap - 1); tb->slots[i].idx;
-	     i = (i + 1) & (tb->cap - 1)) {
-		if (tb->slots[i].hash == h &&
-		    ent_eq(&r->e[tb->slots[i].idx - 1], key)) {
-			*idx = tb->slots[i].idx - 1;
-			return 0;
-		}
+	if (hit) {
+		*idx = (uint32_t)hit->key;
+		return 0;
 	}
 	if (array_grow((void **)&r->e, &tb->cap_e, r->n + 1, sizeof(*r->e)))
 		return -ENOMEM;
+	if (hmap__add(&tb->map, h, r->n, 0, NULL))
+		return -ENOMEM;
 	r->e[r->n] = *key;
-	tb->slots[i].hash = h;
-	tb->slots[i].idx = (uint32_t)++r->n;
-	tb->n++;
-	*idx = (uint32_t)r->n - 1;
+	*idx = (uint32_t)r->n++;
 	return 0;
 }
 
@@ -992,7 +961,7 @@ int rt_report__build(struct rt_report *r, const struct rtree *t,
 out:
 	free(stamp);
 	free(idx);
-	free(tb.slots);
+	hmap__free(&tb.map);
 	if (ret)
 		rt_report__free(r);
 	return ret;

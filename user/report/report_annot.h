@@ -22,7 +22,6 @@
 #include <stdio.h>
 
 struct profile;
-struct rtree;
 
 #define RT_ANNOT_MAX_PATTERNS	64
 /* Nesting levels looked at per sample: the outermost ones. */
@@ -69,19 +68,25 @@ void rt_annot__release(struct rt_annot_result *res);
 bool rt_annot__keeps(const struct rt_annot_opts *o,
 		     const struct rt_annot_result *res,
 		     const struct profile *p, size_t i);
+/* Interns a --by-region frame name: its symbol id to *id, or -errno. */
+typedef int (*rt_annot_intern_fn)(void *ctx, const char *name,
+				  const char *dso, uint32_t *id);
 /*
- * With --by-region: append sample i's region and kernel frames to
- * t->stack (innermost first: the stack is leaf first).  Returns how many,
- * or -ENOMEM.
+ * With --by-region: sample i's region and kernel frames as symbol ids in
+ * ids[] (at most RT_ANNOT_MAX_DEPTH, innermost first, as stacks are leaf
+ * first), named once per interval through @intern.  Returns how many, or
+ * -errno.
  */
-int rt_annot__push_frames(struct rtree *t, const struct rt_annot_opts *o,
-			  struct rt_annot_result *res, size_t i);
+int rt_annot__frames(const struct rt_annot_opts *o,
+		     struct rt_annot_result *res, const struct profile *p,
+		     size_t i, rt_annot_intern_fn intern, void *ctx,
+		     uint32_t *ids);
 /* "--region 'x': KEPT of OF samples kept, in N matching intervals". */
 void rt_annot__print_kept(const struct rt_annot_opts *o,
 			  const struct rt_annot_result *res, uint64_t kept,
 			  uint64_t of, FILE *f);
 /* Header lines ("# ..."): the annotations, and what the patterns kept. */
-void rt_annot__print_header(const struct rtree *t,
+void rt_annot__print_header(const struct profile *p, uint64_t kept,
 			    const struct rt_annot_opts *o,
 			    const struct rt_annot_result *res, FILE *f);
 

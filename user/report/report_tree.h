@@ -22,6 +22,14 @@
 
 #define RT_MAX_LIST	64	/* values of one --pid/--tid/--cpu/--comm */
 
+/*
+ * Reads a --time spec against the first sample's timestamp into an
+ * inclusive range of absolute ns: 0, or -EINVAL with a sentence printed.
+ * The front end's, so that the report and archive commands select alike.
+ */
+typedef int (*rt_time_parse_fn)(const char *spec, uint64_t first_sample,
+				uint64_t *from_ns, uint64_t *to_ns);
+
 /* Which samples count; empty lists select everything. */
 struct rt_filter {
 	uint32_t pids[RT_MAX_LIST], tids[RT_MAX_LIST], cpus[RT_MAX_LIST];
@@ -29,6 +37,7 @@ struct rt_filter {
 	const char *comms[RT_MAX_LIST];
 	unsigned int nr_comms;
 	const char *time;	/* --time FROM,TO as given, or NULL */
+	rt_time_parse_fn parse_time;	/* needed with a --time */
 };
 
 /* The options the front ends share (filters, symbol sources). */

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * report.h - the summary `fxtprof report` prints, built from bytes in
- * memory: feed a trace in chunks of any size, then print.  The CLI
- * (cmd_report) feeds it a file; the tests and the fuzzer feed buffers.
+ * report_summary.h - the summary `fxtprof report --summary` prints, built
+ * from bytes in memory: feed a trace in chunks of any size, then print.
+ * The command (user/cmd/report.c) feeds it a file; the tests and the
+ * fuzzer feed buffers.
  *
  * Memory is bounded whatever the input: MAX_EVNAMES distinct
  * category:name pairs are kept (the rest are counted as "other names"),
  * one hash lookup per event; processes and threads are kept per key.
  */
-#ifndef FXTPROF_REPORT_H
-#define FXTPROF_REPORT_H
+#ifndef FXTPROF_REPORT_SUMMARY_H
+#define FXTPROF_REPORT_SUMMARY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,16 +32,10 @@ const struct fxt_error *report__error(const struct report *rp);
 void report__print(struct report *rp, FILE *f, const char *path,
 		   unsigned int top);
 
-/* `fxtprof report --summary [-n N] FILE` (argv without --summary). */
-int report_summary_main(int argc, char **argv);
-
-/* `fxtprof flamegraph` (flamegraph.c). */
-int cmd_flamegraph(int argc, char **argv);
-
 /* For tests: the count of one category:name pair (raw bytes). */
 uint64_t report__event_count(const struct report *rp, const char *cat,
 			     size_t cat_len, const char *name, size_t name_len);
 uint64_t report__events_other(const struct report *rp);
 uint64_t report__records(const struct report *rp);
 
-#endif /* FXTPROF_REPORT_H */
+#endif /* FXTPROF_REPORT_SUMMARY_H */

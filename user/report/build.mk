@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# user/report/build.mk - the report engine: a recording loaded, filtered
+# and named (report_tree.c), the region filters (report_annot.c), the
+# perf-like output (report_print.c) and the --summary section
+# (report_summary.c).  The commands report, flamegraph and export are
+# its front ends (user/cmd).
+#   $(B)/lib/libreport.a   include "report/report.h" with -Iuser; needs
+#                          libsymbolize.a, libprofile.a and libfxt.a
+# x86_64 only, as the symbolizer it names frames with.
+
+ifeq ($(ARCH),x86_64)
+REPORT_SRCS := user/report/report_tree.c user/report/report_annot.c \
+	       user/report/report_print.c user/report/report_summary.c
+REPORT_LIB := $(B)/lib/libreport.a
+
+$(REPORT_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser -Iuser/fxt
+$(REPORT_LIB): $(REPORT_SRCS:%.c=$(B)/%.o)
+endif
