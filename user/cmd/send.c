@@ -24,6 +24,7 @@
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
 #include "sink/sink.h"
+#include "transport/clock.h"
 #include "transport/evloop.h"
 
 #define SEND_READ_CHUNK	(64u << 10)
@@ -154,13 +155,11 @@ static int send_error_notice(struct sink *out, struct send_errors *e)
 		.name = fxt_sref_inline(name, sizeof(name) - 1),
 		.args = args, .nargs = 2,
 	};
-	struct timespec ts;
 	int n;
 
 	if (e->records == e->announced)
 		return 0;
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	ev.ts = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	ev.ts = clock_ns(CLOCK_BOOTTIME);
 	n = fxt_enc_event(words, sizeof(words) / 8, &ev);
 	if (n < 0)
 		return n;
