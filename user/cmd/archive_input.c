@@ -22,6 +22,7 @@
 #include "archive/archive_extract.h"
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
+#include "transport/fd_io.h"
 #ifdef FXTPROF_HAVE_SYMBOLS
 #include "profile/profile.h"
 #endif
@@ -67,17 +68,10 @@ struct fd_out {
 
 static int fd_out__flush(struct fd_out *o)
 {
-	size_t off = 0;
+	int ret = fd__write_all(o->fd, o->buf, o->len);
 
-	while (off < o->len) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		off += (size_t)n;
-	}
+	if (ret)
+		return ret;
 	o->len = 0;
 	return 0;
 }

@@ -55,6 +55,7 @@
 #include "receive.h"
 #include "transport/stream_ack.h"
 #include "transport/evloop.h"
+#include "transport/fd_io.h"
 #include "transport/netaddr.h"
 
 #define RECV_BUF	(256u << 10)
@@ -181,21 +182,6 @@ static void stream_arm_recv(struct stream *s)
 	sqe = evloop__sqe(&rc->loop, NULL);
 	if (sqe)
 		io_uring_prep_link_timeout(sqe, &rc->idle_ts, 0);
-}
-
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 static int stream_open_file(struct stream *s)
@@ -539,7 +525,7 @@ static bool stream_take(struct stream *s, int res)
 			return false;
 		}
 	} else if (take) {
-		ret = write_all(s->file_fd, s->buf, take);
+		ret = fd__write_all(s->file_fd, s->buf, take);
 		if (ret) {
 			/* Part may be on disk: count it, trim cuts it. */
 			struct stat st;
