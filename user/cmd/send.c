@@ -21,6 +21,7 @@
 
 #include "cmd.h"
 #include "archive_input.h"
+#include "opt_value.h"
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
 #include "sink/sink.h"
@@ -69,7 +70,6 @@ static int send_parse(int argc, char **argv, struct send_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -78,9 +78,8 @@ static int send_parse(int argc, char **argv, struct send_opts *o)
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_MAX_BUFFERED:
-			if (reader_parse_size(optarg, &v) || v < 65536)
-				return reader_err(-EINVAL,
-						  "bad --max-buffered '%s'", optarg);
+			if (opt_value__size("max-buffered", optarg, 65536, &v))
+				return -EINVAL;
 			o->out.max_buffered = v;
 			break;
 		case OPT_SNDBUF:
@@ -90,10 +89,8 @@ static int send_parse(int argc, char **argv, struct send_opts *o)
 			o->out.sndbuf = (int)v;
 			break;
 		case OPT_LINGER:
-			o->linger = strtod(optarg, &end);
-			if (*end || o->linger < 0 || o->linger > 3600)
-				return reader_err(-EINVAL, "bad --linger '%s'",
-						  optarg);
+			if (opt_value__linger(optarg, &o->linger))
+				return -EINVAL;
 			break;
 		case OPT_MODE:
 			if (reader_parse_mode(optarg, &o->out.file_mode))
