@@ -175,15 +175,22 @@ static int start_child(struct archive_input *in, struct archive_reader *a,
 	return 1;
 }
 
+/* Start @in afresh on @path and probe it (archive_input__probe()). */
+static int archive_input__reset(struct archive_input *in, const char *path,
+				struct archive_reader **a)
+{
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	return archive_input__probe(path, a);
+}
+
 int archive_input__open(struct archive_input *in, const char **path,
 			uint64_t from_ns, uint64_t to_ns)
 {
 	struct archive_reader *a;
 	int ret;
 
-	memset(in, 0, sizeof(*in));
-	in->path = *path;
-	ret = archive_input__probe(*path, &a);
+	ret = archive_input__reset(in, *path, &a);
 	if (ret <= 0)
 		return ret;
 	ret = start_child(in, a, from_ns, to_ns);
@@ -391,9 +398,7 @@ int archive_input__open_profile(struct archive_input *in, const char **path,
 	const char *comma;
 	int ret;
 
-	memset(in, 0, sizeof(*in));
-	in->path = *path;
-	ret = archive_input__probe(*path, &a);
+	ret = archive_input__reset(in, *path, &a);
 	if (ret <= 0)
 		return ret;
 	if (*spec) {
