@@ -206,6 +206,24 @@ static const struct archive_name *name_of(const struct archive_name *v,
 	return best;
 }
 
+/*
+ * Pointers to the @n elements (@size bytes each) of @base, sorted by @cmp,
+ * which compares two such pointers; NULL when there are none or no memory.
+ */
+static const void **sorted_refs(const void *base, size_t n, size_t size,
+				int (*cmp)(const void *, const void *))
+{
+	const void **order;
+	size_t i;
+
+	if (!n || !(order = calloc(n, sizeof(*order))))
+		return NULL;
+	for (i = 0; i < n; i++)
+		order[i] = (const char *)base + i * size;
+	qsort(order, n, sizeof(*order), cmp);
+	return order;
+}
+
 static void info_top(const struct archive_reader *a, FILE *f,
 		     unsigned int top)
 {
@@ -216,11 +234,8 @@ static void info_top(const struct archive_reader *a, FILE *f,
 	size_t np = 0, nt = 0, nn = 0, i;
 
 	archive_reader__names(a, &names, &nn);
-	if (!archive_reader__processes(a, &pv, &np) && np &&
-	    (order = calloc(np, sizeof(*order)))) {
-		for (i = 0; i < np; i++)
-			order[i] = &pv[i];
-		qsort(order, np, sizeof(*order), cmp_process);
+	if (!archive_reader__processes(a, &pv, &np) &&
+	    (order = sorted_refs(pv, np, sizeof(*pv), cmp_process))) {
 		fprintf(f, "top processes by samples (of %zu):\n", np);
 		for (i = 0; i < np && i < top; i++) {
 			const struct archive_process_count *p = order[i];
@@ -234,11 +249,8 @@ static void info_top(const struct archive_reader *a, FILE *f,
 		}
 		free(order);
 	}
-	if (!archive_reader__threads(a, &tv, &nt) && nt &&
-	    (order = calloc(nt, sizeof(*order)))) {
-		for (i = 0; i < nt; i++)
-			order[i] = &tv[i];
-		qsort(order, nt, sizeof(*order), cmp_thread);
+	if (!archive_reader__threads(a, &tv, &nt) &&
+	    (order = sorted_refs(tv, nt, sizeof(*tv), cmp_thread))) {
 		fprintf(f, "top threads by samples (of %zu):\n", nt);
 		for (i = 0; i < nt && i < top; i++) {
 			const struct archive_thread_count *t = order[i];

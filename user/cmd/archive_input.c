@@ -22,6 +22,7 @@
 #include "archive/archive_extract.h"
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
+#include "transport/fd_io.h"
 #ifdef FXTPROF_HAVE_SYMBOLS
 #include "profile/profile.h"
 #endif
@@ -67,17 +68,10 @@ struct fd_out {
 
 static int fd_out__flush(struct fd_out *o)
 {
-	size_t off = 0;
+	int ret = fd__write_all(o->fd, o->buf, o->len);
 
-	while (off < o->len) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		off += (size_t)n;
-	}
+	if (ret)
+		return ret;
 	o->len = 0;
 	return 0;
 }
@@ -181,15 +175,22 @@ static int start_child(struct archive_input *in, struct archive_reader *a,
 	return 1;
 }
 
+/* Start @in afresh on @path and probe it (archive_input__probe()). */
+static int archive_input__reset(struct archive_input *in, const char *path,
+				struct archive_reader **a)
+{
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	return archive_input__probe(path, a);
+}
+
 int archive_input__open(struct archive_input *in, const char **path,
 			uint64_t from_ns, uint64_t to_ns)
 {
 	struct archive_reader *a;
 	int ret;
 
-	memset(in, 0, sizeof(*in));
-	in->path = *path;
-	ret = archive_input__probe(*path, &a);
+	ret = archive_input__reset(in, *path, &a);
 	if (ret <= 0)
 		return ret;
 	ret = start_child(in, a, from_ns, to_ns);
@@ -397,9 +398,7 @@ int archive_input__open_profile(struct archive_input *in, const char **path,
 	const char *comma;
 	int ret;
 
-	memset(in, 0, sizeof(*in));
-	in->path = *path;
-	ret = archive_input__probe(*path, &a);
+	ret = archive_input__reset(in, *path, &a);
 	if (ret <= 0)
 		return ret;
 	if (*spec) {

@@ -26,6 +26,7 @@
 #include "export.h"
 #include "export/pprof.h"
 #include "profile/profile.h"
+#include "transport/fd_io.h"
 
 #define READ_CHUNK	(1 << 20)
 
@@ -229,21 +230,6 @@ void export_cmd__release(struct export_cmd *c)
 	c->data = NULL;
 }
 
-static int write_fd(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int export_cmd__write(const struct export_cmd *c, const void *data,
 		      size_t len)
 {
@@ -252,7 +238,7 @@ int export_cmd__write(const struct export_cmd *c, const void *data,
 	int fd, err;
 
 	if (!strcmp(path, "-")) {
-		err = write_fd(STDOUT_FILENO, data, len);
+		err = fd__write_all(STDOUT_FILENO, data, len);
 		return err ? reader_err(err, "cannot write to stdout") : 0;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, c->mode);
@@ -265,7 +251,7 @@ int export_cmd__write(const struct export_cmd *c, const void *data,
 				 c->mode);
 		goto out_remove;
 	}
-	err = write_fd(fd, data, len);
+	err = fd__write_all(fd, data, len);
 	if (!err && fsync(fd) && errno != EINVAL)
 		err = -errno;
 	if (close(fd) && !err)

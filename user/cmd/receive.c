@@ -49,12 +49,14 @@
 
 #include "cmd.h"
 #include "framer.h"
+#include "opt_value.h"
 #include "archive/archive.h"
 #include "fxt/fxt.h"
 #include "sink/sink.h"
 #include "receive.h"
 #include "transport/stream_ack.h"
 #include "transport/evloop.h"
+#include "transport/fd_io.h"
 #include "transport/netaddr.h"
 
 #define RECV_BUF	(256u << 10)
@@ -181,21 +183,6 @@ static void stream_arm_recv(struct stream *s)
 	sqe = evloop__sqe(&rc->loop, NULL);
 	if (sqe)
 		io_uring_prep_link_timeout(sqe, &rc->idle_ts, 0);
-}
-
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 static int stream_open_file(struct stream *s)
@@ -539,7 +526,7 @@ static bool stream_take(struct stream *s, int res)
 			return false;
 		}
 	} else if (take) {
-		ret = write_all(s->file_fd, s->buf, take);
+		ret = fd__write_all(s->file_fd, s->buf, take);
 		if (ret) {
 			/* Part may be on disk: count it, trim cuts it. */
 			struct stat st;
@@ -842,16 +829,6 @@ static int receiver_limits(struct receiver *rc)
 	return 0;
 }
 
-static int parse_size_opt(const char *name, const char *arg, uint64_t min,
-			  uint64_t *out)
-{
-	if (reader_parse_size(arg, out) || *out < min) {
-		reader_err(-EINVAL, "bad --%s '%s'", name, arg);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 enum {
 	OPT_MODE = 0x100,
 	OPT_MAX_RECORD,
@@ -923,20 +900,22 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 		case OPT_MAX_RECORD:
 			/* At least the magic record; at most what a large
 			 * record's 32-bit word count can say. */
-			if (parse_size_opt("max-record", optarg, 8, &o->max_record))
+			if (opt_value__size("max-record", optarg, 8,
+					    &o->max_record))
 				return 2;
 			break;
 		case OPT_MAX_STREAM:
-			if (parse_size_opt("max-stream", optarg, 8, &o->max_stream))
+			if (opt_value__size("max-stream", optarg, 8,
+					    &o->max_stream))
 				return 2;
 			break;
 		case OPT_MAX_MEMORY:
-			if (parse_size_opt("max-memory", optarg, STREAM_MEM,
-					   &o->max_memory))
+			if (opt_value__size("max-memory", optarg, STREAM_MEM,
+					    &o->max_memory))
 				return 2;
 			break;
 		case OPT_MAX_DISK:
-			if (parse_size_opt("max-disk", optarg, 1, &o->max_disk))
+			if (opt_value__size("max-disk", optarg, 1, &o->max_disk))
 				return 2;
 			break;
 		case OPT_IDLE:

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "opt_value.h"
 #include "record_flight.h"
 #include "record_opts.h"
 #include "sink/sink.h"
@@ -322,10 +323,9 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 			o->no_ksyms = true;
 			break;
 		case OPT_MAX_BUFFERED:
-			if (reader_parse_size(optarg, &o->max_buffered) ||
-			    o->max_buffered < 4096)
-				return reader_err(-EINVAL,
-						  "bad --max-buffered '%s'", optarg);
+			if (opt_value__size("max-buffered", optarg, 4096,
+					    &o->max_buffered))
+				return -EINVAL;
 			break;
 		case OPT_ARCHIVE:
 			o->archive = true;
@@ -365,10 +365,8 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 			o->archive_opts.max_records = (uint32_t)v;
 			break;
 		case OPT_LINGER:
-			o->linger = strtod(optarg, &end);
-			if (*end || o->linger < 0 || o->linger > 3600)
-				return reader_err(-EINVAL, "bad --linger '%s'",
-						  optarg);
+			if (opt_value__linger(optarg, &o->linger))
+				return -EINVAL;
 			break;
 		case OPT_DEVICE:
 			o->device = optarg;

@@ -21,9 +21,11 @@
 
 #include "cmd.h"
 #include "archive_input.h"
+#include "opt_value.h"
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
 #include "sink/sink.h"
+#include "transport/clock.h"
 #include "transport/evloop.h"
 
 #define SEND_READ_CHUNK	(64u << 10)
@@ -68,7 +70,6 @@ static int send_parse(int argc, char **argv, struct send_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -77,9 +78,8 @@ static int send_parse(int argc, char **argv, struct send_opts *o)
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_MAX_BUFFERED:
-			if (reader_parse_size(optarg, &v) || v < 65536)
-				return reader_err(-EINVAL,
-						  "bad --max-buffered '%s'", optarg);
+			if (opt_value__size("max-buffered", optarg, 65536, &v))
+				return -EINVAL;
 			o->out.max_buffered = v;
 			break;
 		case OPT_SNDBUF:
@@ -89,10 +89,8 @@ static int send_parse(int argc, char **argv, struct send_opts *o)
 			o->out.sndbuf = (int)v;
 			break;
 		case OPT_LINGER:
-			o->linger = strtod(optarg, &end);
-			if (*end || o->linger < 0 || o->linger > 3600)
-				return reader_err(-EINVAL, "bad --linger '%s'",
-						  optarg);
+			if (opt_value__linger(optarg, &o->linger))
+				return -EINVAL;
 			break;
 		case OPT_MODE:
 			if (reader_parse_mode(optarg, &o->out.file_mode))
@@ -154,13 +152,11 @@ static int send_error_notice(struct sink *out, struct send_errors *e)
 		.name = fxt_sref_inline(name, sizeof(name) - 1),
 		.args = args, .nargs = 2,
 	};
-	struct timespec ts;
 	int n;
 
 	if (e->records == e->announced)
 		return 0;
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	ev.ts = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	ev.ts = clock_ns(CLOCK_BOOTTIME);
 	n = fxt_enc_event(words, sizeof(words) / 8, &ev);
 	if (n < 0)
 		return n;

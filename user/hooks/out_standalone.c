@@ -47,6 +47,7 @@
 #include "encode/fxt_encoder.h"
 #include "sink/sink.h"
 #include "state/stream_state.h"
+#include "transport/clock.h"
 #include "transport/evloop.h"
 
 #include "hooks_internal.h"
@@ -88,14 +89,6 @@ struct standalone {
 
 static struct standalone sa;
 
-static uint64_t now_boottime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A size from the environment, or @def. */
 static uint64_t env_u64(const char *var, uint64_t def)
 {
@@ -135,7 +128,7 @@ static void snapshot_fill(struct fxtprof_snapshot *s, uint32_t tid,
 	s->hdr.size = sizeof(*s);
 	s->hdr.type = FXTPROF_REC_SNAPSHOT;
 	s->hdr.cpu = (uint16_t)sched_getcpu();
-	s->hdr.time_ns = now_boottime();
+	s->hdr.time_ns = clock_ns(CLOCK_BOOTTIME);
 	s->pid = sa.pid;
 	s->tid = tid;
 	s->ppid = sa.ppid;
@@ -224,7 +217,7 @@ static void check_comm(struct hooks_thread *t, uint64_t now)
 void out_standalone__check_comm(struct hooks_thread *t)
 {
 	if (t->ring_ok && (!t->lost_records || report_lost(t)))
-		check_comm(t, now_boottime());
+		check_comm(t, clock_ns(CLOCK_BOOTTIME));
 }
 
 void out_standalone__emit(struct hooks_thread *t, unsigned int kind,
@@ -232,7 +225,7 @@ void out_standalone__emit(struct hooks_thread *t, unsigned int kind,
 {
 	size_t size = offsetof(struct fxtprof_annotation_rec, name) +
 		      (((size_t)len + 7) & ~(size_t)7);
-	uint64_t now = now_boottime();
+	uint64_t now = clock_ns(CLOCK_BOOTTIME);
 	struct fxtprof_annotation_rec *r = NULL;
 
 	if (t->ring_ok && (!t->lost_records || report_lost(t))) {
@@ -305,7 +298,7 @@ static unsigned int writer_drain(void)
 /* The notices, and the output's counts for fxtprof_get_stats(). */
 static void writer_announce(void)
 {
-	uint64_t now = now_boottime();
+	uint64_t now = clock_ns(CLOCK_BOOTTIME);
 
 	stream_state__announce_errors(&sa.state, now);
 	stream_state__announce_gap(&sa.state, now);
@@ -319,7 +312,8 @@ static void writer_announce(void)
 /* After the last drain: the notices, then flush and close, bounded. */
 static int writer_finish(void)
 {
-	uint64_t deadline = now_boottime() + (uint64_t)sa.linger_ms * 1000000;
+	uint64_t deadline = clock_ns(CLOCK_BOOTTIME) +
+			    (uint64_t)sa.linger_ms * 1000000;
 	const struct sink_stats *st;
 	int ret = 0;
 
@@ -327,7 +321,7 @@ static int writer_finish(void)
 		writer_announce();
 		sink__flush(sa.sink);
 		if (!sink__gap_records(sa.sink) || sink__error(sa.sink) ||
-		    now_boottime() >= deadline)
+		    clock_ns(CLOCK_BOOTTIME) >= deadline)
 			break;
 		evloop__run_once(&sa.loop, WRITER_IDLE_MS);
 	}

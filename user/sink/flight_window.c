@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "flight_window.h"
+#include "transport/fd_io.h"
 
 /* In front of every record held. */
 struct fw_ent {
@@ -405,18 +406,8 @@ struct fw_out {
 
 static int out_flush(struct fw_out *o)
 {
-	size_t off = 0;
-
-	while (!o->error && off < o->len) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			o->error = n < 0 ? -errno : -EIO;
-		else
-			off += (size_t)n;
-	}
+	if (!o->error)
+		o->error = fd__write_all(o->fd, o->buf, o->len);
 	o->len = 0;
 	return o->error;
 }
