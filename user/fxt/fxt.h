@@ -383,8 +383,6 @@ struct fxt_writer;
 int fxt_writer__new(const struct fxt_writer_opts *opts,
 		    struct fxt_writer **out);
 void fxt_writer__free(struct fxt_writer *w);
-/* Replace the copying sink (the writer then encodes through scratch). */
-void fxt_writer__set_sink(struct fxt_writer *w, fxt_sink_fn write, void *ctx);
 
 /*
  * Forget every interned string (pinned ones too) so that the next records
@@ -464,9 +462,6 @@ int fxt_writer__large_blob(struct fxt_writer *w, uint64_t ts,
 			   struct fxt_sref category, struct fxt_sref name,
 			   const struct fxt_arg *args, unsigned int nargs,
 			   const void *data, size_t len);
-/* A blob record (type 5), as fxt_enc_blob(). */
-int fxt_writer__blob(struct fxt_writer *w, struct fxt_sref name,
-		     unsigned int blob_type, const void *data, size_t len);
 /*
  * Fuchsia kernel-sampler convention: large blob with metadata, empty
  * category and name, inline pid/tid, payload = u64 PCs leaf first.  More
