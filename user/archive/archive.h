@@ -70,7 +70,6 @@ struct archive_writer_opts {
 	uint32_t stream;	/* the chunks' stream id: ARCHIVE_STREAM_ALL */
 	bool live;		/* chunks only: no trailer at finish */
 	bool uncoded;		/* LZ4 alone, no chunk codec (for measuring) */
-	uint8_t codec;		/* chunk codec: 0 the default (2), or 1 or 2 */
 };
 
 struct archive_writer_stats {
