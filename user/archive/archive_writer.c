@@ -400,21 +400,6 @@ void archive_writer__commit(struct archive_writer *w, unsigned int kind)
 	}
 }
 
-int archive_writer__append(struct archive_writer *w, const void *rec,
-			   size_t len, unsigned int kind)
-{
-	void *p;
-
-	if (!len || len % 8)
-		return -EINVAL;
-	p = archive_writer__reserve(w, len);
-	if (!p)
-		return w->st.error ? w->st.error : -ENOBUFS;
-	memcpy(p, rec, len);
-	archive_writer__commit(w, kind);
-	return 0;
-}
-
 bool archive_writer__cut_wanted(const struct archive_writer *w)
 {
 	return over(w, 1);
