@@ -11,8 +11,10 @@
 #                        configuration (scripts/check.sh)
 #   make check-fresh     the README's commands in a new Debian root
 #   make vm-suite        boot the VM suite for CFG only (default: ARCH)
-#   make demo | bench-kernel | bench-reader | bench-socket | bench-receive
-#        | bench-symbolize | bench-flush | bench-archive
+#   make user | module   only the programs and host tests, only the module
+#   make demo | demo-host | bench-kernel | bench-reader | bench-socket
+#        | bench-receive | bench-symbolize | bench-flush | bench-archive
+#        | bench-sched | bench-bpf | bench-hooks
 #                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
 #   make install         libfxtprof.a, libfxtprof-hooks.so and their public
@@ -96,9 +98,9 @@ USER_PROGS :=
 VM_TEST_PROGS :=
 HOST_TESTS :=
 
-.PHONY: all module user deps check check-fresh vm-suite demo bench-kernel \
-	bench-reader bench-socket bench-receive bench-symbolize install clean \
-	demo-host bench-bpf bench-flush bench-archive
+.PHONY: all module user deps check check-fresh vm-suite demo demo-host \
+	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
+	bench-flush bench-archive bench-sched bench-bpf bench-hooks install clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -201,7 +203,6 @@ bench-archive:
 	scripts/bench-archive.sh $(CFG)
 
 # sched.switch against perf sched record (also run by bench-flush).
-.PHONY: bench-sched
 bench-sched:
 	scripts/bench-sched.sh $(CFG)
 
@@ -236,6 +237,5 @@ clean:
 # Application annotations (libfxtprof-hooks): one region pair in
 # standalone mode on the host and in fxtprof: mode in the VM, next to a
 # clock_gettime pair and a write() to /dev/null (scripts/bench-hooks.sh).
-.PHONY: bench-hooks
 bench-hooks:
 	scripts/bench-hooks.sh $(CFG)

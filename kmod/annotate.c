@@ -80,7 +80,7 @@ static int fxtprof_fire(const char *name, int len)
 		return -ESRCH;
 	}
 	local_irq_save(irqflags);
-	ring = sess->rings[smp_processor_id()];
+	ring = fxtprof_ring(sess, smp_processor_id());
 	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_TRIGGER,
 				    ktime_get_boot_fast_ns());
 	if (rec) {

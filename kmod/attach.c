@@ -108,7 +108,7 @@ static int fxtprof_attach_locked(struct fxtprof_session *sess,
 			return ret;
 	}
 	for_each_possible_cpu(cpu)
-		if (!fxtprof_ring_is_new(sess->rings[cpu]))
+		if (!fxtprof_ring_is_new(fxtprof_ring(sess, cpu)))
 			return -ESTALE;
 	sess->attached = true;
 	return 0;

@@ -51,8 +51,9 @@ struct fxtprof_session {
 	 * nr_cpu_ids slots, one per possible CPU.  Replaced only by
 	 * configure, under lock, which frees the old array after an RCU
 	 * grace period: poll() reads it under rcu_read_lock() alone.
+	 * Read it through fxtprof_ring() or fxtprof_rings_locked().
 	 */
-	struct fxtprof_kring **rings;
+	struct fxtprof_kring * __rcu *rings;
 	struct fxtprof_cpu __percpu *cpus;
 	atomic_t mapped;		/* live VMAs of this session */
 	bool configured;
@@ -101,6 +102,32 @@ static inline struct fxtprof_session *fxtprof_running(u32 flags)
 }
 
 /*
+ * The ring of @cpu, for a producer of the running session (a probe, the
+ * sampling timer, an annotation, a flush IPI), which holds rcu_read_lock()
+ * or runs with preemption off as for fxtprof_running(), or for a caller
+ * holding sess->lock.  Configure, the only writer, refuses a running
+ * session, so the array cannot change under a producer.
+ */
+static inline struct fxtprof_kring *fxtprof_ring(struct fxtprof_session *sess,
+						 unsigned int cpu)
+{
+	struct fxtprof_kring **rings;
+
+	rings = rcu_dereference_check(sess->rings,
+				      rcu_read_lock_sched_held() ||
+				      lockdep_is_held(&sess->lock));
+	return rings[cpu];
+}
+
+/* The array (NULL before configure), under sess->lock: configure holds it. */
+static inline struct fxtprof_kring **
+fxtprof_rings_locked(struct fxtprof_session *sess)
+{
+	return rcu_dereference_protected(sess->rings,
+					 lockdep_is_held(&sess->lock));
+}
+
+/*
  * One record into this CPU's ring of @sess, as every producer outside the
  * sampling timer writes it (the timer's handler runs with interrupts off
  * already): interrupts off from reserve to commit, so that the timer
@@ -119,7 +146,7 @@ static inline void *fxtprof_rec_begin(struct fxtprof_session *sess,
 				      u16 type)
 {
 	local_irq_save(w->irqflags);
-	w->ring = sess->rings[smp_processor_id()];
+	w->ring = fxtprof_ring(sess, smp_processor_id());
 	w->size = size;
 	return fxtprof_kring_reserve(w->ring, size, type,
 				     ktime_get_boot_fast_ns());

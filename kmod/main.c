@@ -216,8 +216,9 @@ static long fxtprof_do_ioctl(struct file *file, unsigned int cmd,
 			return ret;
 		mutex_lock(&sess->lock);
 		if (sess->configured && u.stats.cpu < nr_cpu_ids &&
-		    sess->rings[u.stats.cpu])
-			fxtprof_kring_stats(sess->rings[u.stats.cpu], &u.stats);
+		    fxtprof_ring(sess, u.stats.cpu))
+			fxtprof_kring_stats(fxtprof_ring(sess, u.stats.cpu),
+					    &u.stats);
 		else
 			ret = -EINVAL;
 		mutex_unlock(&sess->lock);
@@ -307,7 +308,8 @@ static int fxtprof_mmap(struct file *file, struct vm_area_struct *vma)
 	stride = sess->mmap_stride >> PAGE_SHIFT;
 	cpu = vma->vm_pgoff / stride;
 	first = vma->vm_pgoff % stride;
-	if (cpu >= nr_cpu_ids || !sess->rings[cpu] || first + npages > stride)
+	if (cpu >= nr_cpu_ids || !fxtprof_ring(sess, cpu) ||
+	    first + npages > stride)
 		goto out_unlock;
 
 	if (first == 0 && npages == 1) {
@@ -319,7 +321,7 @@ static int fxtprof_mmap(struct file *file, struct vm_area_struct *vma)
 		fxtprof_vm_flags_clear(vma, VM_MAYWRITE);
 	}
 
-	ret = remap_vmalloc_range(vma, sess->rings[cpu]->vaddr, first);
+	ret = remap_vmalloc_range(vma, fxtprof_ring(sess, cpu)->vaddr, first);
 	if (ret)
 		goto out_unlock;
 	vma->vm_ops = &fxtprof_vm_ops;

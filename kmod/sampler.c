@@ -80,7 +80,7 @@ static enum hrtimer_restart fxtprof_timer_fn(struct hrtimer *timer)
 {
 	struct fxtprof_cpu *pc = container_of(timer, struct fxtprof_cpu, timer);
 	struct fxtprof_session *sess = pc->sess;
-	struct fxtprof_kring *ring = sess->rings[smp_processor_id()];
+	struct fxtprof_kring *ring = fxtprof_ring(sess, smp_processor_id());
 	struct pt_regs *regs = get_irq_regs();
 	u64 start = local_clock();
 	u64 overruns;
@@ -108,8 +108,14 @@ static int fxtprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 	struct fxtprof_session *sess = hlist_entry(node, struct fxtprof_session,
 						   cpuhp_node);
 	struct fxtprof_cpu *pc = per_cpu_ptr(sess->cpus, cpu);
+	struct fxtprof_kring **rings;
 
-	if (!cpumask_test_cpu(cpu, sess->sample_mask) || !sess->rings[cpu])
+	/*
+	 * The instance lives from start to stop, both under sess->lock
+	 * (held by the task waiting for us), which keeps configure out.
+	 */
+	rings = rcu_dereference_protected(sess->rings, true);
+	if (!cpumask_test_cpu(cpu, sess->sample_mask) || !rings[cpu])
 		return 0;
 	pc->sess = sess;
 	fxtprof_hrtimer_setup(&pc->timer, fxtprof_timer_fn, CLOCK_MONOTONIC,

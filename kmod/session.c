@@ -84,8 +84,12 @@ static void fxtprof_free_rings(struct fxtprof_kring **rings)
 
 void fxtprof_session_destroy(struct fxtprof_session *sess)
 {
+	/* As an ioctl would: stop reads the rings under the lock. */
+	mutex_lock(&sess->lock);
 	fxtprof_session_stop(sess);
-	fxtprof_free_rings(sess->rings);
+	mutex_unlock(&sess->lock);
+	/* The file's last reference: no reader, producer or configure left. */
+	fxtprof_free_rings(rcu_dereference_protected(sess->rings, true));
 	free_cpumask_var(sess->sample_mask);
 	free_percpu(sess->cpus);
 	kfree(sess);
@@ -220,7 +224,7 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 	if (failed)
 		goto out_free_rings;
 
-	old = sess->rings;
+	old = fxtprof_rings_locked(sess);
 	rcu_assign_pointer(sess->rings, rings);
 	if (old) {
 		/* A concurrent poll() may still be reading the old rings. */
@@ -321,7 +325,7 @@ void fxtprof_session_stop(struct fxtprof_session *sess)
 	sess->running = false;
 	/* The producers are stopped and synchronised: no one moves head. */
 	for_each_possible_cpu(cpu)
-		fxtprof_kring_mark_drain(sess->rings[cpu]);
+		fxtprof_kring_mark_drain(fxtprof_ring(sess, cpu));
 	wake_up_interruptible_poll(&sess->wq, EPOLLIN | EPOLLRDNORM);
 }
 
@@ -349,7 +353,8 @@ static void fxtprof_flush_on_cpu(void *info)
 {
 	struct fxtprof_flush_arg *arg = info;
 
-	fxtprof_write_flush(arg->sess->rings[smp_processor_id()], arg->seq);
+	fxtprof_write_flush(fxtprof_ring(arg->sess, smp_processor_id()),
+			    arg->seq);
 }
 
 u64 fxtprof_session_flush(struct fxtprof_session *sess)
@@ -366,7 +371,7 @@ u64 fxtprof_session_flush(struct fxtprof_session *sess)
 						 &arg, 1);
 		} else {
 			local_irq_save(irqflags);
-			fxtprof_write_flush(sess->rings[cpu], arg.seq);
+			fxtprof_write_flush(fxtprof_ring(sess, cpu), arg.seq);
 			local_irq_restore(irqflags);
 		}
 	}
@@ -400,11 +405,12 @@ void fxtprof_session_detach(struct fxtprof_session *sess)
  */
 u64 fxtprof_session_sync(struct fxtprof_session *sess)
 {
+	struct fxtprof_kring **rings = fxtprof_rings_locked(sess);
 	int cpu;
 
-	if (sess->rings)
+	if (rings)
 		for_each_possible_cpu(cpu)
-			irq_work_sync(&sess->rings[cpu]->wakeup);
+			irq_work_sync(&rings[cpu]->wakeup);
 	return atomic64_read(&sess->requests);
 }
 

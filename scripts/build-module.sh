@@ -8,7 +8,8 @@
 # symlink farm under build/CFG/kmod: Kbuild and each kmod/ file are
 # per-file links, include/ is a directory link (headers are only read).
 # Env: KDIR (kernel build tree), KSRC (tree holding Kbuild, kmod/,
-# include/; default: this repository), V=1 for verbose kbuild.
+# include/; default: this repository), V=1 for verbose kbuild, C=2 to run
+# sparse (make C=2) on every file.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -39,5 +40,5 @@ fi
 # rather than force a second -j on kbuild (make warns, and oversubscribes).
 jobs=(-j"$(nproc)")
 case " ${MAKEFLAGS:-} " in *jobserver*) jobs=() ;; esac
-make -C "$kdir" M="$out" "${kargs[@]}" "${jobs[@]}" ${V:+V=$V} modules
+make -C "$kdir" M="$out" "${kargs[@]}" "${jobs[@]}" ${V:+V=$V} ${C:+C=$C} modules
 ls -l "$out"/*.ko

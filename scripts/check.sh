@@ -60,6 +60,10 @@ step "build modules"
 for cfg in $suites; do
 	try "build-module-$cfg" make -k CFG="$cfg" module
 done
+if want x86_64; then
+	step "sparse"
+	try sparse-module-x86_64 scripts/sparse-module.sh x86_64
+fi
 
 step "host tests"
 scripts/plan.sh host > "$FXT_RESULTS/host.plan"

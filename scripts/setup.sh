@@ -43,6 +43,8 @@ HOST_PKGS=(
 	golang-go protobuf-compiler
 	# the VM bench: QEMU, a static busybox, the initramfs tools
 	qemu-system-x86 qemu-system-arm ipxe-qemu busybox-static cpio kmod
+	# make check runs sparse (make C=2) on the module
+	sparse
 	# benchmarks and make check-fresh; lz4, the archive bench's ceiling
 	linux-perf mmdebstrap lz4
 	# the flame graph test checks the SVG is well-formed XML (xmllint)

@@ -9,7 +9,10 @@ ARCH_TEST_LIBS := $(B)/lib/libstate.a $(B)/lib/libencode.a \
 		  $(B)/lib/libsink.a $(ARCHIVE_LIB) $(B)/lib/libtransport.a \
 		  $(B)/lib/libfxt.a
 
-$(B)/tests/archive/%.o: CPPFLAGS += -Iuser -Iuser/fxt -Itests/pipeline -Itests/vm
+# Archives written by encoders fxtprof no longer has (fixtures/README).
+ARCH_FIXTURES := -DARCH_FIXTURES='"$(abspath tests/archive/fixtures)"'
+$(B)/tests/archive/%.o: CPPFLAGS += -Iuser -Iuser/fxt -Itests/pipeline -Itests/vm \
+	$(ARCH_FIXTURES)
 
 $(B)/tests/archive/test_archive: $(B)/tests/archive/test_archive.o \
 		$(ARCH_TEST_LIBS)
@@ -22,7 +25,7 @@ $(B)/asan/tests/archive/test_archive: $(ARCH_TEST_SRCS) $(FXT_LIB_ASAN) \
 		user/archive/archive.h \
 		user/archive/archive_format.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -Itests/pipeline \
+	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -Itests/pipeline $(ARCH_FIXTURES) \
 		-isystem $(KSFT_INC) $(CFLAGS) -Wno-unused-parameter \
 		$(FXT_SAN_FLAGS) $(ARCH_TEST_SRCS) $(FXT_LIB_ASAN) -o $@ \
 		-luring $(ARCHIVE_LDLIBS) -lpthread
@@ -38,7 +41,7 @@ $(B)/asan/tests/archive/test_chunk_codec: $(CODEC_TEST_SRCS) $(FXT_LIB_ASAN) \
 		tests/archive/archive_gen.h tests/pipeline/synthetic_recording.h \
 		user/archive/chunk_codec.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -Itests/pipeline \
+	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -Itests/pipeline $(ARCH_FIXTURES) \
 		-isystem $(KSFT_INC) $(CFLAGS) -Wno-unused-parameter \
 		$(FXT_SAN_FLAGS) $(CODEC_TEST_SRCS) $(FXT_LIB_ASAN) -o $@ \
 		-luring $(ARCHIVE_LDLIBS) -lpthread

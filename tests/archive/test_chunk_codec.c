@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_chunk_codec.c - the archive's chunk codecs (codec 1,
- * user/archive/chunk_codec.c, and codec 2, user/archive/chunk_codec2.c
- * with its range coder; every test runs on both) on real pipeline output: samples whose stacks repeat and
+ * test_chunk_codec.c - the archive's chunk codec 2
+ * (user/archive/chunk_codec2.c with its range coder) on real pipeline
+ * output: samples whose stacks repeat and
  * samples whose stacks do not, kernel-only, user-only, idle (no stack) and
  * truncated stacks, and every other record the encoder writes (names,
  * mappings, kernel symbols, forks, exits, loss counters), through the
@@ -11,7 +11,11 @@
  * anywhere between records, and records the codec does not take apart
  * (odd shapes, too many templates) must still come back; damaged coded
  * input (flipped bytes, truncations, wrong sizes) must fail with
- * -EBADMSG, never crash.  Built plain and with ASan+UBSan.
+ * -EBADMSG, never crash.  Codec 1 (user/archive/chunk_codec.c), which
+ * fxtprof only decodes now, is tested on the chunks of a committed archive
+ * (tests/archive/fixtures/README): each decodes, and damage to them fails
+ * the same way.  Built plain and
+ * with ASan+UBSan.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,8 +26,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <lz4.h>
+
 #include "kselftest_harness.h"
 
+#include "archive/archive.h"
 #include "archive/chunk_codec.h"
 #include "archive/chunk_codec2.h"
 #include "archive_gen.h"
@@ -155,18 +162,16 @@ static uint32_t count_records(const unsigned char *p, size_t len,
 	return n;
 }
 
-/* Either codec behind one interface: @id 1 or 2. */
+/* Either codec's decoder behind one interface: @id 1 or 2 (encodes). */
 struct codec {
 	int id;
-	struct chunk_codec *c1;
 	struct chunk_codec2 *c2;
 };
 
 static long encode(struct codec *c, const void *fxt, size_t len,
 		   uint32_t records, void *out, size_t cap)
 {
-	return c->id == 1 ? chunk_codec__encode(c->c1, fxt, len, records, out, cap)
-			  : chunk_codec2__encode(c->c2, fxt, len, records, out, cap);
+	return chunk_codec2__encode(c->c2, fxt, len, records, out, cap);
 }
 
 static int decode(const struct codec *c, const void *in, size_t len,
@@ -208,18 +213,6 @@ FIXTURE(codec) {
 	struct codec c;
 };
 
-FIXTURE_VARIANT(codec) {
-	int id;
-};
-
-FIXTURE_VARIANT_ADD(codec, columns) {
-	.id = 1,
-};
-
-FIXTURE_VARIANT_ADD(codec, modelled) {
-	.id = 2,
-};
-
 FIXTURE_SETUP(codec)
 {
 	char path[128];
@@ -232,17 +225,12 @@ FIXTURE_SETUP(codec)
 	snprintf(path, sizeof(path), "%s/plain.fxt", self->dir);
 	self->fxt = recording(_metadata, path, &self->len);
 	unlink(path);
-	self->c.id = variant->id;
-	if (variant->id == 1) {
-		ASSERT_EQ(0, chunk_codec__new(&self->c.c1));
-	} else {
-		ASSERT_EQ(0, chunk_codec2__new(&self->c.c2));
-	}
+	self->c.id = 2;
+	ASSERT_EQ(0, chunk_codec2__new(&self->c.c2));
 }
 
 FIXTURE_TEARDOWN(codec)
 {
-	chunk_codec__free(self->c.c1);
 	chunk_codec2__free(self->c.c2);
 	free(self->fxt);
 	rmdir(self->dir);
@@ -359,34 +347,33 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
-TEST_F(codec, damaged_coded_input_fails_with_ebadmsg_never_crashes)
+/*
+ * @len coded bytes of @c that decode to @end bytes of @n records: every
+ * damage to them fails with -EBADMSG or decodes, never anything else.
+ */
+static void damage(struct __test_metadata *_metadata, const struct codec *c,
+		   const unsigned char *coded, size_t len, size_t end,
+		   uint32_t n)
 {
-	size_t end, len;
-	uint32_t n = count_records(self->fxt, self->len, 256 << 10, &end);
-	unsigned char *coded = malloc(end), *bad = malloc(end + 64),
+	unsigned char *bad = malloc(len > 300 ? len : 300),
 		      *back = malloc(end + 64);
 	uint64_t seed = 0x1234567887654321ull, ok = 0, refused = 0;
-	long k;
 
-	ASSERT_NE(NULL, coded);
 	ASSERT_NE(NULL, bad);
 	ASSERT_NE(NULL, back);
-	k = encode(&self->c, self->fxt, end, n, coded, end);
-	ASSERT_LT(0, k);
-	len = (size_t)k;
-	ASSERT_EQ(0, decode(&self->c, coded, len, back, end, n));
+	ASSERT_EQ(0, decode(c, coded, len, back, end, n));
 
 	/* Wrong sizes and counts around the true ones. */
-	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, len, back, end - 8, n));
-	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, len, back, end + 8, n));
-	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, len, back, end, n - 1));
-	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, len, back, end, n + 1));
-	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, 0, back, end, n));
-	EXPECT_EQ(-EBADMSG, decode(&self->c, coded, 31, back, end, n));
+	EXPECT_EQ(-EBADMSG, decode(c, coded, len, back, end - 8, n));
+	EXPECT_EQ(-EBADMSG, decode(c, coded, len, back, end + 8, n));
+	EXPECT_EQ(-EBADMSG, decode(c, coded, len, back, end, n - 1));
+	EXPECT_EQ(-EBADMSG, decode(c, coded, len, back, end, n + 1));
+	EXPECT_EQ(-EBADMSG, decode(c, coded, 0, back, end, n));
+	EXPECT_EQ(-EBADMSG, decode(c, coded, 31, back, end, n));
 
 	/* Every truncation of the first 4 KiB, and a stride past them. */
 	for (size_t at = 0; at < len; at += at < 4096 ? 1 : 97) {
-		ASSERT_EQ(-EBADMSG, decode(&self->c, coded, at, back, end, n))
+		ASSERT_EQ(-EBADMSG, decode(c, coded, at, back, end, n))
 			TH_LOG("cut at %zu of %zu", at, len);
 	}
 
@@ -405,7 +392,7 @@ TEST_F(codec, damaged_coded_input_fails_with_ebadmsg_never_crashes)
 
 			bad[at] ^= (unsigned char)(1 + rnd(&seed) % 255);
 		}
-		ret = decode(&self->c, bad, len, back, end, n);
+		ret = decode(c, bad, len, back, end, n);
 		ASSERT_TRUE(ret == 0 || ret == -EBADMSG) TH_LOG("ret %d", ret);
 		if (ret)
 			refused++;
@@ -421,12 +408,100 @@ TEST_F(codec, damaged_coded_input_fails_with_ebadmsg_never_crashes)
 
 		for (size_t j = 0; j < l; j++)
 			bad[j] = (unsigned char)rnd(&seed);
-		ret = decode(&self->c, bad, l, back, end, n);
+		ret = decode(c, bad, l, back, end, n);
 		ASSERT_EQ(-EBADMSG, ret) TH_LOG("length %zu", l);
 	}
-	free(coded);
 	free(bad);
 	free(back);
+}
+
+TEST_F(codec, damaged_coded_input_fails_with_ebadmsg_never_crashes)
+{
+	size_t end;
+	uint32_t n = count_records(self->fxt, self->len, 256 << 10, &end);
+	unsigned char *coded = malloc(end);
+	long k;
+
+	ASSERT_NE(NULL, coded);
+	k = encode(&self->c, self->fxt, end, n, coded, end);
+	ASSERT_LT(0, k);
+	damage(_metadata, &self->c, coded, (size_t)k, end, n);
+	free(coded);
+}
+
+/*
+ * Codec 1, decode only: every chunk of the fixture decodes whole, to what
+ * the reader returns for it (test_archive compares those bytes with the
+ * same recording written afresh), and the largest chunk's coded bytes,
+ * damaged, fail as codec 2's do.
+ */
+TEST(codec1_chunks_of_an_old_archive_decode_and_refuse_damage)
+{
+	const char *path = ARCH_FIXTURES "/codec1.fxtz";
+	const struct codec c1 = { .id = 1 };
+	struct archive_reader *a;
+	unsigned char *bytes, *coded = NULL, *plain = NULL, *back = NULL;
+	size_t len, n, big = 0, big_len = 0, big_end = 0;
+	uint32_t big_n = 0;
+	char err[256];
+
+	bytes = slurp(path, &len);
+	ASSERT_NE(NULL, bytes);
+	ASSERT_EQ(0, archive_reader__open(&a, path, 0, err, sizeof(err)))
+		TH_LOG("%s", err);
+	n = archive_reader__nchunks(a);
+	ASSERT_LE(5, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct archive_chunk_info *ci = archive_reader__chunk(a, i);
+		const unsigned char *h = bytes + ci->offset;
+		uint16_t codec;
+		uint32_t clen;
+
+		memcpy(&codec, h + 48, 2);
+		memcpy(&clen, h + 52, 4);
+		ASSERT_EQ(1, codec) TH_LOG("chunk %zu", i);
+		coded = realloc(coded, clen);
+		plain = realloc(plain, ci->uncompressed);
+		back = realloc(back, ci->uncompressed);
+		ASSERT_NE(NULL, coded);
+		ASSERT_NE(NULL, plain);
+		ASSERT_NE(NULL, back);
+		ASSERT_EQ((int)clen,
+			  LZ4_decompress_safe((const char *)h + 64, (char *)coded,
+					      (int)ci->compressed, (int)clen));
+		ASSERT_EQ(0, chunk_codec__decode(coded, clen, back,
+						 ci->uncompressed, ci->records));
+		ASSERT_EQ((ssize_t)ci->uncompressed,
+			  archive_reader__read_chunk(a, i, plain,
+						     ci->uncompressed, err,
+						     sizeof(err)))
+			TH_LOG("%s", err);
+		EXPECT_EQ(0, memcmp(back, plain, ci->uncompressed))
+			TH_LOG("chunk %zu", i);
+		if (clen > big_len) {
+			big = i;
+			big_len = clen;
+			big_end = ci->uncompressed;
+			big_n = ci->records;
+		}
+	}
+	/* The largest chunk's coded bytes again, then damaged. */
+	{
+		const unsigned char *h = bytes + archive_reader__chunk(a, big)->offset;
+
+		coded = realloc(coded, big_len);
+		ASSERT_NE(NULL, coded);
+		ASSERT_EQ((int)big_len,
+			  LZ4_decompress_safe((const char *)h + 64, (char *)coded,
+					      (int)archive_reader__chunk(a, big)->compressed,
+					      (int)big_len));
+		damage(_metadata, &c1, coded, big_len, big_end, big_n);
+	}
+	archive_reader__close(a);
+	free(coded);
+	free(plain);
+	free(back);
+	free(bytes);
 }
 
 TEST_HARNESS_MAIN

@@ -42,6 +42,7 @@ static int archive_once(const unsigned char *data, size_t len,
 	struct archive_writer *w;
 	size_t off = 0;
 	double t0;
+	void *p;
 	int fd, ret;
 
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -58,8 +59,13 @@ static int archive_once(const unsigned char *data, size_t len,
 			ret = -EPROTO;
 			break;
 		}
-		ret = archive_writer__append(w, data + off, words * 8,
-					     (unsigned int)(h & 0xf));
+		p = archive_writer__reserve(w, words * 8);
+		if (!p) {
+			ret = -ENOBUFS;
+			break;
+		}
+		memcpy(p, data + off, words * 8);
+		archive_writer__commit(w, (unsigned int)(h & 0xf));
 		off += words * 8;
 	}
 	if (!ret)

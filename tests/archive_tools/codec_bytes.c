@@ -3,10 +3,9 @@
  * codec_bytes.c - where an archive's bytes go, for iterating on the chunk
  * codecs (Documentation/performance.md, the archive section): read an FXT
  * file, cut it into chunks of about CHUNK bytes at record boundaries, and
- * code every chunk with codec 1 + LZ4 and codec 2 + LZ4, checking that
- * each decodes back to its bytes.  Prints per codec the bytes per sample
- * and the coding and decoding speed, then what codec 2's range-coded bits
- * are spent on, per sample (the codec is built here with RC_COST, which
+ * code every chunk with codec 2 + LZ4, checking that each decodes back to
+ * its bytes.  Prints the bytes per sample and the coding and decoding
+ * speed, then what codec 2's range-coded bits are spent on, per sample (the codec is built here with RC_COST, which
  * counts the bits each field costs; the verbatim records are counted as
  * their LZ4 HC block, which the chunk's LZ4 block then holds).
  *
@@ -22,7 +21,6 @@
 
 #include <lz4.h>
 
-#include "archive/chunk_codec.h"
 #include "archive/range_coder.c"
 #include "archive/chunk_codec2.c"
 
@@ -45,9 +43,8 @@ int main(int argc, char **argv)
 	size_t chunk = argc > 2 ? strtoul(argv[2], NULL, 0) : 4u << 20;
 	unsigned char *data, *coded, *z, *back;
 	struct chunk_codec2 *c2;
-	struct chunk_codec *c1;
-	double t_enc[2] = { 0 }, t_dec[2] = { 0 }, t0;
-	uint64_t out[2] = { 0 }, samples = 0, verb_lz4 = 0, nchunks = 0;
+	double t_enc = 0, t_dec = 0, t0;
+	uint64_t out = 0, samples = 0, verb_lz4 = 0, nchunks = 0;
 	size_t len = 0, cap = 1 << 20, off = 0;
 	FILE *f;
 
@@ -63,8 +60,7 @@ int main(int argc, char **argv)
 	coded = malloc(2 * chunk + (1 << 20));
 	back = malloc(2 * chunk + (1 << 20));
 	z = malloc(LZ4_compressBound((int)(2 * chunk + (1 << 20))));
-	if (!data || !coded || !back || !z || chunk_codec__new(&c1) ||
-	    chunk_codec2__new(&c2))
+	if (!data || !coded || !back || !z || chunk_codec2__new(&c2))
 		return 1;
 	while (off < len) {
 		size_t end = off;
@@ -87,41 +83,34 @@ int main(int argc, char **argv)
 		if (end == off)
 			break;
 		nchunks++;
-		for (int k = 0; k < 2; k++) {
+		{
 			long n;
 			int zn, ret;
+			uint32_t zl;
 
 			t0 = now();
-			n = k ? chunk_codec2__encode(c2, data + off, end - off,
-						     records, coded, end - off)
-			      : chunk_codec__encode(c1, data + off, end - off,
-						    records, coded, end - off);
+			n = chunk_codec2__encode(c2, data + off, end - off,
+						 records, coded, end - off);
 			if (n <= 0) {
-				fprintf(stderr, "codec %d: chunk at %zu not coded (%ld)\n",
-					k + 1, off, n);
+				fprintf(stderr, "chunk at %zu not coded (%ld)\n",
+					off, n);
 				return 1;
 			}
 			zn = LZ4_compress_default((char *)coded, (char *)z, (int)n,
 						  LZ4_compressBound((int)n));
-			t_enc[k] += now() - t0;
-			out[k] += (uint64_t)zn + 64;
-			if (k) {
-				uint32_t zl;
-
-				memcpy(&zl, coded + 4, 4);
-				verb_lz4 += zl;
-			}
+			t_enc += now() - t0;
+			out += (uint64_t)zn + 64;
+			memcpy(&zl, coded + 4, 4);
+			verb_lz4 += zl;
 			t0 = now();
 			if (LZ4_decompress_safe((char *)z, (char *)coded, zn, (int)n) != n)
 				return 1;
-			ret = k ? chunk_codec2__decode(coded, (size_t)n, back,
-						       end - off, records)
-				: chunk_codec__decode(coded, (size_t)n, back,
-						      end - off, records);
-			t_dec[k] += now() - t0;
+			ret = chunk_codec2__decode(coded, (size_t)n, back,
+						   end - off, records);
+			t_dec += now() - t0;
 			if (ret || memcmp(back, data + off, end - off)) {
-				fprintf(stderr, "codec %d: chunk at %zu does not round-trip (%d)\n",
-					k + 1, off, ret);
+				fprintf(stderr, "chunk at %zu does not round-trip (%d)\n",
+					off, ret);
 				return 1;
 			}
 		}
@@ -129,10 +118,9 @@ int main(int argc, char **argv)
 	}
 	printf("%zu bytes of FXT, %llu samples, %llu chunks of about %zu bytes\n",
 	       len, (unsigned long long)samples, (unsigned long long)nchunks, chunk);
-	for (int k = 0; k < 2; k++)
-		printf("codec %d + LZ4: %llu bytes, %.3f bytes/sample, code %.0f MB/s, decode %.0f MB/s\n",
-		       k + 1, (unsigned long long)out[k], (double)out[k] / samples,
-		       len / 1e6 / t_enc[k], len / 1e6 / t_dec[k]);
+	printf("codec 2 + LZ4: %llu bytes, %.3f bytes/sample, code %.0f MB/s, decode %.0f MB/s\n",
+	       (unsigned long long)out, (double)out / samples,
+	       len / 1e6 / t_enc, len / 1e6 / t_dec);
 	printf("codec 2 per sample:\n");
 	for (int i = 0; i < NFIELDS; i++)
 		if (c2->rc.cost[i] > 0)
@@ -142,6 +130,5 @@ int main(int argc, char **argv)
 	       (double)verb_lz4 / samples);
 	printf("  %-14s %7.3f bytes\n", "chunk headers", 64.0 * nchunks / samples);
 	chunk_codec2__free(c2);
-	chunk_codec__free(c1);
 	return 0;
 }

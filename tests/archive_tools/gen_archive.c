@@ -71,9 +71,14 @@ static int archive_sink(void *ctx, const void *rec, size_t len)
 {
 	struct out *o = ctx;
 	uint64_t h;
+	void *p = archive_writer__reserve(o->aw, len);
 
+	if (!p)
+		return -ENOBUFS;
+	memcpy(p, rec, len);
 	memcpy(&h, rec, 8);
-	return archive_writer__append(o->aw, rec, len, (unsigned int)(h & 0xf));
+	archive_writer__commit(o->aw, (unsigned int)(h & 0xf));
+	return 0;
 }
 
 static struct fxt_sref ref(struct fxt_writer *w, const char *s)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
+#include "fxt_golden.h"
 #include "fxt_test_util.h"
 
 #define CAP 4096

@@ -70,7 +70,6 @@ struct archive_writer_opts {
 	uint32_t stream;	/* the chunks' stream id: ARCHIVE_STREAM_ALL */
 	bool live;		/* chunks only: no trailer at finish */
 	bool uncoded;		/* LZ4 alone, no chunk codec (for measuring) */
-	uint8_t codec;		/* chunk codec: 0 the default (2), or 1 or 2 */
 };
 
 struct archive_writer_stats {
@@ -103,9 +102,6 @@ void archive_writer__free(struct archive_writer *w);
  */
 void *archive_writer__reserve(struct archive_writer *w, size_t len);
 void archive_writer__commit(struct archive_writer *w, unsigned int kind);
-/* reserve + copy + commit; -EINVAL, -ENOBUFS (refused) or the error. */
-int archive_writer__append(struct archive_writer *w, const void *rec,
-			   size_t len, unsigned int kind);
 
 /*
  * The current chunk reached a limit: the sink should ask for a new
@@ -249,10 +245,7 @@ void archive_reader__close(struct archive_reader *a);
 enum archive_index archive_reader__index(const struct archive_reader *a);
 /* Scanned: the bytes after the last complete chunk (a torn tail). */
 uint64_t archive_reader__tail_bytes(const struct archive_reader *a);
-/* Scanned only: look for chunks appended since (a live archive grows).
- * Returns how many were found.  Not concurrently with other calls on @a;
- * every other reader call may run in several threads at once. */
-int archive_reader__refresh(struct archive_reader *a);
+/* Every reader call may run in several threads at once. */
 
 size_t archive_reader__nchunks(const struct archive_reader *a);
 const struct archive_chunk_info *

@@ -689,11 +689,6 @@ uint64_t archive_reader__tail_bytes(const struct archive_reader *a)
 	return a->index == ARCHIVE_INDEX_SCAN ? a->size - a->scan_end : 0;
 }
 
-int archive_reader__refresh(struct archive_reader *a)
-{
-	return a->index == ARCHIVE_INDEX_SCAN ? scan(a) : 0;
-}
-
 size_t archive_reader__nchunks(const struct archive_reader *a)
 {
 	return a->nchunks;

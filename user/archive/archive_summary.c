@@ -33,7 +33,6 @@ struct arch_summary {
 	struct archive_metrics m;
 	struct fxt_reader *rd;
 	bool rd_failed;
-	uint64_t undecoded;
 	struct fxt_record rec;
 	/*
 	 * fxtprof's sample events, learnt from the first one the reader
@@ -111,11 +110,6 @@ void arch_summary__free(struct arch_summary *s)
 struct archive_metrics *arch_summary__metrics(struct arch_summary *s)
 {
 	return &s->m;
-}
-
-uint64_t arch_summary__undecoded(const struct arch_summary *s)
-{
-	return s->undecoded;
 }
 
 int arch_summary__chunk_begin(struct arch_summary *s, bool continuation)
@@ -468,7 +462,7 @@ void arch_summary__record(struct arch_summary *s, const void *rec,
 		return;
 	}
 	if (!s->rd || s->rd_failed)
-		goto undecoded;
+		return;
 	if (kind == FXT_REC_EVENT && s->fast && len == FAST_WORDS * 8) {
 		const uint64_t *w = rec;
 
@@ -514,8 +508,6 @@ void arch_summary__record(struct arch_summary *s, const void *rec,
 		return;
 failed:
 	s->rd_failed = true;
-undecoded:
-	s->undecoded++;
 }
 
 /* ------------------------------------------------------------------ */

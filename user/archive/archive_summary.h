@@ -36,8 +36,6 @@ int arch_summary__chunk_begin(struct arch_summary *s, bool continuation);
  */
 void arch_summary__record(struct arch_summary *s, const void *rec,
 			  size_t len, unsigned int kind, uint64_t ts);
-/* Records the FXT reader could not decode (their chunk's rest is skipped). */
-uint64_t arch_summary__undecoded(const struct arch_summary *s);
 
 typedef int (*arch_emit_fn)(void *ctx, uint32_t id, const void *data,
 			    size_t len);

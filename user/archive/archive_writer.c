@@ -2,11 +2,11 @@
 /*
  * archive_writer.c - see archive.h: records gather in the current chunk's
  * buffer, in place (the encoder fills the reservation), and a cut codes
- * the buffer (chunk_codec2.h, or chunk_codec.h if asked), compresses it
- * into one LZ4 block behind its chunk header and appends both with one
- * pwrite().  The file only ever grows, and every
- * prefix that ends on a chunk is a readable archive: a write that fails
- * is truncated away again, so a full disk costs the chunk, not the file.
+ * the buffer (chunk_codec2.h), compresses it into one LZ4 block behind
+ * its chunk header and appends both with one pwrite().  The file only
+ * ever grows, and every prefix that ends on a chunk is a readable
+ * archive: a write that fails is truncated away again, so a full disk
+ * costs the chunk, not the file.
  *
  * Limits count from the chunk's first event: what comes before it is the
  * segment's prologue and replay of names, mappings and symbols, which on
@@ -24,7 +24,6 @@
 #include "archive_set.h"
 #include "archive_summary.h"
 #include "archive_writer_internal.h"
-#include "chunk_codec.h"
 #include "chunk_codec2.h"
 
 struct archive_writer {
@@ -36,8 +35,7 @@ struct archive_writer {
 	size_t len, cap;
 	unsigned char *zbuf;		/* chunk header + LZ4 block */
 	size_t zcap;
-	struct chunk_codec *codec;	/* codec 1, if chosen */
-	struct chunk_codec2 *codec2;	/* codec 2, the default */
+	struct chunk_codec2 *codec2;	/* NULL if opts.uncoded */
 	unsigned char *cbuf;		/* the codec's output, cap bytes */
 	uint16_t version;		/* of the file: what the footer says */
 	size_t pend_off, pend_len;	/* the reservation in progress */
@@ -190,16 +188,7 @@ static int writer_alloc(struct archive_writer **wp, int fd,
 	if (w->o.max_bytes > ARCHIVE_MAX_CHUNK_BYTES / 2)
 		w->o.max_bytes = ARCHIVE_MAX_CHUNK_BYTES / 2;
 	w->version = ARCH_VERSION;
-	if (!w->o.codec)
-		w->o.codec = ARCH_CODEC_MODELLED;
-	if (w->o.codec != ARCH_CODEC_COLUMNS && w->o.codec != ARCH_CODEC_MODELLED) {
-		free(w);
-		return -EINVAL;
-	}
-	if ((!w->o.uncoded && w->o.codec == ARCH_CODEC_COLUMNS &&
-	     chunk_codec__new(&w->codec)) ||
-	    (!w->o.uncoded && w->o.codec == ARCH_CODEC_MODELLED &&
-	     chunk_codec2__new(&w->codec2)) ||
+	if ((!w->o.uncoded && chunk_codec2__new(&w->codec2)) ||
 	    arch_summary__new(&w->sum) ||
 	    arch_summary__chunk_begin(w->sum, false)) {
 		archive_writer__free(w);
@@ -291,7 +280,6 @@ void archive_writer__free(struct archive_writer *w)
 	free(w->buf);
 	free(w->zbuf);
 	free(w->cbuf);
-	chunk_codec__free(w->codec);
 	chunk_codec2__free(w->codec2);
 	arch_buf__fini(&w->manifest);
 	arch_summary__free(w->sum);
@@ -321,7 +309,7 @@ static int grow(struct archive_writer *w, size_t need)
 	w->zbuf = p;
 	w->zcap = sizeof(struct arch_chunk_header) +
 		  (size_t)LZ4_compressBound((int)cap);
-	if (w->codec || w->codec2) {
+	if (w->codec2) {
 		p = realloc(w->cbuf, cap);
 		if (!p)
 			return -ENOMEM;
@@ -412,21 +400,6 @@ void archive_writer__commit(struct archive_writer *w, unsigned int kind)
 	}
 }
 
-int archive_writer__append(struct archive_writer *w, const void *rec,
-			   size_t len, unsigned int kind)
-{
-	void *p;
-
-	if (!len || len % 8)
-		return -EINVAL;
-	p = archive_writer__reserve(w, len);
-	if (!p)
-		return w->st.error ? w->st.error : -ENOBUFS;
-	memcpy(p, rec, len);
-	archive_writer__commit(w, kind);
-	return 0;
-}
-
 bool archive_writer__cut_wanted(const struct archive_writer *w)
 {
 	return over(w, 1);
@@ -445,10 +418,7 @@ static int cut_chunk(struct archive_writer *w, unsigned int flags,
 	if (!w->len || w->st.error)
 		return w->st.error;
 	/* Not shorter coded, or no memory to code it: stored as it is. */
-	if (w->codec)
-		coded = chunk_codec__encode(w->codec, w->buf, w->len, w->records,
-					    w->cbuf, w->len);
-	else if (w->codec2)
+	if (w->codec2)
 		coded = chunk_codec2__encode(w->codec2, w->buf, w->len,
 					     w->records, w->cbuf, w->len);
 	if (coded > 0)
@@ -474,7 +444,7 @@ static int cut_chunk(struct archive_writer *w, unsigned int flags,
 	h->records = w->records;
 	h->stream = w->o.stream;
 	h->seq = w->seq;
-	h->codec = coded ? w->o.codec : ARCH_CODEC_NONE;
+	h->codec = coded ? ARCH_CODEC_MODELLED : ARCH_CODEC_NONE;
 	h->coded = (uint32_t)coded;
 	h->header_crc = arch_crc32c(0, h, offsetof(struct arch_chunk_header,
 						   header_crc));

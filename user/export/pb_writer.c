@@ -105,11 +105,6 @@ void pb_put_bytes(struct pb_buf *b, uint32_t field, const void *data,
 	pb_put_raw(b, data, len);
 }
 
-void pb_put_string(struct pb_buf *b, uint32_t field, const char *s)
-{
-	pb_put_bytes(b, field, s, strlen(s));
-}
-
 size_t pb_open(struct pb_buf *b, uint32_t field)
 {
 	pb_put_tag(b, field, PB_WT_LEN);

@@ -48,7 +48,6 @@ void pb_put_uint(struct pb_buf *b, uint32_t field, uint64_t v);
 /* field = bytes (also strings and pre-encoded messages). */
 void pb_put_bytes(struct pb_buf *b, uint32_t field, const void *data,
 		  size_t len);
-void pb_put_string(struct pb_buf *b, uint32_t field, const char *s);
 
 /*
  * A nested message of field: returns the mark to give pb_close() once

@@ -486,12 +486,6 @@ out_end:
 	return ret;
 }
 
-int pprof__encode(const struct profile *p, struct symbolizer *s,
-		  struct pb_buf *out, struct export_stats *st)
-{
-	return pprof__encode_filtered(p, s, NULL, 0, out, st);
-}
-
 int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
 			   const struct pprof_filter *f, uint64_t time_nanos,
 			   struct pb_buf *out, struct export_stats *st)

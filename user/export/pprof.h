@@ -10,23 +10,17 @@
 #include "export_stack.h"
 #include "pb_writer.h"
 
-/*
- * The gzipped profile of p, named by s, into out (reset first).
- * 0 or -errno: -ENOMEM, a symbolizer error, -EIO if zlib fails.
- * Profile.time_nanos is left out (see pprof__encode_filtered()).
- */
-int pprof__encode(const struct profile *p, struct symbolizer *s,
-		  struct pb_buf *out, struct export_stats *st);
-
 /* Which samples a profile holds: those keep(ctx, i) is true for. */
 struct pprof_filter {
 	bool (*keep)(void *ctx, size_t i);	/* i: profile__sample()'s */
 	void *ctx;
 };
 /*
- * pprof__encode() of the samples f keeps (all if f is NULL), with
- * Profile.time_nanos = time_nanos: the wall clock of the first sample, in
- * nanoseconds since the epoch (0: unknown, left out).
+ * The gzipped profile of the samples of p that f keeps (all if f is NULL),
+ * named by s, into out (reset first), with Profile.time_nanos = time_nanos:
+ * the wall clock of the first sample, in nanoseconds since the epoch
+ * (0: unknown, left out).  0 or -errno: -ENOMEM, a symbolizer error, -EIO
+ * if zlib fails.
  */
 int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
 			   const struct pprof_filter *f, uint64_t time_nanos,

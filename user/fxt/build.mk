@@ -16,8 +16,9 @@ FXT_LIB_SRCS := user/fxt/fxt_encode.c user/fxt/fxt_writer.c \
 		user/fxt/fxt_dump.c user/fxt/fxt_tools.c \
 		user/fxt/fxt_blob.c user/fxt/fxt_spans.c \
 		user/fxt/fxt_profile.c
-FXT_HDRS := user/fxt/fxt.h user/fxt/fxt_reader.h user/fxt/fxt_internal.h \
-	    user/fxt/fxt_spans.h user/fxt/fxt_profile.h user/util/hmap.h
+FXT_HDRS := user/fxt/fxt.h user/fxt/fxt_golden.h user/fxt/fxt_reader.h \
+	    user/fxt/fxt_internal.h user/fxt/fxt_spans.h user/fxt/fxt_profile.h \
+	    user/util/hmap.h
 
 FXT_LIB := $(B)/lib/libfxt.a
 FXT_LIB_ASAN := $(B)/asan/lib/libfxt.a

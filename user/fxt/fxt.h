@@ -215,26 +215,10 @@ struct fxt_event {
 /* -EINVAL: bad field value; -EILSEQ: inline string is not UTF-8.      */
 /* ------------------------------------------------------------------ */
 
-int fxt_enc_magic(uint64_t *buf, size_t cap);
-int fxt_enc_provider_info(uint64_t *buf, size_t cap, uint32_t provider_id,
-			  const char *name, size_t len);
-int fxt_enc_provider_section(uint64_t *buf, size_t cap, uint32_t provider_id);
-int fxt_enc_provider_event(uint64_t *buf, size_t cap, uint32_t provider_id,
-			   unsigned int event_id);
-int fxt_enc_init(uint64_t *buf, size_t cap, uint64_t ticks_per_sec);
+/* The rest (magic, provider, init, thread, kobj, large blob): fxt_golden.h. */
 int fxt_enc_string(uint64_t *buf, size_t cap, uint16_t index,
 		   const char *str, size_t len);
-int fxt_enc_thread(uint64_t *buf, size_t cap, uint8_t index,
-		   uint64_t pid, uint64_t tid);
 int fxt_enc_event(uint64_t *buf, size_t cap, const struct fxt_event *ev);
-int fxt_enc_kobj(uint64_t *buf, size_t cap, uint8_t obj_type, uint64_t koid,
-		 struct fxt_sref name, const struct fxt_arg *args,
-		 unsigned int nargs);
-/* Large blob, format 0 (with metadata). */
-int fxt_enc_large_blob(uint64_t *buf, size_t cap, uint64_t ts,
-		       const struct fxt_tref *thread, struct fxt_sref category,
-		       struct fxt_sref name, const struct fxt_arg *args,
-		       unsigned int nargs, const void *data, size_t len);
 
 /*
  * Blob record (type 5, fxt_blob.c): len <= FXT_MAX_BLOB_LEN payload bytes
@@ -383,8 +367,6 @@ struct fxt_writer;
 int fxt_writer__new(const struct fxt_writer_opts *opts,
 		    struct fxt_writer **out);
 void fxt_writer__free(struct fxt_writer *w);
-/* Replace the copying sink (the writer then encodes through scratch). */
-void fxt_writer__set_sink(struct fxt_writer *w, fxt_sink_fn write, void *ctx);
 
 /*
  * Forget every interned string (pinned ones too) so that the next records
@@ -464,9 +446,6 @@ int fxt_writer__large_blob(struct fxt_writer *w, uint64_t ts,
 			   struct fxt_sref category, struct fxt_sref name,
 			   const struct fxt_arg *args, unsigned int nargs,
 			   const void *data, size_t len);
-/* A blob record (type 5), as fxt_enc_blob(). */
-int fxt_writer__blob(struct fxt_writer *w, struct fxt_sref name,
-		     unsigned int blob_type, const void *data, size_t len);
 /*
  * Fuchsia kernel-sampler convention: large blob with metadata, empty
  * category and name, inline pid/tid, payload = u64 PCs leaf first.  More

@@ -53,18 +53,3 @@ int fxt_enc_blob(uint64_t *buf, size_t cap, struct fxt_sref name,
 	fxt_put_blob(buf, (size_t)n, name, blob_type, data, len);
 	return n;
 }
-
-int fxt_writer__blob(struct fxt_writer *w, struct fxt_sref name,
-		     unsigned int blob_type, const void *data, size_t len)
-{
-	int n = fxt_size_blob(name, blob_type, data, len), err = 0;
-	uint64_t *p;
-
-	if (n < 0)
-		return n;
-	p = fxt_writer__begin(w, (size_t)n, FXT_REC_BLOB, &err);
-	if (!p)
-		return err;
-	fxt_put_blob(p, (size_t)n, name, blob_type, data, len);
-	return fxt_writer__end(w, (size_t)n);
-}

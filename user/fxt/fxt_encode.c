@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 
+#include "fxt_golden.h"
 #include "fxt_internal.h"
 
 #define HDR(type, words)	((uint64_t)(type) | ((uint64_t)(words) << 4))

@@ -68,14 +68,6 @@ void fxt_writer__free(struct fxt_writer *w)
 	free(w);
 }
 
-void fxt_writer__set_sink(struct fxt_writer *w, fxt_sink_fn write, void *ctx)
-{
-	w->write = write;
-	w->reserve = NULL;
-	w->commit = NULL;
-	w->ctx = ctx;
-}
-
 void fxt_writer__reset_state(struct fxt_writer *w)
 {
 	fxt_strtab__clear(&w->strtab);
