@@ -93,6 +93,33 @@ static void analyze_file(struct __test_metadata *_metadata, const char *path,
 	EXPECT_EQ(0, si->ksym_late) TH_LOG("%s: a kernel frame named after it", path);
 }
 
+/*
+ * Wait until the recorder's stderr (@errpath) says @n snapshots were
+ * written ("fxtprof: snapshot PATH: trigger NAME, ..."): it writes a
+ * snapshot two drain turns after its trigger, which on a loaded machine
+ * can be seconds.  The count seen when it gave up after 30 s.
+ */
+static int wait_snapshots(const char *errpath, int n)
+{
+	unsigned long long end = vm_boottime_ns() + 30000000000ull;
+	int seen = 0;
+
+	for (;;) {
+		size_t len;
+		char *err = slurp(errpath, &len), *p = err;
+
+		for (seen = 0; p && (p = strstr(p, "fxtprof: snapshot ")); p++) {
+			char *eol = strchrnul(p, '\n'), *t = strstr(p, ": trigger ");
+
+			seen += t && t < eol;
+		}
+		free(err);
+		if (seen >= n || vm_boottime_ns() >= end)
+			return seen;
+		vm_sleep_ms(50);
+	}
+}
+
 static void make_dir(char *dir, size_t len, const char *what)
 {
 	snprintf(dir, len, "/tmp/flight-%s-%d", what, getpid());
@@ -114,10 +141,15 @@ TEST(snapshot_covers_the_window_on_every_cpu)
 	snprintf(errpath, sizeof(errpath), "%s.err", dir);
 	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
-	sleep(4);	/* more than the window */
+	sleep(4);	/* the workload: a window's worth and more recorded */
 	ASSERT_EQ(0, vm_trigger("boom"));
 	ASSERT_EQ(0, vm_trigger("not-listed"));
-	sleep(1);
+	/*
+	 * Stop only once the snapshot is out: a stop before it makes the
+	 * recorder write it from its last drain, and a slow (loaded) guest
+	 * may not have drained every CPU past the trigger by then.
+	 */
+	ASSERT_EQ(1, wait_snapshots(errpath, 1));
 	ASSERT_EQ(0, vm_record_stop(rec));
 	ASSERT_EQ(1, count_files(dir, "", path, sizeof(path)));
 	ASSERT_EQ(1, count_files(dir, "boom-", NULL, 0));
@@ -179,15 +211,16 @@ TEST(several_triggers_give_several_files)
 	snprintf(errpath, sizeof(errpath), "%s.err", dir);
 	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
-	sleep(2);
+	sleep(2);	/* the workload: the 1 s window fills */
+	/* one trigger at a time, each snapshot out before the next */
 	ASSERT_EQ(0, vm_trigger("alpha"));
-	usleep(400000);
+	ASSERT_EQ(1, wait_snapshots(errpath, 1));
 	ASSERT_EQ(0, vm_trigger("beta"));
-	usleep(400000);
+	ASSERT_EQ(2, wait_snapshots(errpath, 2));
 	ASSERT_EQ(0, vm_trigger("alpha"));
-	usleep(400000);
+	ASSERT_EQ(3, wait_snapshots(errpath, 3));
 	kill(rec, SIGUSR2);
-	usleep(600000);
+	ASSERT_EQ(4, wait_snapshots(errpath, 4));
 	ASSERT_EQ(0, vm_record_stop(rec));
 	EXPECT_EQ(4, count_files(dir, "", NULL, 0));
 	EXPECT_EQ(2, count_files(dir, "alpha-", NULL, 0));
@@ -255,7 +288,7 @@ TEST_F_TIMEOUT(minute, window_bound_holds_at_10khz_for_a_minute, 110)
 	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
 	for (int s = 0; s < 60; s++) {
-		sleep(1);
+		sleep(1);	/* the workload: a minute, RSS each second */
 		kb = rss_kb(rec);
 		if (s == 1)
 			base = kb;
@@ -263,7 +296,7 @@ TEST_F_TIMEOUT(minute, window_bound_holds_at_10khz_for_a_minute, 110)
 			peak = kb;
 	}
 	kill(rec, SIGUSR2);
-	sleep(1);
+	ASSERT_EQ(1, wait_snapshots(errpath, 1));
 	ASSERT_EQ(0, vm_record_stop(rec));
 	for (long i = 0; i < ncpu && i < 64; i++) {
 		kill(spin[i], SIGKILL);

@@ -336,8 +336,9 @@ static int pp_who(const struct pp *p, __u32 tid)
 }
 
 /* Both threads' last switches, state dead, are among @r's records. */
-static bool pp_both_gone(const struct vm_recs *r, const struct pp *p)
+static bool pp_both_gone(const struct vm_recs *r, const void *arg)
 {
+	const struct pp *p = arg;
 	bool gone[2] = { false, false };
 
 	vm_recs_for_each(r, rec) {
@@ -385,10 +386,8 @@ TEST_F(dev, ping_pong)
 	 * while recording until both last switches are in (or 10 s pass and
 	 * the checks below say which is missing), then stop.
 	 */
-	for (unsigned long long end = vm_boottime_ns() + 10000000000ull;
-	     !pp_both_gone(&self->r, &p) && vm_boottime_ns() < end;
-	     vm_sleep_ms(10))
-		ASSERT_LE(0, vm_recs_drain(self->dev, &self->r));
+	ASSERT_EQ(0, vm_recs_drain_until(self->dev, &self->r, pp_both_gone,
+					 &p, 10000));
 	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
 	ASSERT_LE(0, vm_recs_drain_all(self->dev, &self->r));
 	ASSERT_LT(0, self->r.nr);
