@@ -553,10 +553,11 @@ static int record_annotated(const char *fxtprof, const char *sources,
 	if (annotator < 0)
 		return -1;
 	unlink("/tmp/annot.fxt");
-	rc = sh("%s record -q --sources %s /tmp/annot.fxt & pid=$!; i=0; "
-		"while [ ! -s /tmp/annot.fxt ] && [ $i -lt 300 ]; do sleep 0.1; "
-		"i=$((i + 1)); done; sleep 1; kill -INT $pid; wait $pid",
-		fxtprof, sources);
+	/* Once it records (fxt-wait-ready), 1 s of the annotator: the workload. */
+	rc = sh("rm -f /tmp/annot.ready; %s record -q --ready-file "
+		"/tmp/annot.ready --sources %s /tmp/annot.fxt & pid=$!; "
+		"fxt-wait-ready /tmp/annot.ready $pid || exit 1; sleep 1; "
+		"kill -INT $pid; wait $pid", fxtprof, sources);
 	kill(annotator, SIGKILL);
 	if (waitpid(annotator, &status, 0) != annotator ||
 	    !WIFSIGNALED(status))
@@ -585,10 +586,11 @@ TEST(record_sources_and_check)
 	 * time: the debug kernel under TCG may need longer than any guess.
 	 */
 	unlink("/tmp/sched.fxt");
-	rc = sh("%s record -q --sources sched.switch,task.lifecycle "
-		"/tmp/sched.fxt & pid=$!; i=0; while [ ! -s /tmp/sched.fxt ] "
-		"&& [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; sleep 0.5; "
-		"%s 1 5000 >/dev/null; kill -INT $pid; wait $pid", fxtprof, pp);
+	rc = sh("rm -f /tmp/sched.ready; %s record -q --ready-file "
+		"/tmp/sched.ready --sources sched.switch,task.lifecycle "
+		"/tmp/sched.fxt & pid=$!; fxt-wait-ready /tmp/sched.ready $pid "
+		"|| exit 1; %s 1 5000 >/dev/null; kill -INT $pid; wait $pid",
+		fxtprof, pp);
 	ASSERT_EQ(0, rc);
 	/* Every scheduling rule of check, on a real recording. */
 	ASSERT_EQ(0, sh("%s check /tmp/sched.fxt >/tmp/sched.check 2>&1 "
