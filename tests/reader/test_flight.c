@@ -93,33 +93,6 @@ static void analyze_file(struct __test_metadata *_metadata, const char *path,
 	EXPECT_EQ(0, si->ksym_late) TH_LOG("%s: a kernel frame named after it", path);
 }
 
-/*
- * Wait until the recorder's stderr (@errpath) says @n snapshots were
- * written ("fxtprof: snapshot PATH: trigger NAME, ..."): it writes a
- * snapshot two drain turns after its trigger, which on a loaded machine
- * can be seconds.  The count seen when it gave up after 30 s.
- */
-static int wait_snapshots(const char *errpath, int n)
-{
-	unsigned long long end = vm_boottime_ns() + 30000000000ull;
-	int seen = 0;
-
-	for (;;) {
-		size_t len;
-		char *err = slurp(errpath, &len), *p = err;
-
-		for (seen = 0; p && (p = strstr(p, "fxtprof: snapshot ")); p++) {
-			char *eol = strchrnul(p, '\n'), *t = strstr(p, ": trigger ");
-
-			seen += t && t < eol;
-		}
-		free(err);
-		if (seen >= n || vm_boottime_ns() >= end)
-			return seen;
-		vm_sleep_ms(50);
-	}
-}
-
 static void make_dir(char *dir, size_t len, const char *what)
 {
 	snprintf(dir, len, "/tmp/flight-%s-%d", what, getpid());
@@ -149,7 +122,7 @@ TEST(snapshot_covers_the_window_on_every_cpu)
 	 * recorder write it from its last drain, and a slow (loaded) guest
 	 * may not have drained every CPU past the trigger by then.
 	 */
-	ASSERT_EQ(1, wait_snapshots(errpath, 1));
+	ASSERT_EQ(1, vm_record_wait_snapshots(errpath, 1, 30000));
 	ASSERT_EQ(0, vm_record_stop(rec));
 	ASSERT_EQ(1, count_files(dir, "", path, sizeof(path)));
 	ASSERT_EQ(1, count_files(dir, "boom-", NULL, 0));
@@ -214,13 +187,13 @@ TEST(several_triggers_give_several_files)
 	sleep(2);	/* the workload: the 1 s window fills */
 	/* one trigger at a time, each snapshot out before the next */
 	ASSERT_EQ(0, vm_trigger("alpha"));
-	ASSERT_EQ(1, wait_snapshots(errpath, 1));
+	ASSERT_EQ(1, vm_record_wait_snapshots(errpath, 1, 30000));
 	ASSERT_EQ(0, vm_trigger("beta"));
-	ASSERT_EQ(2, wait_snapshots(errpath, 2));
+	ASSERT_EQ(2, vm_record_wait_snapshots(errpath, 2, 30000));
 	ASSERT_EQ(0, vm_trigger("alpha"));
-	ASSERT_EQ(3, wait_snapshots(errpath, 3));
+	ASSERT_EQ(3, vm_record_wait_snapshots(errpath, 3, 30000));
 	kill(rec, SIGUSR2);
-	ASSERT_EQ(4, wait_snapshots(errpath, 4));
+	ASSERT_EQ(4, vm_record_wait_snapshots(errpath, 4, 30000));
 	ASSERT_EQ(0, vm_record_stop(rec));
 	EXPECT_EQ(4, count_files(dir, "", NULL, 0));
 	EXPECT_EQ(2, count_files(dir, "alpha-", NULL, 0));
@@ -296,7 +269,7 @@ TEST_F_TIMEOUT(minute, window_bound_holds_at_10khz_for_a_minute, 110)
 			peak = kb;
 	}
 	kill(rec, SIGUSR2);
-	ASSERT_EQ(1, wait_snapshots(errpath, 1));
+	ASSERT_EQ(1, vm_record_wait_snapshots(errpath, 1, 30000));
 	ASSERT_EQ(0, vm_record_stop(rec));
 	for (long i = 0; i < ncpu && i < 64; i++) {
 		kill(spin[i], SIGKILL);

@@ -463,3 +463,31 @@ int vm_record_stop(pid_t pid)
 		return -1;
 	return WEXITSTATUS(status);
 }
+
+static int snapshots_written(const char *errpath)
+{
+	FILE *f = fopen(errpath, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (getline(&line, &cap, f) > 0)
+		n += !strncmp(line, "fxtprof: snapshot ", 18) &&
+		     strstr(line, ": trigger ");
+	free(line);
+	fclose(f);
+	return n;
+}
+
+int vm_record_wait_snapshots(const char *errpath, int n, unsigned int ms)
+{
+	unsigned long long end = vm_boottime_ns() + ms * 1000000ull;
+	int seen;
+
+	while ((seen = snapshots_written(errpath)) < n &&
+	       vm_boottime_ns() < end)
+		vm_sleep_ms(50);
+	return seen;
+}

@@ -92,6 +92,13 @@ pid_t vm_record_start(const char *const *args, const char *out,
 		      const char *errpath);
 /* SIGINT, then its exit status; -1 if it did not exit by itself. */
 int vm_record_stop(pid_t pid);
+/*
+ * Wait until the recorder's stderr (@errpath) says @n flight-recorder
+ * snapshots were written ("fxtprof: snapshot PATH: trigger NAME, ..."):
+ * it writes one two drain turns after its trigger, which on a loaded
+ * guest can be seconds.  The count seen, when it reached @n or @ms passed.
+ */
+int vm_record_wait_snapshots(const char *errpath, int n, unsigned int ms);
 
 /*
  * A reader's mappings made by hand, without libfxtprof, for the tests that
