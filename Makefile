@@ -100,7 +100,8 @@ HOST_TESTS :=
 
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
-	bench-flush bench-archive bench-sched bench-bpf bench-hooks install clean
+	bench-flush bench-archive bench-sched bench-bpf bench-hooks install \
+	uninstall clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -222,14 +223,28 @@ bench-kernel bench-reader bench-socket bench-receive bench-symbolize bench-flush
 PREFIX ?= /usr/local
 INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR ?= $(PREFIX)/lib
+# What is installed, named once for install and uninstall.
+INSTALL_HEADERS := include/libfxtprof.h include/fxtprof_hooks.h
+INSTALL_ABI_HEADERS := include/uapi/linux/fxtprof.h
+INSTALL_LIBS = $(FXTPROF_LIB) $(HOOKS_LIB)
 # $(call install_fxtprof,INCLUDEDIR,LIBDIR)
 install_fxtprof = install -d $(1)/linux $(2) && \
-	install -m 0644 include/libfxtprof.h include/fxtprof_hooks.h $(1)/ && \
-	install -m 0644 include/uapi/linux/fxtprof.h $(1)/linux/ && \
-	install -m 0644 $(FXTPROF_LIB) $(HOOKS_LIB) $(2)/
+	install -m 0644 $(INSTALL_HEADERS) $(1)/ && \
+	install -m 0644 $(INSTALL_ABI_HEADERS) $(1)/linux/ && \
+	install -m 0644 $(INSTALL_LIBS) $(2)/
+# $(call uninstall_fxtprof,INCLUDEDIR,LIBDIR): the files install put
+# there, and include/linux/ if that leaves it empty (it may hold the
+# kernel's own headers); the directories it shares with others stay.
+uninstall_fxtprof = rm -f $(addprefix $(1)/,$(notdir $(INSTALL_HEADERS))) \
+	$(addprefix $(1)/linux/,$(notdir $(INSTALL_ABI_HEADERS))) \
+	$(addprefix $(2)/,$(notdir $(INSTALL_LIBS))) && \
+	{ ! [ -d $(1)/linux ] || rmdir --ignore-fail-on-non-empty $(1)/linux; }
 
-install: $(FXTPROF_LIB) $(HOOKS_LIB)
+install: $(INSTALL_LIBS)
 	$(call install_fxtprof,$(DESTDIR)$(INCLUDEDIR),$(DESTDIR)$(LIBDIR))
+
+uninstall:
+	$(call uninstall_fxtprof,$(DESTDIR)$(INCLUDEDIR),$(DESTDIR)$(LIBDIR))
 
 clean:
 	rm -rf build/x86_64 build/arm64 build/debug build/results

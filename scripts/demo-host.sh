@@ -34,11 +34,14 @@ if [ "${DEMO_NOBUILD:-0}" != 1 ]; then
 fi
 
 echo "== fxtprof record --source bpf -F $freq -d $secs: this machine, while the workload runs"
-"$fxtprof" record --source bpf -F "$freq" -d "$secs" -o "$out" &
+ready=$FXT_BUILD/demo-host.ready
+rm -f "$ready"
+"$fxtprof" record --source bpf -F "$freq" -d "$secs" --ready-file "$ready" \
+	-o "$out" &
 rec=$!
-# The recorder loads its programs and reads every mapping first (a few
-# hundred ms); the workload (2 to 3 s on one thread) starts after that.
-sleep 1
+# The recorder loads its programs and reads every mapping first; the
+# workload (2 to 3 s on one thread) starts once it records.
+"$FXT_ROOT/scripts/wait-ready.sh" "$ready" $rec || { wait $rec || true; exit 1; }
 "$workload" -t 1 -r 4000
 rc=0
 wait $rec || rc=$?

@@ -12,7 +12,9 @@
 #      (Perfetto shows its call stacks), build/demo.svg (flame graph),
 #      build/demo.pb.gz (pprof), and the workload's top functions
 # Each phase prints how long it took; the last line is "demo: done in Ns"
-# or "demo: FAILED in PHASE".
+# or "demo: FAILED in PHASE".  The demo fails, and says so, when the
+# workload is missing from its own report (no rec_workload process in the
+# summary, or none of the samples selected for it).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 cd "$FXT_ROOT"
@@ -88,12 +90,23 @@ echo "demo: fxtprof symbolize -> $out (the same FXT plus Perfetto call stacks)"
 "$bin/fxtprof" export --format pprof "${sym[@]}" "$raw" -o "$FXT_BUILD/demo.pb.gz"
 echo
 echo "demo: processes and threads (fxtprof report --summary)"
-"$bin/fxtprof" report --summary "$raw"
+"$bin/fxtprof" report --summary "$raw" | tee "$work/summary.txt"
 echo
 echo "demo: top functions of the workload (fxtprof report --no-children --comm rec_workload)"
-# sed, not head: it reads to the end, so the report never gets SIGPIPE,
-# which pipefail would turn into a failed demo.
-"$bin/fxtprof" report "${sym[@]}" --no-children --comm rec_workload "$raw" | sed -n 1,40p
+"$bin/fxtprof" report "${sym[@]}" --no-children --comm rec_workload "$raw" \
+	> "$work/top.txt"
+sed -n 1,40p "$work/top.txt"
+# A demo that recorded only the idle machine must not pass: the workload
+# has to be in its own report, as processes and as samples.
+if ! grep -q rec_workload "$work/summary.txt"; then
+	echo "demo: the recording has no rec_workload process (no fork or exec of the workload): it ran before or after the recorder" >&2
+	false
+fi
+selected=$(sed -n 's/^# .*: [0-9]* samples, \([0-9]*\) selected$/\1/p' "$work/top.txt")
+if [ "${selected:-0}" = 0 ]; then
+	echo "demo: the recording has 0 samples of rec_workload: the workload was not recorded" >&2
+	false
+fi
 step ""
 echo
 echo "demo: time per phase:"

@@ -51,6 +51,8 @@ fi
 cp -a "$bbtree/." "$root/"
 rm "$root/.done"
 install -m 0755 "$FXT_ROOT/tests/vm/init.sh" "$root/init"
+# The scripts' bounded wait for `fxtprof record --ready-file`.
+install -m 0755 "$FXT_ROOT/scripts/wait-ready.sh" "$root/bin/fxt-wait-ready"
 echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
 echo 'root:x:0:' > "$root/etc/group"
 

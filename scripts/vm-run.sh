@@ -4,12 +4,13 @@
 # Boot the test VM under QEMU TCG and save the serial console to
 # $LOG (default build/results/vm-CFG.log).  Always returns once QEMU is
 # gone: the guest ends itself with `reboot -f` (-no-reboot turns that,
-# and panic=-1, into a QEMU exit) and `timeout` bounds a hung guest.
+# and panic=-1, into a QEMU exit) and a watchdog bounds a hung guest.
 # QEMU's own log of CPU resets and guest errors goes to LOG with
 # .qemu.log for .log: a guest that resets itself (a triple fault) leaves
 # no trace on the console, only there.
-# Exit status: QEMU's, or 124 on timeout.
-# Env: VM_TIMEOUT seconds (default 900), VM_MEM, FXTPROF_KVM=1 to use
+# Exit status: QEMU's, or 124 when the watchdog stopped it (below).
+# Env: VM_STALL_TIMEOUT seconds without a new test (default 600),
+# VM_TIMEOUT seconds in all (default 3600), VM_MEM, FXTPROF_KVM=1 to use
 # KVM (opt-in: nested KVM hangs on the CI machines).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
@@ -62,31 +63,56 @@ arm64)
 esac
 [ -f "$kernel" ] || { echo "vm-run.sh: no kernel image $kernel (run scripts/setup.sh)" >&2; exit 2; }
 
-# A hung guest says nothing either: 5 s before the timeout, the monitor
-# (two FIFOs, QEMU's pipe chardev) is asked where every CPU is, into
-# LOG's .monitor.log for parse-vm-log.sh.
-vm_timeout=${VM_TIMEOUT:-900}
+# A guest's pace is the host's: under TCG on a loaded host every test
+# runs slower, so no fixed limit fits both.  The watchdog fails a guest in
+# which no test has begun (an FXT-TEST-BEGIN line on the console) for
+# VM_STALL_TIMEOUT seconds, and any guest after VM_TIMEOUT; either way it
+# first asks the monitor (two FIFOs, QEMU's pipe chardev) where every CPU
+# is, into LOG's .monitor.log for parse-vm-log.sh (a hung guest says
+# nothing either), and the exit status is 124.
+vm_timeout=${VM_TIMEOUT:-3600}
+vm_stall=${VM_STALL_TIMEOUT:-600}
 mlog=${log%.log}.monitor.log
 mon=$(mktemp -d)
 mkfifo "$mon/m.in" "$mon/m.out"
 rm -f "$mlog"
-(
-	sleep $((vm_timeout > 10 ? vm_timeout - 5 : vm_timeout)) & sp=$!
-	trap 'kill $sp 2>/dev/null; exit 0' TERM
-	wait $sp
-	echo "info registers -a" > "$mon/m.in"
-	timeout 3 cat "$mon/m.out" > "$mlog" || true
-) & watcher=$!
 
 # </dev/null: CI has no stdin, and -nographic would otherwise grab the tty.
 start=$(date +%s)
 rc=0
+: > "$log"
 timeout -k 10 "$vm_timeout" "${qemu[@]}" -initrd "$initrd" \
 	"${net[@]}" -nographic -serial stdio -monitor "pipe:$mon/m" -no-reboot \
 	-d cpu_reset,guest_errors -D "$qlog" \
-	</dev/null >"$log" 2>&1 || rc=$?
+	</dev/null >"$log" 2>&1 & vm=$!
+(
+	begun=0 seen=$start
+	while kill -0 $vm 2>/dev/null; do
+		sleep 5	# the watchdog's poll: how often it reads the log
+		now=$(date +%s)
+		n=$(grep -c '^FXT-TEST-BEGIN' "$log" || true)
+		if [ "$n" != "$begun" ]; then begun=$n seen=$now; fi
+		if [ $((now - seen)) -ge "$vm_stall" ]; then
+			why="no test began for $((now - seen))s (VM_STALL_TIMEOUT=$vm_stall)"
+		elif [ $((now - start)) -ge $((vm_timeout - 10)) ]; then
+			why="it ran for $((now - start))s (VM_TIMEOUT=$vm_timeout)"
+		else
+			continue
+		fi
+		echo "info registers -a" > "$mon/m.in"
+		timeout 3 cat "$mon/m.out" > "$mlog" || true
+		echo "$why" > "$mon/why"
+		kill $vm 2>/dev/null
+		exit 0
+	done
+) & watcher=$!
+wait $vm || rc=$?
 kill $watcher 2>/dev/null || true
 wait $watcher 2>/dev/null || true
+if [ -s "$mon/why" ]; then
+	echo "vm-run: $cfg stopped, the guest is hung or too slow: $(cat "$mon/why")" >&2
+	rc=124
+fi
 rm -rf "$mon"
 echo "vm-run: $cfg finished in $(( $(date +%s) - start ))s (rc=$rc), log $log" >&2
 exit $rc

@@ -77,3 +77,14 @@ $(B)/tests/hooks/test_hooks_trigger: $(B)/tests/hooks/test_hooks_trigger.o \
 		$(ARCHIVE_LDLIBS) -lpthread
 
 VM_TEST_PROGS += $(B)/tests/hooks/test_hooks_trigger
+
+# `make install` then `make uninstall` into a stage of the test's.
+$(B)/tests/hooks/run_install_uninstall: tests/hooks/install_uninstall.sh
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec sh %s %s %s %s %s\n' $(abspath $<) $(MAKE) \
+		$(abspath .) $(ARCH) $(abspath $(B)/tests/hooks/uninstall-stage) > $@
+	@chmod +x $@
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(B)/tests/hooks/run_install_uninstall
+endif

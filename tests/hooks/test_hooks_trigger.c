@@ -78,10 +78,11 @@ TEST(library_trigger_saves_the_window)
 	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
 	fxtprof_begin_region("frame-1042");
-	sleep(2);		/* more than the window */
+	sleep(2);		/* the workload: more than the window */
 	ASSERT_EQ(0, fxtprof_trigger("slow-frame"));
 	fxtprof_end_region();
-	sleep(1);
+	/* the snapshot comes two drain turns after the trigger */
+	ASSERT_EQ(1, vm_record_wait_snapshots(errpath, 1, 30000));
 	ASSERT_EQ(0, vm_record_stop(rec));
 	ASSERT_EQ(0, fxtprof_finalize());
 	ASSERT_EQ(1, count_files(dir, "slow-frame-", path, sizeof(path)));

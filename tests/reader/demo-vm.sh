@@ -7,9 +7,11 @@
 set -e
 [ "$FXTPROF_LOADED" = 1 ] || { echo "demo: fxtprof.ko did not load"; exit 1; }
 echo "demo: fxtprof record -d 3 tcp://10.0.2.2:@PORT@"
-fxtprof record -d 3 tcp://10.0.2.2:@PORT@ &
+rm -f /tmp/demo.ready
+fxtprof record -d 3 --ready-file /tmp/demo.ready tcp://10.0.2.2:@PORT@ &
 rec=$!
-sleep 0.5
+# The workload starts once the recorder records, not after a guess.
+fxt-wait-ready /tmp/demo.ready $rec
 echo "demo: rec_workload (forks, exec, named threads, exit codes)"
 rec_workload -t 700 -c 4
 wait $rec

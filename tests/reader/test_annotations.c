@@ -295,7 +295,8 @@ TEST(library_trigger_saves_the_flight_window)
 	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
 	run_workload("slow-frame", &w);
-	sleep(1);	/* the snapshot comes after a complete drain turn */
+	/* the snapshot comes two drain turns after the trigger */
+	EXPECT_EQ(1, vm_record_wait_snapshots(errpath, 1, 30000));
 	rc = vm_record_stop(rec);
 	EXPECT_EQ(0, w.status);
 	EXPECT_EQ(0, w.trigger_rc);

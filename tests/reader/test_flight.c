@@ -114,10 +114,15 @@ TEST(snapshot_covers_the_window_on_every_cpu)
 	snprintf(errpath, sizeof(errpath), "%s.err", dir);
 	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
-	sleep(4);	/* more than the window */
+	sleep(4);	/* the workload: a window's worth and more recorded */
 	ASSERT_EQ(0, vm_trigger("boom"));
 	ASSERT_EQ(0, vm_trigger("not-listed"));
-	sleep(1);
+	/*
+	 * Stop only once the snapshot is out: a stop before it makes the
+	 * recorder write it from its last drain, and a slow (loaded) guest
+	 * may not have drained every CPU past the trigger by then.
+	 */
+	ASSERT_EQ(1, vm_record_wait_snapshots(errpath, 1, 30000));
 	ASSERT_EQ(0, vm_record_stop(rec));
 	ASSERT_EQ(1, count_files(dir, "", path, sizeof(path)));
 	ASSERT_EQ(1, count_files(dir, "boom-", NULL, 0));
@@ -179,15 +184,16 @@ TEST(several_triggers_give_several_files)
 	snprintf(errpath, sizeof(errpath), "%s.err", dir);
 	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
-	sleep(2);
+	sleep(2);	/* the workload: the 1 s window fills */
+	/* one trigger at a time, each snapshot out before the next */
 	ASSERT_EQ(0, vm_trigger("alpha"));
-	usleep(400000);
+	ASSERT_EQ(1, vm_record_wait_snapshots(errpath, 1, 30000));
 	ASSERT_EQ(0, vm_trigger("beta"));
-	usleep(400000);
+	ASSERT_EQ(2, vm_record_wait_snapshots(errpath, 2, 30000));
 	ASSERT_EQ(0, vm_trigger("alpha"));
-	usleep(400000);
+	ASSERT_EQ(3, vm_record_wait_snapshots(errpath, 3, 30000));
 	kill(rec, SIGUSR2);
-	usleep(600000);
+	ASSERT_EQ(4, vm_record_wait_snapshots(errpath, 4, 30000));
 	ASSERT_EQ(0, vm_record_stop(rec));
 	EXPECT_EQ(4, count_files(dir, "", NULL, 0));
 	EXPECT_EQ(2, count_files(dir, "alpha-", NULL, 0));
@@ -255,7 +261,7 @@ TEST_F_TIMEOUT(minute, window_bound_holds_at_10khz_for_a_minute, 110)
 	rec = vm_record_start(args, dir, errpath);
 	ASSERT_LT(0, rec);
 	for (int s = 0; s < 60; s++) {
-		sleep(1);
+		sleep(1);	/* the workload: a minute, RSS each second */
 		kb = rss_kb(rec);
 		if (s == 1)
 			base = kb;
@@ -263,7 +269,7 @@ TEST_F_TIMEOUT(minute, window_bound_holds_at_10khz_for_a_minute, 110)
 			peak = kb;
 	}
 	kill(rec, SIGUSR2);
-	sleep(1);
+	ASSERT_EQ(1, vm_record_wait_snapshots(errpath, 1, 30000));
 	ASSERT_EQ(0, vm_record_stop(rec));
 	for (long i = 0; i < ncpu && i < 64; i++) {
 		kill(spin[i], SIGKILL);

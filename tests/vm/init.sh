@@ -118,6 +118,7 @@ echo "FXT-TEST-END fini rc=0"
 if [ -w $kmemleak ]; then
 	# kmemleak only reports objects older than 5 s, and the first scan
 	# after a free can still see stale references: wait, scan twice.
+	# (The condition is the objects' age itself, so this is a sleep.)
 	sleep 6
 	echo scan > $kmemleak
 	echo scan > $kmemleak
@@ -132,5 +133,5 @@ echo "FXT-DMESG-END"
 echo "FXT-VM: done, uptime $(cut -d' ' -f1 /proc/uptime)s"
 sync
 reboot -f
-sleep 5
+sleep 5	# not a wait for anything: reboot -f did not end us, so power off
 poweroff -f

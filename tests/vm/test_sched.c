@@ -336,8 +336,9 @@ static int pp_who(const struct pp *p, __u32 tid)
 }
 
 /* Both threads' last switches, state dead, are among @r's records. */
-static bool pp_both_gone(const struct vm_recs *r, const struct pp *p)
+static bool pp_both_gone(const struct vm_recs *r, const void *arg)
 {
+	const struct pp *p = arg;
 	bool gone[2] = { false, false };
 
 	vm_recs_for_each(r, rec) {
@@ -385,10 +386,8 @@ TEST_F(dev, ping_pong)
 	 * while recording until both last switches are in (or 10 s pass and
 	 * the checks below say which is missing), then stop.
 	 */
-	for (unsigned long long end = vm_boottime_ns() + 10000000000ull;
-	     !pp_both_gone(&self->r, &p) && vm_boottime_ns() < end;
-	     vm_sleep_ms(10))
-		ASSERT_LE(0, vm_recs_drain(self->dev, &self->r));
+	ASSERT_EQ(0, vm_recs_drain_until(self->dev, &self->r, pp_both_gone,
+					 &p, 10000));
 	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
 	ASSERT_LE(0, vm_recs_drain_all(self->dev, &self->r));
 	ASSERT_LT(0, self->r.nr);
@@ -554,10 +553,11 @@ static int record_annotated(const char *fxtprof, const char *sources,
 	if (annotator < 0)
 		return -1;
 	unlink("/tmp/annot.fxt");
-	rc = sh("%s record -q --sources %s /tmp/annot.fxt & pid=$!; i=0; "
-		"while [ ! -s /tmp/annot.fxt ] && [ $i -lt 300 ]; do sleep 0.1; "
-		"i=$((i + 1)); done; sleep 1; kill -INT $pid; wait $pid",
-		fxtprof, sources);
+	/* Once it records (fxt-wait-ready), 1 s of the annotator: the workload. */
+	rc = sh("rm -f /tmp/annot.ready; %s record -q --ready-file "
+		"/tmp/annot.ready --sources %s /tmp/annot.fxt & pid=$!; "
+		"fxt-wait-ready /tmp/annot.ready $pid || exit 1; sleep 1; "
+		"kill -INT $pid; wait $pid", fxtprof, sources);
 	kill(annotator, SIGKILL);
 	if (waitpid(annotator, &status, 0) != annotator ||
 	    !WIFSIGNALED(status))
@@ -586,10 +586,11 @@ TEST(record_sources_and_check)
 	 * time: the debug kernel under TCG may need longer than any guess.
 	 */
 	unlink("/tmp/sched.fxt");
-	rc = sh("%s record -q --sources sched.switch,task.lifecycle "
-		"/tmp/sched.fxt & pid=$!; i=0; while [ ! -s /tmp/sched.fxt ] "
-		"&& [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; sleep 0.5; "
-		"%s 1 5000 >/dev/null; kill -INT $pid; wait $pid", fxtprof, pp);
+	rc = sh("rm -f /tmp/sched.ready; %s record -q --ready-file "
+		"/tmp/sched.ready --sources sched.switch,task.lifecycle "
+		"/tmp/sched.fxt & pid=$!; fxt-wait-ready /tmp/sched.ready $pid "
+		"|| exit 1; %s 1 5000 >/dev/null; kill -INT $pid; wait $pid",
+		fxtprof, pp);
 	ASSERT_EQ(0, rc);
 	/* Every scheduling rule of check, on a real recording. */
 	ASSERT_EQ(0, sh("%s check /tmp/sched.fxt >/tmp/sched.check 2>&1 "

@@ -59,6 +59,20 @@ static void *named_thread(void *arg)
 	return NULL;
 }
 
+/* The EXIT record of the thread @arg (a pid_t *) is among @r's records. */
+static bool thread_exited(const struct vm_recs *r, const void *arg)
+{
+	pid_t tid = *(const pid_t *)arg;
+
+	vm_recs_for_each(r, rec) {
+		const struct fxtprof_exit *x = (const void *)rec;
+
+		if (rec->type == FXTPROF_REC_EXIT && x->tid == (__u32)tid)
+			return true;
+	}
+	return false;
+}
+
 /*
  * A child that execs /tests/fxt_child, which exits with 7, and a thread
  * that renames itself and returns: every record, every field.
@@ -72,7 +86,7 @@ TEST_F(dev, fork_exec_exit_rename)
 	const struct fxtprof_exit *exit_rec = NULL, *thr_exit = NULL;
 	const struct fxtprof_rename *ren = NULL;
 	char comm[FXTPROF_COMM_LEN];
-	pid_t me = getpid(), tid = gettid_(), pid;
+	pid_t me = getpid(), tid = gettid_(), pid, tid_exited;
 	pthread_t thr;
 	int status;
 
@@ -88,10 +102,20 @@ TEST_F(dev, fork_exec_exit_rename)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, pthread_create(&thr, NULL, named_thread, NULL));
 	ASSERT_EQ(0, pthread_join(thr, NULL));
+	/*
+	 * do_exit() wakes pthread_join() from exit_mm(), before
+	 * trace_sched_process_exit: the thread's EXIT may come later still.
+	 * (waitpid() returns after the child's.)  Drain while recording
+	 * until it is in, for at most 10 s, then stop.
+	 */
+	tid_exited = thr_tid;
+	ASSERT_EQ(0, vm_recs_drain_until(self->dev, &self->r, thread_exited,
+					 &tid_exited, 10000));
 	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(7, WEXITSTATUS(status));
-	ASSERT_LT(0, vm_recs_drain_all(self->dev, &self->r));
+	ASSERT_LE(0, vm_recs_drain_all(self->dev, &self->r));
+	ASSERT_LT(0, self->r.nr);
 	EXPECT_EQ(0, self->r.lost_records);
 	EXPECT_EQ(0, self->r.nr_by_type[FXTPROF_REC_SAMPLE]);	/* not asked for */
 

@@ -91,6 +91,22 @@ int vm_recs_drain_all(struct fxtprof_dev *dev, struct vm_recs *r)
 	return n < 0 ? n : total;
 }
 
+int vm_recs_drain_until(struct fxtprof_dev *dev, struct vm_recs *r,
+			bool (*done)(const struct vm_recs *r, const void *arg),
+			const void *arg, unsigned int ms)
+{
+	unsigned long long end = vm_boottime_ns() + ms * 1000000ull;
+	int n;
+
+	while (!done(r, arg) && vm_boottime_ns() < end) {
+		n = vm_recs_drain(dev, r);
+		if (n < 0)
+			return n;
+		vm_sleep_ms(10);
+	}
+	return 0;
+}
+
 struct fxtprof_config vm_config(__u32 flags, __u32 freq, __u64 ring_size)
 {
 	struct fxtprof_config c = {
@@ -446,4 +462,32 @@ int vm_record_stop(pid_t pid)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+static int snapshots_written(const char *errpath)
+{
+	FILE *f = fopen(errpath, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (getline(&line, &cap, f) > 0)
+		n += !strncmp(line, "fxtprof: snapshot ", 18) &&
+		     strstr(line, ": trigger ");
+	free(line);
+	fclose(f);
+	return n;
+}
+
+int vm_record_wait_snapshots(const char *errpath, int n, unsigned int ms)
+{
+	unsigned long long end = vm_boottime_ns() + ms * 1000000ull;
+	int seen;
+
+	while ((seen = snapshots_written(errpath)) < n &&
+	       vm_boottime_ns() < end)
+		vm_sleep_ms(50);
+	return seen;
 }

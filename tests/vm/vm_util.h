@@ -8,6 +8,7 @@
 #ifndef FXTPROF_VM_UTIL_H
 #define FXTPROF_VM_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <libfxtprof.h>
@@ -32,6 +33,16 @@ void vm_recs_free(struct vm_recs *r);
 int vm_recs_drain(struct fxtprof_dev *dev, struct vm_recs *r);
 /* Drain until every ring is empty (after stop). */
 int vm_recs_drain_all(struct fxtprof_dev *dev, struct vm_recs *r);
+/*
+ * While the session still records, drain every 10 ms until @done(@r, @arg)
+ * holds or @ms pass: for records the kernel writes after the event a test
+ * can wait for (a thread's EXIT, its last switch, come after
+ * pthread_join() returns).  0 or the drain's -errno; a timeout is 0 too,
+ * the test's checks then say what is missing.
+ */
+int vm_recs_drain_until(struct fxtprof_dev *dev, struct vm_recs *r,
+			bool (*done)(const struct vm_recs *r, const void *arg),
+			const void *arg, unsigned int ms);
 
 /* A zeroed config of the current size with @flags. */
 struct fxtprof_config vm_config(__u32 flags, __u32 freq, __u64 ring_size);
@@ -81,6 +92,13 @@ pid_t vm_record_start(const char *const *args, const char *out,
 		      const char *errpath);
 /* SIGINT, then its exit status; -1 if it did not exit by itself. */
 int vm_record_stop(pid_t pid);
+/*
+ * Wait until the recorder's stderr (@errpath) says @n flight-recorder
+ * snapshots were written ("fxtprof: snapshot PATH: trigger NAME, ..."):
+ * it writes one two drain turns after its trigger, which on a loaded
+ * guest can be seconds.  The count seen, when it reached @n or @ms passed.
+ */
+int vm_record_wait_snapshots(const char *errpath, int n, unsigned int ms);
 
 /*
  * A reader's mappings made by hand, without libfxtprof, for the tests that
