@@ -222,7 +222,8 @@ struct fork_ent {
 	uint64_t ts;
 };
 
-struct exec_ent {
+/* An exec of pid, or a change to the mappings pid sees (epochs[]). */
+struct pid_event {
 	uint32_t pid;
 	uint64_t ts;
 };
@@ -257,8 +258,10 @@ struct profile {
 
 	struct fork_ent *forks;
 	size_t nr_forks, cap_forks;
-	struct exec_ent *execs;
+	struct pid_event *execs;
 	size_t nr_execs, cap_execs;
+	struct pid_event *epochs;	/* sorted; see index_epochs() */
+	size_t nr_epochs;
 
 	struct profile_kmod *kmods;
 	size_t nr_kmods, cap_kmods;
@@ -588,7 +591,7 @@ static int on_task(struct loader *ld, const struct fxt_record *rec)
 	int ret;
 
 	if (fxt_str__is(n, FXT_PROFILE_EV_EXEC)) {
-		struct exec_ent *x = VEC_PUSH(p->execs, p->nr_execs,
+		struct pid_event *x = VEC_PUSH(p->execs, p->nr_execs,
 					      p->cap_execs);
 
 		if (!x)
@@ -927,9 +930,9 @@ static int cmp_fork(const void *a, const void *b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-static int cmp_exec(const void *a, const void *b)
+static int cmp_pid_event(const void *a, const void *b)
 {
-	const struct exec_ent *x = a, *y = b;
+	const struct pid_event *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -959,6 +962,38 @@ static int index_mappings(struct profile *p)
 		p->pids[p->nr_pids].n = first - i;
 		p->nr_pids++;
 	}
+	return 0;
+}
+
+/*
+ * What profile__find_mapping() answers for (pid, ts) depends on the
+ * mappings pid got at or before ts, the fork that made it and whether it
+ * exec'd since: the times of those events, by pid, are where its epochs
+ * begin.  Those at time 0 begin none: they hold for every sample.
+ */
+static int index_epochs(struct profile *p)
+{
+	size_t i, n = 0;
+
+	p->epochs = malloc((p->nr_maps + p->nr_forks + p->nr_execs + 1) *
+			   sizeof(*p->epochs));
+	if (!p->epochs)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_maps; i++)
+		if (p->maps[i].time)
+			p->epochs[n++] = (struct pid_event){
+				.pid = p->maps[i].pid, .ts = p->maps[i].time,
+			};
+	for (i = 0; i < p->nr_forks; i++)
+		if (p->forks[i].ts)
+			p->epochs[n++] = (struct pid_event){
+				.pid = p->forks[i].child, .ts = p->forks[i].ts,
+			};
+	for (i = 0; i < p->nr_execs; i++)
+		if (p->execs[i].ts)
+			p->epochs[n++] = p->execs[i];
+	array_sort(p->epochs, n, sizeof(*p->epochs), cmp_pid_event);
+	p->nr_epochs = n;
 	return 0;
 }
 
@@ -1073,7 +1108,10 @@ static int profile_finish(struct loader *ld)
 	if (ret)
 		return ret;
 	array_sort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
-	array_sort(p->execs, p->nr_execs, sizeof(*p->execs), cmp_exec);
+	array_sort(p->execs, p->nr_execs, sizeof(*p->execs), cmp_pid_event);
+	ret = index_epochs(p);
+	if (ret)
+		return ret;
 	dedup_kernel(p);
 	ss.first = p->nr_samples ? &p->samples[0].s : NULL;
 	ss.stride = sizeof(*p->samples);
@@ -1229,6 +1267,7 @@ void profile__free(struct profile *p)
 	u64map_free(&p->map_serials);
 	free(p->forks);
 	free(p->execs);
+	free(p->epochs);
 	free(p->kmods);
 	free(p->ksyms);
 	profile_annots__free(p->annots);
@@ -1361,6 +1400,28 @@ const struct profile_mapping *profile__find_mapping(const struct profile *p,
 		ts = f->ts;
 	}
 	return NULL;
+}
+
+uint64_t profile__mapping_epoch(const struct profile *p, uint32_t pid,
+				uint64_t ts)
+{
+	size_t lo = 0, hi = p->nr_epochs;
+
+	/*
+	 * The events of every pid up to pid's at or before ts: the count
+	 * differs between two times of pid exactly when one of its events
+	 * lies between them.
+	 */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->epochs[mid].pid < pid ||
+		    (p->epochs[mid].pid == pid && p->epochs[mid].ts <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 size_t profile__nr_mappings(const struct profile *p)
