@@ -217,7 +217,7 @@ struct stack_key {
 /* Its symbol ids, and what its frames count in the header, per sample. */
 struct stack_ent {
 	struct stack_key k;
-	uint32_t named;			/* caches.named[] */
+	uint32_t named;			/* caches.nameds[] */
 	uint64_t weight;		/* selected samples with it */
 	uint32_t resolved;		/* frames named */
 	uint32_t by_status[SYM__NR];	/* frames by their function's status */
