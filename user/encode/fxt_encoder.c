@@ -70,6 +70,14 @@ struct fxt_encoder {
 	 */
 	bool sched_pinned;
 	uint64_t arg_in_weight, arg_out_weight, arg_weight, arg_waker;
+	/*
+	 * A partial user stack's words, pinned as the scheduling records'
+	 * names are: the four-argument header, and by enum
+	 * fxtprof_ustack_end the ustack_end argument (0 for the ends a
+	 * sample does not carry).
+	 */
+	bool ustack_end_pinned;
+	uint64_t partial_hdr, arg_ustack_end[FXTPROF_USTACK_END_MAX];
 };
 
 /* The sink's interface in the writer's callback types. */
@@ -170,6 +178,51 @@ static struct fxt_arg arg_u64(struct fxt_sref name, uint64_t v)
 /* Records                                                             */
 /* ------------------------------------------------------------------ */
 
+static int ustack_end_pin(struct fxt_encoder *e)
+{
+	struct fxt_sref key, val;
+	const char *name;
+	unsigned int i;
+	int ret;
+
+	ret = fxt_writer__string_pin(e->w, FXT_PROFILE_ARG_USTACK_END,
+				     strlen(FXT_PROFILE_ARG_USTACK_END), &key);
+	for (i = 0; !ret && i < FXTPROF_USTACK_END_MAX; i++) {
+		name = fxt_profile__ustack_end_name(i);
+		e->arg_ustack_end[i] = 0;
+		if (!name)
+			continue;
+		ret = fxt_writer__string_pin(e->w, name, strlen(name), &val);
+		e->arg_ustack_end[i] = fxt_arg_hdr32(FXT_ARG_STRING, key.ref,
+						     val.ref);
+	}
+	if (ret)
+		return ret;
+	e->partial_hdr = fxt_event_hdr(FXT_SAMPLE_PARTIAL_WORDS,
+				       FXT_EVENT_INSTANT, 4, 0,
+				       e->ref[S_CPU].ref, e->ref[S_SAMPLE].ref);
+	e->ustack_end_pinned = true;
+	return 0;
+}
+
+/*
+ * A sample's ustack_end argument word, 0 when its stack ended as a whole
+ * stack does (or as a frame-pointer chain does: the sample cannot know).
+ */
+static int ustack_end_arg(struct fxt_encoder *e, unsigned int end,
+			  uint64_t *arg)
+{
+	int ret;
+
+	*arg = 0;
+	if (!fxt_profile__ustack_end_name(end))
+		return 0;
+	if (!e->ustack_end_pinned && (ret = ustack_end_pin(e)))
+		return ret;
+	*arg = e->arg_ustack_end[end];
+	return 0;
+}
+
 /*
  * The hot record, built word by word in the sink's memory from the words
  * fxt_enc_pin() precomputed: the same bytes fxt_writer__instant() and
@@ -179,12 +232,20 @@ static struct fxt_arg arg_u64(struct fxt_sref name, uint64_t v)
 static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 {
 	size_t frames = (size_t)s->nr_kernel + s->nr_user, words, i;
-	uint64_t *p;
+	size_t event_words = FXT_SAMPLE_EVENT_WORDS;
+	uint64_t *p, ustack_end = 0;
 	int ret, ret2;
 
-	p = fxt_writer__begin(e->w, FXT_SAMPLE_EVENT_WORDS, FXT_REC_EVENT, &ret);
+	if (s->ustack_end > FXTPROF_USTACK_END_FP_CHAIN) {
+		ret = ustack_end_arg(e, s->ustack_end, &ustack_end);
+		if (ret)
+			return ret;
+		if (ustack_end)
+			event_words = FXT_SAMPLE_PARTIAL_WORDS;
+	}
+	p = fxt_writer__begin(e->w, event_words, FXT_REC_EVENT, &ret);
 	if (p) {
-		p[FXT_SAMPLE_HDR] = e->sample_hdr;
+		p[FXT_SAMPLE_HDR] = ustack_end ? e->partial_hdr : e->sample_hdr;
 		p[FXT_SAMPLE_TS] = s->hdr.time_ns;
 		p[FXT_SAMPLE_PID] = s->pid;
 		p[FXT_SAMPLE_TID] = s->tid;
@@ -193,7 +254,9 @@ static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 						 s->mode : 0];
 		p[FXT_SAMPLE_KFRAMES] = e->arg_kframes |
 					(uint64_t)s->nr_kernel << 32;
-		ret = fxt_writer__end(e->w, FXT_SAMPLE_EVENT_WORDS);
+		if (ustack_end)
+			p[FXT_SAMPLE_USTACK_END] = ustack_end;
+		ret = fxt_writer__end(e->w, event_words);
 	}
 	if (!frames)
 		return ret;
@@ -631,6 +694,7 @@ static int fxt_enc_begin_segment(void *ctx)
 	fxt_writer__reset_state(e->w);
 	e->pinned = false;
 	e->sched_pinned = false;
+	e->ustack_end_pinned = false;
 	ret = fxt_writer__prologue(e->w, FXT_ENCODER_PROVIDER_ID,
 				   FXT_ENCODER_PROVIDER_NAME, FXT_NS_PER_SEC);
 	return ret ? ret : fxt_enc_pin(e);

@@ -103,3 +103,28 @@ unsigned int fxt_profile__mode(const struct fxt_str *s)
 			return i;
 	return 0;
 }
+
+/* Indexed by enum fxtprof_ustack_end: only the ends a sample carries. */
+static const char *const ustack_end_names[FXTPROF_USTACK_END_MAX] = {
+	[FXTPROF_USTACK_END_DEPTH] = "depth",
+	[FXTPROF_USTACK_END_FAULT] = "fault",
+	[FXTPROF_USTACK_END_BUDGET] = "budget",
+	[FXTPROF_USTACK_END_BAD_FRAME] = "bad_frame",
+	[FXTPROF_USTACK_END_RA_IN_LR] = "ra_in_lr",
+	[FXTPROF_USTACK_END_COMPAT] = "compat",
+};
+
+const char *fxt_profile__ustack_end_name(unsigned int end)
+{
+	return end < FXTPROF_USTACK_END_MAX ? ustack_end_names[end] : NULL;
+}
+
+unsigned int fxt_profile__ustack_end(const struct fxt_str *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < FXTPROF_USTACK_END_MAX; i++)
+		if (ustack_end_names[i] && fxt_str__is(s, ustack_end_names[i]))
+			return i;
+	return FXTPROF_USTACK_END_NONE;
+}

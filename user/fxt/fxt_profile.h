@@ -8,7 +8,8 @@
  * Documentation/fxt-mapping.md is the reference.
  *
  * Events (category / name: arguments):
- *   cpu / sample                   cpu u32, mode str, kframes u32
+ *   cpu / sample                   cpu u32, mode str, kframes u32,
+ *                                  [ustack_end str: a partial user stack]
  *   task / fork                    child_pid u32, child_tid u32,
  *                                  clone_flags u64
  *   task / exec                    filename str, [old_tid u32]
@@ -83,6 +84,13 @@
 #define FXT_PROFILE_MODE_USER		"user"
 #define FXT_PROFILE_MODE_IDLE		"idle"
 #define FXT_PROFILE_NR_MODES		4
+/*
+ * A sample whose user stack stopped short (enum fxtprof_ustack_end in
+ * <linux/fxtprof.h>: the depth, a fault, the budget, a bad frame, the
+ * link register above the leaf, a 32-bit task) carries why as a fourth
+ * argument, a string; every other sample keeps three.
+ */
+#define FXT_PROFILE_ARG_USTACK_END	"ustack_end"
 
 #define FXT_PROFILE_CAT_TASK		"task"
 #define FXT_PROFILE_EV_FORK		"fork"
@@ -142,6 +150,9 @@ enum fxt_sample_word {
 	FXT_SAMPLE_MODE,		/* string arg, value a ref */
 	FXT_SAMPLE_KFRAMES,		/* u32 arg: the kernel frames */
 	FXT_SAMPLE_EVENT_WORDS,
+	/* A partial user stack's sample: 4 args, the last a string ref. */
+	FXT_SAMPLE_USTACK_END = FXT_SAMPLE_EVENT_WORDS,
+	FXT_SAMPLE_PARTIAL_WORDS,
 };
 
 /*
@@ -198,6 +209,14 @@ bool fxt_record__is_event(const struct fxt_record *rec, const char *cat,
 			  const char *name);
 /* Whether @rec is a sample's event (cpu / sample, instant). */
 bool fxt_record__is_sample(const struct fxt_record *rec);
+/*
+ * The ustack_end argument's value for enum fxtprof_ustack_end @end, NULL
+ * for the ends a sample does not carry (none, complete, the end of a
+ * frame-pointer chain) and for values it does not know.
+ */
+const char *fxt_profile__ustack_end_name(unsigned int end);
+/* The enum fxtprof_ustack_end that @s names, 0 (none) if none. */
+unsigned int fxt_profile__ustack_end(const struct fxt_str *s);
 /*
  * The FXTPROF_MODE_* a sample's mode value @s names (0, unknown, for a
  * value it does not know).
