@@ -185,7 +185,8 @@ TEST(encoder_sample_path)
  * A sample whose user stack stopped short names why in a fourth
  * argument; one that ended whole, or as a frame-pointer chain, or with a
  * value this reader does not know, keeps the three-argument shape.  The
- * strings are pinned at the first partial sample only.
+ * strings are pinned at the first partial sample only.  The recording
+ * ends with the unwinder's totals.
  */
 TEST(encoder_partial_user_stack)
 {
@@ -200,6 +201,7 @@ TEST(encoder_partial_user_stack)
 	};
 	static uint64_t buf[(sizeof(struct fxtprof_sample) + 8 * 4) / 8];
 	struct fxtprof_sample *s = (void *)buf;
+	struct fxtprof_stats total = { .size = sizeof(total) };
 	struct fxt_writer_opts wo = {
 		.sz = sizeof(wo), .reserve = mem_reserve,
 		.commit = mem_commit, .ctx = &m,
@@ -209,7 +211,7 @@ TEST(encoder_partial_user_stack)
 	struct stream_state st;
 	struct fxt_reader *rd;
 	struct fxt_record rec;
-	unsigned int i, events = 0;
+	unsigned int i, events = 0, counters = 0;
 	int ret;
 
 	ASSERT_EQ(0, fxt_encoder__new_opts(&enc, &wo));
@@ -227,6 +229,12 @@ TEST(encoder_partial_user_stack)
 		s->ustack_end = ends[i];
 		stream_state__record(&st, &s->hdr);
 	}
+	/* The recording's end: the unwinder's totals, the ends it saw. */
+	total.unwind_table_frames = 40;
+	total.unwind_fp_frames = 2;
+	total.ustack_ends[FXTPROF_USTACK_END_COMPLETE] = 9;
+	total.ustack_ends[FXTPROF_USTACK_END_BUDGET] = 1;
+	ASSERT_EQ(0, stream_state__final_stats(&st, 100, &total));
 	ASSERT_EQ(0, st.st.encode_errors);
 	ASSERT_EQ(0, fxt_check_buffer(m.buf, m.len, NULL));
 	ASSERT_NE(0, mem_string_index(&m, FXT_PROFILE_ARG_USTACK_END));
@@ -235,6 +243,19 @@ TEST(encoder_partial_user_stack)
 	ret = fxt_reader__feed(rd, m.buf, m.len);
 	while (!ret && (ret = fxt_reader__next(rd, &rec)) > 0) {
 		ret = 0;
+		if (fxt_record__is_event(&rec, FXT_PROFILE_CAT_META,
+					 FXT_PROFILE_EV_UNWIND)) {
+			counters++;
+			ASSERT_EQ(5, rec.nargs);
+			ASSERT_EQ(40, fxt_record__arg_uint_or0(&rec, "table_frames"));
+			ASSERT_EQ(2, fxt_record__arg_uint_or0(&rec, "fp_frames"));
+			ASSERT_EQ(0, fxt_record__arg_uint_or0(&rec, "rule_frames"));
+			ASSERT_EQ(9, fxt_record__arg_uint_or0(&rec,
+							      "ustack_complete"));
+			ASSERT_EQ(1, fxt_record__arg_uint_or0(&rec,
+							      "ustack_budget"));
+			continue;
+		}
 		if (!fxt_record__is_sample(&rec))
 			continue;
 		i = events++;
@@ -257,6 +278,7 @@ TEST(encoder_partial_user_stack)
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, fxt_reader__finish(rd));
 	ASSERT_EQ(sizeof(ends), events);
+	ASSERT_EQ(1, counters);
 	fxt_reader__free(rd);
 	stream_state__fini(&st);
 	fxt_encoder__free(enc);

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -188,10 +189,10 @@ static int ustack_end_pin(struct fxt_encoder *e)
 	ret = fxt_writer__string_pin(e->w, FXT_PROFILE_ARG_USTACK_END,
 				     strlen(FXT_PROFILE_ARG_USTACK_END), &key);
 	for (i = 0; !ret && i < FXTPROF_USTACK_END_MAX; i++) {
-		name = fxt_profile__ustack_end_name(i);
 		e->arg_ustack_end[i] = 0;
-		if (!name)
+		if (!fxt_profile__ustack_end_is_partial(i))
 			continue;
+		name = fxt_profile__ustack_end_name(i);
 		ret = fxt_writer__string_pin(e->w, name, strlen(name), &val);
 		e->arg_ustack_end[i] = fxt_arg_hdr32(FXT_ARG_STRING, key.ref,
 						     val.ref);
@@ -215,7 +216,7 @@ static int ustack_end_arg(struct fxt_encoder *e, unsigned int end,
 	int ret;
 
 	*arg = 0;
-	if (!fxt_profile__ustack_end_name(end))
+	if (!fxt_profile__ustack_end_is_partial(end))
 		return 0;
 	if (!e->ustack_end_pinned && (ret = ustack_end_pin(e)))
 		return ret;
@@ -236,7 +237,7 @@ static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 	uint64_t *p, ustack_end = 0;
 	int ret, ret2;
 
-	if (s->ustack_end > FXTPROF_USTACK_END_FP_CHAIN) {
+	if (s->ustack_end > FXTPROF_USTACK_END_FP_CHAIN) {	/* rare */
 		ret = ustack_end_arg(e, s->ustack_end, &ustack_end);
 		if (ret)
 			return ret;
@@ -819,6 +820,48 @@ static int fxt_enc_encode_errors(void *ctx, uint64_t ts, uint64_t records,
 	return counter(e, ts, name, args, 2);
 }
 
+/*
+ * The unwinder's totals (fxt_profile.h's fxtprof:unwind), when a user
+ * stack was walked with tables: the frames by how they were found, then
+ * the samples by how their user stack ended, the ends that had any.
+ */
+static int unwind_totals(struct fxt_encoder *e, uint64_t ts,
+			 const struct fxtprof_stats *total)
+{
+	const uint64_t frames[] = {
+		total->unwind_table_frames, total->unwind_fp_frames,
+		total->unwind_rule_frames,
+	};
+	static const char *const frame_names[] = {
+		FXT_PROFILE_ARG_TABLE_FRAMES, FXT_PROFILE_ARG_FP_FRAMES,
+		FXT_PROFILE_ARG_RULE_FRAMES,
+	};
+	char name[32];
+	struct fxt_arg args[3 + FXTPROF_USTACK_END_MAX];
+	struct fxt_sref ev;
+	unsigned int n = 0, i;
+	int ret;
+
+	if (!frames[0] && !frames[1] && !frames[2])
+		return 0;		/* frame pointers only: nothing to say */
+	for (i = 0; i < 3; i++)
+		if ((ret = arg_u64_named(e, frame_names[i], frames[i],
+					 &args[n++])))
+			return ret;
+	for (i = 0; i < FXTPROF_USTACK_END_MAX; i++) {
+		if (!total->ustack_ends[i])
+			continue;
+		snprintf(name, sizeof(name), "%s%s", FXT_PROFILE_USTACK_PREFIX,
+			 fxt_profile__ustack_end_name(i));
+		if ((ret = arg_u64_named(e, name, total->ustack_ends[i],
+					 &args[n++])))
+			return ret;
+	}
+	ret = fxt_writer__string_ref(e->w, FXT_PROFILE_EV_UNWIND,
+				     strlen(FXT_PROFILE_EV_UNWIND), &ev);
+	return ret ? ret : counter(e, ts, ev, args, n);
+}
+
 static int fxt_enc_final_stats(void *ctx, uint64_t ts,
 			       const struct fxtprof_stats *total)
 {
@@ -832,7 +875,8 @@ static int fxt_enc_final_stats(void *ctx, uint64_t ts,
 	args[1] = arg_u64(e->ref[S_RECORDS], total->records);
 	args[2] = arg_u64(e->ref[S_LOST_RECORDS], total->lost_records);
 	args[3] = arg_u64(e->ref[S_LOST_UNREPORTED], total->lost_unreported);
-	return counter(e, ts, e->ref[S_STATS], args, 4);
+	ret = counter(e, ts, e->ref[S_STATS], args, 4);
+	return ret ? ret : unwind_totals(e, ts, total);
 }
 
 static const struct encoder_ops fxt_encoder_ops = {

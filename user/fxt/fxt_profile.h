@@ -19,6 +19,8 @@
  *   fxtprof / fxtprof:stats        (counter) samples, records,
  *                                  lost_records, lost_unreported
  *   fxtprof / fxtprof:encode_errors (counter) errno ...
+ *   fxtprof / fxtprof:unwind       (counter) table_frames, fp_frames,
+ *                                  rule_frames, ustack_NAME ...
  *   fxtprof / trigger              name str
  *   region | kernel / NAME         duration begin/end; kernel: kernel_id
  *   section / NAME                 async begin/end, id = the key
@@ -91,6 +93,17 @@
  * argument, a string; every other sample keeps three.
  */
 #define FXT_PROFILE_ARG_USTACK_END	"ustack_end"
+/*
+ * The unwinder's totals at the end of a recording, if it walked any user
+ * stack (fxtprof / fxtprof:unwind, a counter): frames by how they were
+ * found, and "ustack_NAME" for each end a stack had, NAME as
+ * fxt_profile__ustack_end_name() spells it.
+ */
+#define FXT_PROFILE_EV_UNWIND		"fxtprof:unwind"
+#define FXT_PROFILE_ARG_TABLE_FRAMES	"table_frames"
+#define FXT_PROFILE_ARG_FP_FRAMES	"fp_frames"
+#define FXT_PROFILE_ARG_RULE_FRAMES	"rule_frames"
+#define FXT_PROFILE_USTACK_PREFIX	"ustack_"
 
 #define FXT_PROFILE_CAT_TASK		"task"
 #define FXT_PROFILE_EV_FORK		"fork"
@@ -210,12 +223,17 @@ bool fxt_record__is_event(const struct fxt_record *rec, const char *cat,
 /* Whether @rec is a sample's event (cpu / sample, instant). */
 bool fxt_record__is_sample(const struct fxt_record *rec);
 /*
- * The ustack_end argument's value for enum fxtprof_ustack_end @end, NULL
- * for the ends a sample does not carry (none, complete, the end of a
- * frame-pointer chain) and for values it does not know.
+ * The name of enum fxtprof_ustack_end @end ("complete", "depth", ...),
+ * as the ustack_end argument and the unwind counters spell it; NULL for
+ * a value this reader does not know.
  */
 const char *fxt_profile__ustack_end_name(unsigned int end);
-/* The enum fxtprof_ustack_end that @s names, 0 (none) if none. */
+/*
+ * Whether a sample whose user stack ended with @end carries it: the ends
+ * that say the stack is partial, not none, complete or the end of a
+ * frame-pointer chain (where a sample cannot know), nor unknown ones.
+ */
+bool fxt_profile__ustack_end_is_partial(unsigned int end);
 unsigned int fxt_profile__ustack_end(const struct fxt_str *s);
 /*
  * The FXTPROF_MODE_* a sample's mode value @s names (0, unknown, for a
