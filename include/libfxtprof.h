@@ -196,6 +196,9 @@ int fxtprof_dev__stats(struct fxtprof_dev *dev, __u32 cpu,
  */
 int fxtprof_dev__source(struct fxtprof_dev *dev, __u32 index,
 			struct fxtprof_source *src);
+/* The first @max data sources into @tab: their number, or -errno. */
+int fxtprof_dev__sources(struct fxtprof_dev *dev, struct fxtprof_source *tab,
+			 unsigned int max);
 
 /* Ring ids are 0 .. nr_rings - 1 (0 before configure). */
 unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev);

@@ -78,12 +78,6 @@ say() { echo "$*" | tee -a "$out"; }
 say "BENCH-INFO kernel=$(uname -r) ncpu=$ncpu perf=$("$perf" --version)" \
 	"max_sample_rate=$saved_rate load=$(cut -d' ' -f1-3 /proc/loadavg)"
 
-# Wait (at most 20 s) until FILE is non-empty: the profiler is set up.
-wait_file() {
-	local i=0
-	while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$1" ]
-}
 cpu_secs() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"
 }
@@ -110,13 +104,17 @@ run_bare() {
 }
 
 # The profilers, started in the background and stopped: PID, FILE, ERR.
+# Each returns once its profiler samples: fxtprof's --ready-file, perf's
+# acknowledgement of "enable" on its control fifo (its events start
+# disabled, -D -1).
 start_bpf() {
 	FILE=$tmp/bench.fxt ERR=$tmp/fxtprof.err
-	rm -f "$FILE"
-	"$fxtprof" record --source bpf -F "$1" -g kernel,user -o "$FILE" 2>"$ERR" &
+	rm -f "$FILE" "$tmp/ready"
+	"$fxtprof" record --source bpf -F "$1" -g kernel,user \
+		--ready-file "$tmp/ready" -o "$FILE" 2>"$ERR" &
 	PID=$!
-	wait_file "$FILE" || { cat "$ERR"; die "fxtprof record did not start"; }
-	sleep 0.5
+	"$(dirname "$0")/wait-ready.sh" "$tmp/ready" $PID 20 ||
+		{ cat "$ERR"; die "fxtprof record did not start"; }
 }
 stop_bpf() {
 	kill -TERM $PID
@@ -124,12 +122,17 @@ stop_bpf() {
 }
 start_perf() {
 	FILE=$tmp/bench.perf ERR=$tmp/perf.err
-	rm -f "$FILE"
-	"$perf" record -a -g -F "$1" -e cpu-clock -N -o "$FILE" \
-		>"$tmp/perf.out" 2>"$ERR" &
+	rm -f "$FILE" "$tmp/ctl" "$tmp/ack"
+	mkfifo "$tmp/ctl" "$tmp/ack"
+	"$perf" record -a -g -F "$1" -e cpu-clock -N -o "$FILE" -D -1 \
+		--control "fifo:$tmp/ctl,$tmp/ack" >"$tmp/perf.out" 2>"$ERR" &
 	PID=$!
-	wait_file "$FILE" || { cat "$ERR"; die "perf record did not start"; }
-	sleep 0.5
+	local ack=
+	exec 3<>"$tmp/ctl" 4<>"$tmp/ack"
+	echo enable >&3
+	read -r -t 20 ack <&4 || true
+	exec 3>&- 4<&-
+	[ "$ack" = ack ] || { cat "$ERR"; die "perf record did not start"; }
 }
 stop_perf() {
 	kill -INT $PID

@@ -15,7 +15,7 @@ allowed() {
 	case $1 in
 	cmd)		echo "cmd source state encode fxt sink transport profile" \
 			     "symbolize export archive report" ;;
-	source)		echo "source source/bpf" ;;
+	source)		echo "source source/bpf transport" ;;
 	source/bpf)	echo "source/bpf source" ;;
 	state)		echo "state encode sink transport" ;;
 	encode)		echo "encode fxt sink transport" ;;

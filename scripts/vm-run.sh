@@ -11,7 +11,7 @@
 # Exit status: QEMU's, or 124 when the watchdog stopped it (below).
 # Env: VM_STALL_TIMEOUT seconds without a new test (default 600),
 # VM_TIMEOUT seconds in all (default 3600), VM_MEM, FXTPROF_KVM=1 to use
-# KVM (opt-in: nested KVM hangs on the CI machines).
+# KVM (opt-in: nested KVM hangs on the CI machines), VM_LOCK (below).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -62,6 +62,19 @@ arm64)
 	;;
 esac
 [ -f "$kernel" ] || { echo "vm-run.sh: no kernel image $kernel (run scripts/setup.sh)" >&2; exit 2; }
+
+# One guest at a time on this host: two TCG guests on a small machine
+# starve each other's timers and the sampling tests that measure them.
+# A second vm-run (another checkout's `make check`, a developer's
+# vm-suite) waits here, before its watchdog starts.  VM_LOCK=none skips it.
+vm_lock=${VM_LOCK:-${TMPDIR:-/tmp}/fxtprof-vm-run.lock}
+if [ "$vm_lock" != none ]; then
+	exec 8>>"$vm_lock"
+	if ! flock -n 8; then
+		echo "vm-run: $cfg: waiting for the other guest on this host ($vm_lock)"
+		flock 8
+	fi
+fi
 
 # A guest's pace is the host's: under TCG on a loaded host every test
 # runs slower, so no fixed limit fits both.  The watchdog fails a guest in

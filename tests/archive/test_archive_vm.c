@@ -152,6 +152,33 @@ TEST(record_to_fxtz_writes_a_finished_archive)
 	unlink(path);
 }
 
+/*
+ * Until the live archive @path, written by @rec, scans to @n whole chunks,
+ * for at most @secs: 0, or -ETIMEDOUT, -ECHILD if @rec exited.
+ */
+static int wait_chunks(const char *path, size_t n, pid_t rec, unsigned int secs)
+{
+	unsigned long long end = vm_boottime_ns() + secs * 1000000000ull;
+	struct archive_reader *a;
+	char err[256];
+	size_t got;
+	int status;
+
+	while (vm_boottime_ns() < end) {
+		if (waitpid(rec, &status, WNOHANG) == rec)
+			return -ECHILD;
+		got = 0;
+		if (!archive_reader__open(&a, path, 0, err, sizeof(err))) {
+			got = archive_reader__nchunks(a);
+			archive_reader__close(a);
+		}
+		if (got >= n)
+			return 0;
+		vm_sleep_ms(50);	/* the poll interval */
+	}
+	return -ETIMEDOUT;
+}
+
 TEST(a_killed_live_archive_scans_and_repairs)
 {
 	const char *path = "/tmp/live.fxtz";
@@ -171,8 +198,8 @@ TEST(a_killed_live_archive_scans_and_repairs)
 	b = busy();
 	rec = vm_record_spawn(args, NULL, NULL);
 	ASSERT_LT(0, rec);
-	/* Long enough for several flushes, whatever the VM's speed. */
-	sleep(3);
+	/* Until two whole chunks are on disk (60 s), then killed mid-write. */
+	ASSERT_EQ(0, wait_chunks(path, 2, rec, 60));
 	kill(rec, SIGKILL);
 	ASSERT_EQ(rec, waitpid(rec, &status, 0));
 	kill(b, SIGKILL);

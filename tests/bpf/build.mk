@@ -56,6 +56,12 @@ $(B)/tests/bpf/run_%: tests/bpf/run_%.sh
 $(B)/tests/bpf/run_record_auto: $(B)/bin/fxtprof $(B)/tests/symbols/sym_chain \
 	$(B)/tests/symbols/sym_short $(B)/tests/symbols/sym_wait
 $(B)/tests/bpf/run_record_ready: $(B)/bin/fxtprof
+# The TAP helper run_record_auto and run_record_ready source, beside them.
+$(B)/tests/bpf/run_record_auto $(B)/tests/bpf/run_record_ready: \
+	$(B)/tests/bpf/tap.sh
+$(B)/tests/bpf/tap.sh: tests/scripts/tap.sh
+	@mkdir -p $(@D)
+	cp $< $@
 
 # The VM half (every VM suite, both arches): record --source bpf in the
 # guest; checks the refusal where it cannot run (no BTF, BPF_SOURCE=0).

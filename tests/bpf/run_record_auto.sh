@@ -14,14 +14,8 @@ bin=$here/../../bin/fxtprof
 sym=$here/../symbols
 out=$(mktemp /tmp/fxtprof-auto.XXXXXX)
 trap 'rm -f "$out" "$out.log" "$out.rep" "$out.pb"' EXIT
-n=0
-tap() { # STATUS DESCRIPTION
-	n=$((n + 1))
-	echo "$1 $n $2"
-}
-res() { # RC DESCRIPTION
-	if [ "$1" = 0 ]; then tap ok "$2"; else tap "not ok" "$2"; fi
-}
+# ok STATUS DESCRIPTION: tests/scripts/tap.sh, copied beside this test.
+. "$here/tap.sh"
 # The symbol of the first entry of a report (the last column).
 top_symbol() {
 	grep -E '^ +[0-9.]+%' "$1" | head -1 | awk '{ print $NF }'
@@ -45,26 +39,26 @@ wait $rec; rec_rc=$?
 sed 's/^/# record: /' "$out.log"
 
 if [ -e /dev/fxtprof ]; then
-	tap "ok" "auto says which source # SKIP /dev/fxtprof exists here"
+	ok 0 "auto says which source # SKIP /dev/fxtprof exists here"
 elif grep -q '^fxtprof: source bpf (/dev/fxtprof does not exist)' "$out.log"; then
-	tap ok "auto says it takes bpf"
+	ok 0 "auto says it takes bpf"
 else
-	tap "not ok" "auto says it takes bpf"
+	ok 1 "auto says it takes bpf"
 fi
-res $((wait_rc + rec_rc)) "record sampled, ran 4 s and exited 0"
+ok $((wait_rc + rec_rc)) "record sampled, ran 4 s and exited 0"
 "$bin" check "$out" >/dev/null 2>&1
-res $? "the recording passes fxtprof check"
+ok $? "the recording passes fxtprof check"
 # The summary is truthful: the bpf source's counters, not the module's.
 grep -Eq '^fxtprof: mappings: [0-9]+ written \([0-9]+ at start, [1-9][0-9]* while recording\)' "$out.log"
-res $? "mappings came from the side-band while recording"
+ok $? "mappings came from the side-band while recording"
 
-res $chain_rc "sym_chain ran"
+ok $chain_rc "sym_chain ran"
 "$bin" report --no-children --comm sym_chain "$out" > "$out.rep" 2>&1
 top=$(top_symbol "$out.rep")
 if [ "$top" = c ]; then
-	tap ok "sym_chain: c is on top of the self time"
+	ok 0 "sym_chain: c is on top of the self time"
 else
-	tap "not ok" "sym_chain: c is on top of the self time (got '$top')"
+	ok 1 "sym_chain: c is on top of the self time (got '$top')"
 	sed 's/^/# /' "$out.rep" | head -20
 fi
 
@@ -73,18 +67,18 @@ fi
 "$bin" report --no-children --comm sym_short "$out" > "$out.rep" 2>&1
 top=$(top_symbol "$out.rep")
 if [ $short_rc = 0 ] && [ $short_fast -gt 0 ] && [ "$top" = short_spin ]; then
-	tap ok "sym_short ($short_fast of 5 runs under 50 ms) resolves after exiting: short_spin on top"
+	ok 0 "sym_short ($short_fast of 5 runs under 50 ms) resolves after exiting: short_spin on top"
 else
-	tap "not ok" "sym_short ($short_fast of 5 runs under 50 ms, rc $short_rc) resolves after exiting (got '$top')"
+	ok 1 "sym_short ($short_fast of 5 runs under 50 ms, rc $short_rc) resolves after exiting (got '$top')"
 	sed 's/^/# /' "$out.rep" | head -20
 fi
 
 # Kernel frames named from the recorded kernel symbols.
 "$bin" report "$out" > "$out.rep" 2>&1
 if grep -Eq '\[k\] [A-Za-z_][A-Za-z0-9_.]*$' "$out.rep"; then
-	tap ok "kernel frames are named"
+	ok 0 "kernel frames are named"
 else
-	tap "not ok" "kernel frames are named"
+	ok 1 "kernel frames are named"
 	sed 's/^/# /' "$out.rep" | head -20
 fi
 
@@ -92,20 +86,20 @@ fi
 # stacks, named here where the binaries are.  A root-first main, a, b, c
 # callstack decodes from its type-3 blobs with the project's schema.
 grep -q "^fxtprof: --symbolize: $out now holds the recording and its call stacks" "$out.log"
-res $? "record --symbolize replaced the file with its symbolized copy"
+ok $? "record --symbolize replaced the file with its symbolized copy"
 if "$sym/fxt_blobs" "$out" > "$out.pb" 2>/dev/null && [ -s "$out.pb" ] &&
    protoc --decode=perfetto.protos.Trace --proto_path="$here/../../../../tests/export" \
 	perfetto_profile.proto < "$out.pb" 2>&1 |
    grep -q 'str: "c"'; then
-	tap ok "its Perfetto blobs decode and name c"
+	ok 0 "its Perfetto blobs decode and name c"
 else
-	tap "not ok" "its Perfetto blobs decode and name c"
+	ok 1 "its Perfetto blobs decode and name c"
 fi
 "$bin" record --symbolize -d 1 tcp://127.0.0.1:9 2>"$out.rep"
 rc=$?
 if [ $rc = 2 ] && grep -q 'needs a file output' "$out.rep"; then
-	tap ok "record --symbolize to a socket is refused (exit 2, says why)"
+	ok 0 "record --symbolize to a socket is refused (exit 2, says why)"
 else
-	tap "not ok" "record --symbolize to a socket is refused (exit $rc)"
+	ok 1 "record --symbolize to a socket is refused (exit $rc)"
 	sed 's/^/# /' "$out.rep"
 fi

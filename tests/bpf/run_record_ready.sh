@@ -11,14 +11,8 @@ here=$(dirname "$0")
 bin=$here/../../bin/fxtprof
 dir=$(mktemp -d /tmp/fxtprof-ready.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-n=0
-tap() { # STATUS DESCRIPTION
-	n=$((n + 1))
-	echo "$1 $n $2"
-}
-res() { # RC DESCRIPTION
-	if [ "$1" = 0 ]; then tap ok "$2"; else tap "not ok" "$2"; fi
-}
+# ok STATUS DESCRIPTION: tests/scripts/tap.sh, copied beside this test.
+. "$here/tap.sh"
 # Wait for FILE to exist while PID lives, for at most 30 s.
 wait_file() { # FILE PID
 	i=0
@@ -35,13 +29,13 @@ ready=$dir/ready
 	2>"$dir/log" &
 rec=$!
 wait_file "$ready" $rec
-res $? "the ready file appears while record runs"
+ok $? "the ready file appears while record runs"
 pid=$(cat "$ready" 2>/dev/null)
 mode=$(stat -c %a "$ready" 2>/dev/null)
 if [ "$pid" = "$rec" ] && [ "$mode" = 600 ] && [ ! -e "$ready.tmp" ]; then
-	tap ok "it holds the recorder's pid, mode 0600, no temporary left"
+	ok 0 "it holds the recorder's pid, mode 0600, no temporary left"
 else
-	tap "not ok" "it holds the recorder's pid (got '$pid', want $rec), mode 0600 (got $mode)"
+	ok 1 "it holds the recorder's pid (got '$pid', want $rec), mode 0600 (got $mode)"
 fi
 
 # Started only now: without the ready file this is the race the demo lost.
@@ -50,17 +44,17 @@ kill -INT $rec
 wait $rec
 rec_rc=$?
 sed 's/^/# record: /' "$dir/log"
-res $rec_rc "record stopped on SIGINT and exited 0"
+ok $rec_rc "record stopped on SIGINT and exited 0"
 "$bin" dump "$dir/out.fxt" 2>&1 |
 	grep -q 'name: "exec", Instant, {filename: string("/bin/true")'
-res $? "a process started after the file appeared is recorded (its exec)"
+ok $? "a process started after the file appeared is recorded (its exec)"
 
 "$bin" record --source bpf --ready-file "$dir/no/such/dir/ready" -d 5 \
 	-o "$dir/out2.fxt" 2>"$dir/log2"
 rc=$?
 if [ $rc = 1 ] && grep -q -- '--ready-file: cannot create .*: No such file or directory' "$dir/log2"; then
-	tap ok "an uncreatable ready file: exit 1, says why"
+	ok 0 "an uncreatable ready file: exit 1, says why"
 else
-	tap "not ok" "an uncreatable ready file: exit 1, says why (exit $rc)"
+	ok 1 "an uncreatable ready file: exit 1, says why (exit $rc)"
 	sed 's/^/# /' "$dir/log2"
 fi

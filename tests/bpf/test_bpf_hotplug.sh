@@ -3,10 +3,10 @@
 # test_bpf_hotplug - the bpf source follows CPU hotplug, in the VM
 # (installed as /tests/test_bpf_hotplug, run by /init like every
 # /tests/test_*).  `fxtprof record --source bpf -F 1000` runs while a
-# spinner per CPU keeps both busy; after 1.5 s CPU 1 goes offline for a
-# second and comes back, and the recording goes on for 2.5 s more (the
-# source re-reads the online CPUs once a second and re-enables the event,
-# which the kernel leaves off).  Two markers bound the gap on the
+# spinner per CPU keeps both busy; once CPU 1 has samples it goes offline
+# for a second and comes back, and the recording goes on until CPU 1 has
+# samples again (the source re-reads the online CPUs once a second and
+# re-enables the event, which the kernel leaves off).  Two markers bound the gap on the
 # recording's own clock: the exec of a `sh` started right after the
 # offline write returned, and of one started right before the online
 # write.  Checks: record exits 0; its output passes `fxtprof check`;
@@ -64,18 +64,33 @@ if [ ! -w "$online" ]; then
 	for t in 1 2 3 4 5 6 7; do tap "not ok" "no hotpluggable CPU 1 ($online)"; done
 	exit 0
 fi
-spin="timeout 6 sh -c 'while :; do :; done'"
-sh -c "$spin" & s0=$!
-sh -c "$spin" & s1=$!
-sleep 1.5
+# Until the recording holds a sample on CPU 1 later than the exec of
+# PID (0: any), for at most 60 s while record runs.  record writes what
+# it drained every pass, so the growing file tells.
+wait_cpu1_after_exec() {	# wait_cpu1_after_exec PID
+	i=0
+	until "$fxtprof" dump "$out" 2>/dev/null | awk -v pid="$1" '
+		/name: "exec"/ && index($0, "pt: " pid "/" pid ",") { t = $2 + 0; seen = 1 }
+		/name: "sample"/ && /cpu: uint32\(1\)/ && $2 + 0 > last { last = $2 + 0 }
+		END { exit !((seen || pid == 0) && last > t) }'; do
+		kill -0 $rec 2>/dev/null && [ $i -lt 120 ] || return 1
+		sleep 0.5	# the poll interval: each poll dumps the file
+		i=$((i + 1))
+	done
+}
+timeout 120 sh -c 'while :; do :; done' & s0=$!
+timeout 120 sh -c 'while :; do :; done' & s1=$!
+wait_cpu1_after_exec 0 || echo "# no sample on CPU 1 before the gap"
 echo 0 > "$online"
 off_rc=$?
 sh -c 'echo $$ > /tmp/bpf-hp.m1'	# exec'd once CPU 1 is offline
-sleep 1
+sleep 1	# the gap itself: CPU 1 stays offline for a second
 sh -c 'echo $$ > /tmp/bpf-hp.m2'	# exec'd while CPU 1 is still offline
 echo 1 > "$online"
 on_rc=$?
-sleep 2.5
+# The source re-reads the online CPUs once a second: until CPU 1 samples.
+wait_cpu1_after_exec "$(cat /tmp/bpf-hp.m2)" ||
+	echo "# no sample on CPU 1 after the gap"
 kill -TERM $rec
 wait_rc=0
 wait $rec || wait_rc=$?

@@ -33,7 +33,9 @@ res() {	# res STATUS description: ok if STATUS is 0
 echo "TAP version 13"
 rm -f "$out"
 
-"$fxtprof" record --source bpf -F 1000 -d 4 "$out" > /tmp/bpf-rec.log 2>&1 &
+rm -f /tmp/bpf-rec.ready
+"$fxtprof" record --source bpf -F 1000 -d 4 --ready-file /tmp/bpf-rec.ready \
+	"$out" > /tmp/bpf-rec.log 2>&1 &
 rec=$!
 # auto with the module loaded: it takes the module, and says so.
 auto_check() {
@@ -145,11 +147,8 @@ same_top() {
 	res $? "module and bpf give the same top functions, within 10 points"
 }
 
-# Wait (at most 30 s: TCG) for the first bytes: the programs are loaded.
-i=0
-while [ ! -s "$out" ] && [ $i -lt 300 ] && kill -0 $rec 2>/dev/null; do
-	sleep 0.1; i=$((i + 1))
-done
+# Until it samples (at most 30 s: TCG), or exits refusing.
+fxt-wait-ready /tmp/bpf-rec.ready $rec 30 2>/dev/null
 # Where bpf cannot run, decided by the environment, not by the failure:
 # the build says it has no bpf source, or the kernel has no BTF.
 why=
@@ -169,7 +168,6 @@ if [ -n "$why" ]; then
 	exit 0
 fi
 echo "1..8"
-sleep 0.5
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 c=0
 while [ $c -lt "$ncpu" ]; do

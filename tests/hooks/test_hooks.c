@@ -245,7 +245,7 @@ static void *renamer_main(void *arg)
 	prctl(PR_SET_NAME, "rn-before");
 	r->api->event("first");
 	prctl(PR_SET_NAME, "rn-prctl");
-	usleep(150 * 1000);
+	usleep(150 * 1000);	/* past the library's 100 ms between checks */
 	r->api->event("second");
 	pthread_setname_np(pthread_self(), "rn-exit");
 	return NULL;

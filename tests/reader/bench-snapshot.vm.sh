@@ -16,16 +16,26 @@ while [ $i -lt "$n" ]; do
 	( while :; do :; done ) &
 	i=$((i + 1))
 done
-fxtprof record -F "$FREQ" --flight-recorder 10 -d 600 $dir 2>/tmp/rec.err &
+fxtprof record -F "$FREQ" --flight-recorder 10 -d 600 \
+	--ready-file /tmp/rec.ready $dir 2>/tmp/rec.err &
 rec=$!
-sleep 12
+fxt-wait-ready /tmp/rec.ready $rec 120 || exit 1
+sleep 10	# the workload: sampling fills the 10 s window
+# Until record says it wrote snapshot N (written and synced), for at most
+# 120 s while it runs.
+wait_snapshots() {	# wait_snapshots N
+	i=0
+	while [ "$(grep -c '^fxtprof: snapshot /.* MB in ' /tmp/rec.err)" -lt "$1" ]; do
+		kill -0 $rec 2>/dev/null && [ $i -lt 1200 ] || return 1
+		sleep 0.1	# the poll interval
+		i=$((i + 1))
+	done
+}
 r=0
 while [ $r -lt "$REPS" ]; do
-	before=$(ls $dir | wc -l)
 	kill -USR2 $rec
-	while [ "$(ls $dir | wc -l)" -le "$before" ]; do sleep 0.2; done
-	sleep 1
 	r=$((r + 1))
+	wait_snapshots $r || { cat /tmp/rec.err; exit 1; }
 done
 kill -INT $rec
 wait $rec

@@ -243,6 +243,20 @@ TEST(exec_names_after_a_later_block)
 	rec_close(&r);
 }
 
+/* Mappings that change over time, two forks down and an exec. */
+static void mappings_forks_exec(struct rec *r)
+{
+	mapping(r, 1, 10, 0x400000, 0x500000, 777, true, "/bin/old");
+	mapping(r, 2, 10, 0x400000, 0x500000, 2000, false, "/bin/new");
+	mapping(r, 3, 10, 0x7f0000, 0x7f1000, 100, false, "/lib/libc.so.6");
+	/* Replayed by a new segment: the same serial is the same mapping. */
+	mapping(r, 1, 10, 0x400000, 0x500000, 777, true, "/bin/old");
+	task(r, "fork", 3000, 10, 10, 20, 20);
+	task(r, "fork", 3500, 20, 20, 30, 30);
+	task(r, "exec", 4000, 30, 30, 0, 0);
+	mapping(r, 4, 30, 0x800000, 0x900000, 4000, false, "/bin/child");
+}
+
 TEST(mappings_and_fork)
 {
 	struct profile_stats st;
@@ -252,15 +266,7 @@ TEST(mappings_and_fork)
 	struct rec r;
 
 	rec_open(&r);
-	mapping(&r, 1, 10, 0x400000, 0x500000, 777, true, "/bin/old");
-	mapping(&r, 2, 10, 0x400000, 0x500000, 2000, false, "/bin/new");
-	mapping(&r, 3, 10, 0x7f0000, 0x7f1000, 100, false, "/lib/libc.so.6");
-	/* Replayed by a new segment: the same serial is the same mapping. */
-	mapping(&r, 1, 10, 0x400000, 0x500000, 777, true, "/bin/old");
-	task(&r, "fork", 3000, 10, 10, 20, 20);
-	task(&r, "fork", 3500, 20, 20, 30, 30);
-	task(&r, "exec", 4000, 30, 30, 0, 0);
-	mapping(&r, 4, 30, 0x800000, 0x900000, 4000, false, "/bin/child");
+	mappings_forks_exec(&r);
 	p = load(_metadata, &r, &err);
 	ASSERT_NE(NULL, p);
 	profile__stats(p, &st);
@@ -291,6 +297,57 @@ TEST(mappings_and_fork)
 	ASSERT_NE(NULL, m);
 	EXPECT_STREQ("/bin/child", m->path);
 	EXPECT_EQ(NULL, profile__find_mapping(p, 99, 0x401000, 4100));
+	profile__free(p);
+	rec_close(&r);
+}
+
+/*
+ * Two times of a process in one mapping epoch find the same mapping for
+ * every address: what the report names once per epoch holds.  And the
+ * epoch moves where the answer does (the mapping at 2000, the exec).
+ */
+TEST(mapping_epochs)
+{
+	static const uint32_t pids[] = { 10, 20, 30, 99 };
+	static const uint64_t addrs[] = {
+		0x400000, 0x401000, 0x4fffff, 0x500000, 0x7f0800, 0x800010,
+	};
+	struct profile_error err;
+	struct profile *p;
+	unsigned int i, k;
+	uint64_t t1, t2;
+	struct rec r;
+
+	rec_open(&r);
+	mappings_forks_exec(&r);
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) {
+		uint32_t pid = pids[i];
+
+		for (t1 = 0; t1 <= 5000; t1 += 50) {
+			for (t2 = t1; t2 <= 5000; t2 += 50) {
+				if (profile__mapping_epoch(p, pid, t1) !=
+				    profile__mapping_epoch(p, pid, t2))
+					continue;
+				for (k = 0; k < sizeof(addrs) / sizeof(addrs[0]);
+				     k++) {
+					uint64_t a = addrs[k];
+
+					ASSERT_EQ(profile__find_mapping(p, pid,
+									a, t1),
+						  profile__find_mapping(p, pid,
+									a, t2));
+				}
+			}
+		}
+	}
+	EXPECT_NE(profile__mapping_epoch(p, 10, 1999),
+		  profile__mapping_epoch(p, 10, 2000));
+	EXPECT_NE(profile__mapping_epoch(p, 30, 3999),
+		  profile__mapping_epoch(p, 30, 4000));
+	EXPECT_EQ(profile__mapping_epoch(p, 99, 0),
+		  profile__mapping_epoch(p, 99, 5000));
 	profile__free(p);
 	rec_close(&r);
 }

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# tap.sh: sourced by the shell tests (tests/scripts, tests/export,
+# tap.sh: sourced by the shell tests (tests/scripts, tests/export, tests/bpf,
 # tests/host).  ok STATUS DESCRIPTION prints the next TAP result, "ok"
 # when STATUS is 0; $failed is then 1 if any result failed, for the
 # test's exit status.  t NAME CMD... runs CMD for the next result and

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -167,7 +168,7 @@ TEST(confirmed_by_receive)
 		_exit(127);
 	}
 	for (i = 0; i < 500 && access(sock, F_OK); i++)
-		usleep(10000);
+		usleep(10000);	/* the poll interval: 5 s for the socket */
 	ASSERT_EQ(0, access(sock, F_OK));
 	EXPECT_EQ(0, run(&e, (const char *[]){ "send", e.in, uri, NULL }));
 	err = slurp(e.err);
@@ -199,7 +200,11 @@ static void *closer_main(void *arg)
 	while (fd >= 0 && c->read_bytes < sizeof(tmp) &&
 	       (n = recv(fd, tmp, sizeof(tmp) - c->read_bytes, 0)) > 0)
 		c->read_bytes += (size_t)n;
-	usleep(200000);		/* let more arrive, unread: close resets */
+	/* More arrived and is left unread, so that close resets (10 s). */
+	for (int i = 0, unread = 0; fd >= 0 && !unread && i < 1000; i++) {
+		if (ioctl(fd, FIONREAD, &unread) || !unread)
+			usleep(10000);	/* the poll interval */
+	}
 	if (fd >= 0)
 		close(fd);
 	return NULL;

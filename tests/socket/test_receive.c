@@ -69,7 +69,7 @@ static int wait_exit(pid_t pid, int timeout_ms)
 	for (; timeout_ms > 0; timeout_ms -= 10) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-		usleep(10000);
+		usleep(10000);	/* the poll interval */
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -183,6 +183,57 @@ static int count_lines(const char *path, const char *needle)
 	return n;
 }
 
+/* @needle's occurrences in @b (not NUL-terminated). */
+static int count_in(const struct buf *b, const char *needle)
+{
+	size_t nlen = strlen(needle), off = 0;
+	const unsigned char *p;
+	int n = 0;
+
+	while (off < b->len &&
+	       (p = memmem(b->p + off, b->len - off, needle, nlen))) {
+		n++;
+		off = (size_t)(p - b->p) + nlen;
+	}
+	return n;
+}
+
+/*
+ * Append what @fd gives to @b until @b holds @n occurrences of @needle,
+ * EOF, or @timeout_ms: the occurrences it holds.
+ */
+static int read_until(int fd, struct buf *b, const char *needle, int n,
+		      int timeout_ms)
+{
+	uint64_t end = now_ns() + (uint64_t)timeout_ms * 1000000;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	unsigned char tmp[4096];
+	int found;
+
+	while ((found = count_in(b, needle)) < n && now_ns() < end) {
+		ssize_t got;
+
+		if (poll(&p, 1, (int)((end - now_ns()) / 1000000) + 1) != 1)
+			continue;
+		got = read(fd, tmp, sizeof(tmp));
+		if (got <= 0)
+			break;
+		buf__append(b, tmp, (size_t)got);
+	}
+	return found;
+}
+
+/* Until a line of @path holds @needle, for at most @timeout_ms: 0 or -1. */
+static int wait_line(const char *path, const char *needle, int timeout_ms)
+{
+	for (; timeout_ms > 0; timeout_ms -= 10) {
+		if (count_lines(path, needle) > 0)
+			return 0;
+		usleep(10000);	/* the poll interval */
+	}
+	return -1;
+}
+
 TEST(sixteen_senders_unix)
 {
 	struct fixture_data d;
@@ -202,7 +253,7 @@ TEST(sixteen_senders_unix)
 		rpid = spawn(argv, logfd);
 	}
 	for (i = 0; i < 500 && access(sock, F_OK); i++)
-		usleep(10000);
+		usleep(10000);	/* the poll interval: 5 s for the socket */
 	ASSERT_EQ(0, access(sock, F_OK));
 	for (i = 0; i < NSEND; i++) {
 		char *argv[] = { d.fxtprof, "send", "-q", "--sndbuf", "16K",
@@ -222,11 +273,13 @@ TEST(sixteen_senders_unix)
 /* Loopback TCP on an ephemeral port; the receiver stops at SIGINT. */
 TEST(tcp_senders_then_sigint)
 {
+	static const char ended[] = "ended on a record boundary";
 	struct fixture_data d;
 	char uri[128], line[256];
+	struct buf out = { 0 };
+	const unsigned char *nl;
 	pid_t rpid, spid[NSEND];
 	int i, pipefd[2];
-	FILE *rout;
 
 	setup_inputs(_metadata, &d);
 	ASSERT_EQ(0, pipe(pipefd));
@@ -237,8 +290,9 @@ TEST(tcp_senders_then_sigint)
 		rpid = spawn(argv, pipefd[1]);
 	}
 	close(pipefd[1]);
-	rout = fdopen(pipefd[0], "r");
-	ASSERT_NE(NULL, fgets(line, sizeof(line), rout));
+	ASSERT_EQ(1, read_until(pipefd[0], &out, "\n", 1, 20000));
+	nl = memchr(out.p, '\n', out.len);
+	snprintf(line, sizeof(line), "%.*s", (int)(nl - out.p), out.p);
 	ASSERT_EQ(1, sscanf(line, "listening on %127s", uri));
 	for (i = 0; i < NSEND; i++) {
 		char *argv[] = { d.fxtprof, "send", "-q", d.in_path[i], uri,
@@ -248,15 +302,14 @@ TEST(tcp_senders_then_sigint)
 	}
 	for (i = 0; i < NSEND; i++)
 		EXPECT_EQ(0, wait_exit(spid[i], 20000));
-	/* Every sender is done, but its stream may still be in flight. */
-	usleep(300000);
+	/* Every sender is done; the receiver says so of each stream. */
+	EXPECT_EQ(NSEND, read_until(pipefd[0], &out, ended, NSEND, 20000));
 	kill(rpid, SIGINT);
 	ASSERT_EQ(0, wait_exit(rpid, 5000));
-	for (i = 0; fgets(line, sizeof(line), rout);)
-		if (strstr(line, "ended on a record boundary"))
-			i++;
-	fclose(rout);
-	ASSERT_EQ(NSEND, i);
+	/* To EOF: no stream ends twice. */
+	ASSERT_EQ(NSEND, read_until(pipefd[0], &out, ended, NSEND + 1, 5000));
+	close(pipefd[0]);
+	buf__free(&out);
 	match_outputs(_metadata, &d, NSEND);
 	cleanup(&d);
 }
@@ -642,7 +695,8 @@ TEST(fd_limit_cpu_bounded)
 	cpu0 = proc_cpu_ms(r.pid);
 	for (i = 0; i < PEERS; i++)
 		fds[i] = rcv_connect(&r);
-	sleep(3);
+	ASSERT_EQ(0, wait_line(r.err, "refused", 20000));
+	sleep(3);	/* the window its CPU use is measured over */
 	cpu = proc_cpu_ms(r.pid) - cpu0;
 	TH_LOG("receiver CPU %" PRIu64 " ms in 3 s", cpu);
 	EXPECT_GT(500, cpu);
@@ -705,7 +759,8 @@ TEST(emfile_backs_off)
 		fds[i] = rcv_connect(&r);
 		ASSERT_LE(0, fds[i]);
 	}
-	sleep(3);
+	ASSERT_EQ(0, wait_line(r.err, "Too many open files", 20000));
+	sleep(3);	/* the window its CPU use is measured over */
 	cpu = proc_cpu_ms(r.pid) - cpu0;
 	TH_LOG("receiver CPU %" PRIu64 " ms in 3 s at EMFILE (%d fds)", cpu,
 	       nfds);

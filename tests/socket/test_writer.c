@@ -281,7 +281,7 @@ static void *slow_reader_main(void *arg)
 			buf__append(&sr->rx, tmp, (size_t)n);
 			got += (size_t)n;
 		}
-		usleep(10000);
+		usleep(10000);	/* the workload: one chunk per 10 ms */
 	}
 out:
 	free(tmp);

@@ -29,8 +29,19 @@ echo "1..10"
 out=/tmp/sym.fxt
 rm -f "$out"
 
+# Until PID runs NAME (its exec done, so its mappings are NAME's), for at
+# most 30 s: 0 once it does.
+wait_exec() {	# wait_exec PID NAME
+	i=0
+	until [ "$(basename "$(readlink /proc/$1/exe)")" = "$2" ]; do
+		kill -0 "$1" 2>/dev/null && [ $i -lt 1500 ] || return 1
+		sleep 0.02	# the poll interval
+		i=$((i + 1))
+	done
+}
+
 sym_stripped 60000 & strip_pid=$!
-sleep 0.3
+wait_exec $strip_pid sym_stripped || echo "# sym_stripped did not start"
 # The clocks on either side of record's start, for its wall-clock anchor.
 wall_before=$(date +%s) boot_before=$(cut -d. -f1 /proc/uptime)
 fxtprof record -F 1000 --skip-idle -q "$out" > /tmp/sym-record.log 2>&1 &
@@ -56,9 +67,9 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	echo "# $life"
 	ms=${life##*lived }; ms=${ms% ms}
 	[ "$ms" -lt 50 ] 2>/dev/null && short_fast=$((short_fast + 1))
-	sleep 0.05
 done
-sleep 0.2
+# Nothing to wait for: record's stop flushes and drains every ring before
+# it exits, so the last run's samples and exit are in the file.
 kill -INT $rec
 wait $rec; rec_rc=$?
 sed 's/^/# record: /' /tmp/sym-record.log

@@ -10,13 +10,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lz4.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive/archive_io.h"
 #include "archive_format.h"
 #include "archive_writer_internal.h"
 #include "chunk_codec.h"
@@ -59,18 +59,6 @@ struct archive_reader {
 	struct archive_ksym *ksyms;
 	size_t nksyms;
 };
-
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 static int add_chunk(struct archive_reader *a,
 		     const struct archive_chunk_info *c)
@@ -477,9 +465,9 @@ static int load_footer(struct archive_reader *a, char *err, size_t errlen)
 	    f.crc != arch_crc32c(0, &f, offsetof(struct arch_footer, crc)))
 		return 0;
 	if (f.version != a->hdr.version || f.footer_size != sizeof(f))
-		return fail(err, errlen, -ENOTSUP,
-			    "footer version %u, the header's is %u",
-			    f.version, a->hdr.version);
+		return arch_fail(err, errlen, -ENOTSUP,
+				 "footer version %u, the header's is %u",
+				 f.version, a->hdr.version);
 	tab_len = (uint64_t)f.nsections * sizeof(*tab);
 	if (f.nsections > ARCH_MAX_SECTIONS ||
 	    f.table_offset + tab_len != a->size - sizeof(f) ||
@@ -517,16 +505,16 @@ static int load_footer(struct archive_reader *a, char *err, size_t errlen)
 		if (ret)
 			goto out_free;
 		if (tab[i].crc != arch_crc32c(0, s->data, s->len)) {
-			ret = fail(err, errlen, -EBADMSG,
-				   "trailer section %u at offset %llu: checksum mismatch",
-				   s->id,
-				   (unsigned long long)tab[i].offset);
+			ret = arch_fail(err, errlen, -EBADMSG,
+					"trailer section %u at offset %llu: checksum mismatch",
+					s->id,
+					(unsigned long long)tab[i].offset);
 			goto out_free;
 		}
 		if ((tab[i].flags & ARCH_SECTION_LZ4) && (ret = inflate(s))) {
-			fail(err, errlen, ret,
-			     "trailer section %u at offset %llu: LZ4 block does not decode",
-			     s->id, (unsigned long long)tab[i].offset);
+			arch_fail(err, errlen, ret,
+				  "trailer section %u at offset %llu: LZ4 block does not decode",
+				  s->id, (unsigned long long)tab[i].offset);
 			goto out_free;
 		}
 	}
@@ -535,8 +523,9 @@ static int load_footer(struct archive_reader *a, char *err, size_t errlen)
 	if (!ret)
 		ret = load_summaries(a, &which);
 	if (ret) {
-		fail(err, errlen, ret, "the trailer's %s section is unsound: %s",
-		     which, strerror(-ret));
+		arch_fail(err, errlen, ret,
+			  "the trailer's %s section is unsound: %s",
+			  which, strerror(-ret));
 		goto out_free;
 	}
 	a->scan_end = f.chunks_end;
@@ -544,8 +533,8 @@ static int load_footer(struct archive_reader *a, char *err, size_t errlen)
 	return 1;
 
 bad:
-	ret = fail(err, errlen, -EBADMSG,
-		   "the footer points outside the file or at a damaged section table (scanning would still read the chunks)");
+	ret = arch_fail(err, errlen, -EBADMSG,
+			"the footer points outside the file or at a damaged section table (scanning would still read the chunks)");
 out_free:
 	free(tab);
 	return ret;
@@ -580,41 +569,43 @@ int archive_reader__open_fd(struct archive_reader **ap, int fd,
 	if (err && errlen)
 		err[0] = '\0';
 	if (fstat(fd, &st))
-		return fail(err, errlen, -errno, "cannot stat the archive: %s",
-			    strerror(errno));
+		return arch_fail(err, errlen, -errno,
+				 "cannot stat the archive: %s",
+				 strerror(errno));
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	a->fd = fd;
 	a->size = (uint64_t)st.st_size;
 	if (a->size < sizeof(a->hdr)) {
-		ret = fail(err, errlen, -ENOTSUP,
-			   "not an fxtprof archive: %llu bytes, shorter than its header",
-			   (unsigned long long)a->size);
+		ret = arch_fail(err, errlen, -ENOTSUP,
+				"not an fxtprof archive: %llu bytes, shorter than its header",
+				(unsigned long long)a->size);
 		goto out_free;
 	}
 	ret = arch_pread_full(fd, &a->hdr, sizeof(a->hdr), 0);
 	if (ret) {
-		fail(err, errlen, ret, "cannot read the archive header: %s",
-		     strerror(-ret));
+		arch_fail(err, errlen, ret,
+			  "cannot read the archive header: %s",
+			  strerror(-ret));
 		goto out_free;
 	}
 	if (memcmp(a->hdr.magic, ARCH_FILE_MAGIC, sizeof(a->hdr.magic))) {
-		ret = fail(err, errlen, -ENOTSUP,
-			   "not an fxtprof archive (no FXTPROFZ magic)");
+		ret = arch_fail(err, errlen, -ENOTSUP,
+				"not an fxtprof archive (no FXTPROFZ magic)");
 		goto out_free;
 	}
 	if (a->hdr.version < ARCH_VERSION_MIN || a->hdr.version > ARCH_VERSION) {
-		ret = fail(err, errlen, -ENOTSUP,
-			   "archive format version %u, this reader reads versions %u to %u",
-			   a->hdr.version, ARCH_VERSION_MIN, ARCH_VERSION);
+		ret = arch_fail(err, errlen, -ENOTSUP,
+				"archive format version %u, this reader reads versions %u to %u",
+				a->hdr.version, ARCH_VERSION_MIN, ARCH_VERSION);
 		goto out_free;
 	}
 	if (a->hdr.header_size != sizeof(a->hdr) ||
 	    a->hdr.crc != arch_crc32c(0, &a->hdr,
 				      offsetof(struct arch_file_header, crc))) {
-		ret = fail(err, errlen, -EBADMSG,
-			   "the archive header is damaged (checksum or size)");
+		ret = arch_fail(err, errlen, -EBADMSG,
+				"the archive header is damaged (checksum or size)");
 		goto out_free;
 	}
 	a->index = ARCHIVE_INDEX_SCAN;
@@ -635,8 +626,9 @@ int archive_reader__open_fd(struct archive_reader **ap, int fd,
 		a->scan_end = sizeof(a->hdr);
 		ret = scan(a);
 		if (ret < 0) {
-			fail(err, errlen, ret, "cannot scan the archive: %s",
-			     strerror(-ret));
+			arch_fail(err, errlen, ret,
+				  "cannot scan the archive: %s",
+				  strerror(-ret));
 			goto out_free;
 		}
 	}
@@ -657,12 +649,13 @@ int archive_reader__open(struct archive_reader **ap, const char *path,
 	char msg[256];
 
 	if (fd < 0)
-		return fail(err, errlen, -errno, "cannot open %s: %s", path,
-			    strerror(errno));
+		return arch_fail(err, errlen, -errno,
+				 "cannot open %s: %s", path,
+				 strerror(errno));
 	ret = archive_reader__open_fd(ap, fd, flags, msg, sizeof(msg));
 	if (ret) {
 		close(fd);
-		return fail(err, errlen, ret, "%s: %s", path, msg);
+		return arch_fail(err, errlen, ret, "%s: %s", path, msg);
 	}
 	(*ap)->own_fd = true;
 	return 0;
@@ -726,19 +719,20 @@ ssize_t archive_reader__read_chunk(const struct archive_reader *a, size_t i,
 	int n, ret;
 
 	if (!c)
-		return fail(err, errlen, -ERANGE, "no chunk %zu: the archive has %zu",
-			    i, a->nchunks);
+		return arch_fail(err, errlen, -ERANGE,
+				 "no chunk %zu: the archive has %zu",
+				 i, a->nchunks);
 	if (cap < c->uncompressed)
-		return fail(err, errlen, -ENOSPC,
-			    "chunk %zu needs %u bytes, the buffer has %zu", i,
-			    c->uncompressed, cap);
+		return arch_fail(err, errlen, -ENOSPC,
+				 "chunk %zu needs %u bytes, the buffer has %zu", i,
+				 c->uncompressed, cap);
 	z = malloc(sizeof(*h) + c->compressed);
 	if (!z)
 		return -ENOMEM;
 	ret = arch_pread_full(a->fd, z, sizeof(*h) + c->compressed, c->offset);
 	if (ret) {
-		fail(err, errlen, ret, "chunk %zu at offset %llu: %s", i,
-		     (unsigned long long)c->offset, strerror(-ret));
+		arch_fail(err, errlen, ret, "chunk %zu at offset %llu: %s", i,
+			  (unsigned long long)c->offset, strerror(-ret));
 		goto out_free;
 	}
 	h = (void *)z;
@@ -747,9 +741,9 @@ ssize_t archive_reader__read_chunk(const struct archive_reader *a, size_t i,
 	if (h->magic != ARCH_CHUNK_MAGIC || h->crc != c->crc || crc != c->crc ||
 	    h->compressed != c->compressed ||
 	    h->uncompressed != c->uncompressed) {
-		ret = fail(err, errlen, -EBADMSG,
-			   "chunk %zu at offset %llu: checksum mismatch (crc32c %08x, expected %08x)",
-			   i, (unsigned long long)c->offset, crc, c->crc);
+		ret = arch_fail(err, errlen, -EBADMSG,
+				"chunk %zu at offset %llu: checksum mismatch (crc32c %08x, expected %08x)",
+				i, (unsigned long long)c->offset, crc, c->crc);
 		goto out_free;
 	}
 	/* Version 1 had the codec's bytes reserved, written as 0. */
@@ -758,10 +752,10 @@ ssize_t archive_reader__read_chunk(const struct archive_reader *a, size_t i,
 		h->coded = 0;
 	}
 	if (!codec_sane(h, a->hdr.version) || h->records != c->records) {
-		ret = fail(err, errlen, -EBADMSG,
-			   "chunk %zu at offset %llu: codec %u of %u bytes for %u records is not one this reader knows",
-			   i, (unsigned long long)c->offset, h->codec, h->coded,
-			   h->records);
+		ret = arch_fail(err, errlen, -EBADMSG,
+				"chunk %zu at offset %llu: codec %u of %u bytes for %u records is not one this reader knows",
+				i, (unsigned long long)c->offset, h->codec, h->coded,
+				h->records);
 		goto out_free;
 	}
 	lz4_out = h->codec == ARCH_CODEC_NONE ? c->uncompressed : h->coded;
@@ -773,9 +767,9 @@ ssize_t archive_reader__read_chunk(const struct archive_reader *a, size_t i,
 				coded ? (char *)coded : buf,
 				(int)c->compressed, (int)lz4_out);
 	if (n != (int)lz4_out) {
-		ret = fail(err, errlen, -EBADMSG,
-			   "chunk %zu at offset %llu: LZ4 block does not decode to its %u bytes",
-			   i, (unsigned long long)c->offset, lz4_out);
+		ret = arch_fail(err, errlen, -EBADMSG,
+				"chunk %zu at offset %llu: LZ4 block does not decode to its %u bytes",
+				i, (unsigned long long)c->offset, lz4_out);
 		goto out_free;
 	}
 	if (coded) {
@@ -785,10 +779,10 @@ ssize_t archive_reader__read_chunk(const struct archive_reader *a, size_t i,
 			chunk_codec2__decode(coded, lz4_out, buf, c->uncompressed,
 					     c->records);
 		if (ret) {
-			fail(err, errlen, ret,
-			     "chunk %zu at offset %llu: its codec %u bytes do not decode to its %u bytes of FXT%s",
-			     i, (unsigned long long)c->offset, h->codec,
-			     c->uncompressed, ret == -ENOMEM ? " (out of memory)" : "");
+			arch_fail(err, errlen, ret,
+				  "chunk %zu at offset %llu: its codec %u bytes do not decode to its %u bytes of FXT%s",
+				  i, (unsigned long long)c->offset, h->codec,
+				  c->uncompressed, ret == -ENOMEM ? " (out of memory)" : "");
 			goto out_free;
 		}
 	}

@@ -14,25 +14,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "archive_writer_internal.h"
-
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
+#include "archive/archive_io.h"
 
 static int repair_fd(int fd, const char *path, struct archive_repair_stats *st,
 		     char *err, size_t errlen)
@@ -47,7 +35,7 @@ static int repair_fd(int fd, const char *path, struct archive_repair_stats *st,
 
 	ret = archive_reader__open_fd(&a, fd, 0, msg, sizeof(msg));
 	if (ret)
-		return fail(err, errlen, ret, "%s: %s", path, msg);
+		return arch_fail(err, errlen, ret, "%s: %s", path, msg);
 	if (archive_reader__index(a) == ARCHIVE_INDEX_FOOTER) {
 		st->was_finished = true;
 		st->chunks = archive_reader__nchunks(a);
@@ -106,8 +94,8 @@ static int repair_fd(int fd, const char *path, struct archive_repair_stats *st,
 		ret = -errno;
 out_io:
 	if (ret)
-		fail(err, errlen, ret, "%s: cannot repair: %s", path,
-		     strerror(-ret));
+		arch_fail(err, errlen, ret, "%s: cannot repair: %s", path,
+			  strerror(-ret));
 out_close:
 	free(buf);
 	archive_writer__free(w);
@@ -126,11 +114,12 @@ int archive__repair(const char *path, struct archive_repair_stats *st,
 	memset(st, 0, sizeof(*st));
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, -errno, "cannot open %s: %s", path,
-			    strerror(errno));
+		return arch_fail(err, errlen, -errno,
+				 "cannot open %s: %s", path,
+				 strerror(errno));
 	ret = repair_fd(fd, path, st, err, errlen);
 	if (close(fd) && !ret)
-		ret = fail(err, errlen, -errno, "%s: close: %s", path,
-			   strerror(errno));
+		ret = arch_fail(err, errlen, -errno, "%s: close: %s", path,
+				strerror(errno));
 	return ret;
 }

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "archive/archive_io.h"
 #include "archive_set.h"
 #include "archive_summary.h"
 #include "archive_writer_internal.h"
@@ -58,46 +59,6 @@ struct archive_writer {
 	struct archive_writer_stats st;
 	bool finished;
 };
-
-int arch_pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-int arch_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
 
 size_t arch_fxt_record(const void *data, size_t len, unsigned int *kind)
 {

@@ -25,8 +25,4 @@ int arch_writer__adopt(struct archive_writer *w,
  * its type, 0 at the end or at a record that does not fit. */
 size_t arch_fxt_record(const void *data, size_t len, unsigned int *kind);
 
-/* pread/pwrite until done: 0, -EIO on a short file, or -errno. */
-int arch_pread_full(int fd, void *buf, size_t len, uint64_t off);
-int arch_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
-
 #endif /* FXTPROF_ARCHIVE_WRITER_INTERNAL_H */

@@ -11,7 +11,8 @@ ARCHIVE_SRCS := user/archive/crc32c.c user/archive/archive_set.c \
 		user/archive/archive_summary.c user/archive/chunk_codec.c \
 		user/archive/range_coder.c user/archive/chunk_codec2.c \
 		user/archive/archive_writer.c \
-		user/archive/archive_reader.c user/archive/archive_repair.c
+		user/archive/archive_io.c user/archive/archive_reader.c \
+		user/archive/archive_repair.c
 ARCHIVE_LIB := $(B)/lib/libfxtarchive.a
 
 $(ARCHIVE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "chunk_codec.h"
+#include "codec_array.h"
 #include "codec_record.h"
 
 enum {
@@ -146,20 +147,8 @@ struct dec_tables {
 	struct sample_clock clock;
 };
 
-static bool table_room(void **p, uint32_t *cap, uint32_t n, size_t size)
-{
-	uint32_t c = *cap ? *cap * 2 : 64;
-	void *q;
-
-	if (n < *cap)
-		return true;
-	q = realloc(*p, c * size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = c;
-	return true;
-}
+/* The first capacity of a chunk's arrays, in entries. */
+#define TABLE_FIRST	64u
 
 static int decode_sample(struct rd *s, struct dec_tables *t,
 			 unsigned char *o, struct sample_clock *clock)
@@ -195,7 +184,8 @@ static int decode_sample(struct rd *s, struct dec_tables *t,
 	if (idx == t->nthr) {
 		void *q = t->thr;
 
-		if (!table_room(&q, &t->cap_thr, t->nthr, sizeof(*t->thr)))
+		if (!codec_array__room(&q, &t->cap_thr, t->nthr, sizeof(*t->thr),
+				       TABLE_FIRST))
 			return -ENOMEM;
 		t->thr = q;
 		if (!get_varint(&s[S_THREAD], &pid) ||
@@ -253,7 +243,8 @@ static int decode_stack(struct rd *s, struct dec_tables *t,
 		    (*words - 3) * 8 > t->arena_cap - t->arena_len)
 			return -EBADMSG;
 		q = t->stk;
-		if (!table_room(&q, &t->cap_stk, t->nstk, sizeof(*t->stk)))
+		if (!codec_array__room(&q, &t->cap_stk, t->nstk, sizeof(*t->stk),
+				       TABLE_FIRST))
 			return -ENOMEM;
 		t->stk = q;
 		e = t->arena + t->arena_len;

@@ -41,6 +41,7 @@
 
 #include "chunk_codec2.h"
 #include "codec_record.h"
+#include "codec_array.h"
 #include "codec_table.h"
 #include "range_coder.h"
 
@@ -203,20 +204,8 @@ static void state_free(struct c2_state *s)
 	free(s->arena);
 }
 
-static bool room(void **p, uint32_t *cap, uint32_t n, size_t size)
-{
-	uint32_t c = *cap ? *cap * 2 : 256;
-	void *q;
-
-	if (n < *cap)
-		return true;
-	q = realloc(*p, c * size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = c;
-	return true;
-}
+/* The first capacity of a chunk's arrays, in entries. */
+#define TABLE_FIRST	256u
 
 /*
  * The CPU's slot and the time prediction: the timer fires every period,
@@ -525,7 +514,8 @@ static int thread_find(struct chunk_codec2 *c, uint64_t pid, uint64_t tid,
 
 	if (2 * (s->nthr + 1) > c->ths_size && thread_grow(c))
 		return -ENOMEM;
-	if (!room((void **)&s->thr, &s->cap_thr, s->nthr, sizeof(*s->thr)))
+	if (!codec_array__room((void **)&s->thr, &s->cap_thr, s->nthr,
+			       sizeof(*s->thr), TABLE_FIRST))
 		return -ENOMEM;
 	mask = c->ths_size - 1;
 	for (j = (uint32_t)codec_mix(pid, tid) & mask;; j = (j + 1) & mask) {
@@ -741,7 +731,8 @@ static int encode_blob(struct chunk_codec2 *c, const unsigned char *r,
 			goto out;
 		}
 	}
-	if (!room((void **)&s->ent, &s->cap_ent, s->nent, sizeof(*s->ent)))
+	if (!codec_array__room((void **)&s->ent, &s->cap_ent, s->nent,
+			       sizeof(*s->ent), TABLE_FIRST))
 		return -ENOMEM;
 	if (s->arena_len + words - 3 > s->arena_cap) {
 		size_t cap = s->arena_cap ? 2 * s->arena_cap : 65536;
@@ -975,8 +966,9 @@ static int decode_sample(struct c2_state *s, struct rc_dec *d,
 		if (idx == s->nthr) {
 			uint64_t pid, tid;
 
-			if (!room((void **)&s->thr, &s->cap_thr, s->nthr,
-				  sizeof(*s->thr)))
+			if (!codec_array__room((void **)&s->thr, &s->cap_thr,
+					       s->nthr, sizeof(*s->thr),
+					       TABLE_FIRST))
 				return -ENOMEM;
 			if (!dec_num(d, &m->pid, &pid) || !dec_num(d, &m->tid, &tid))
 				return -EBADMSG;
@@ -1019,7 +1011,8 @@ static int decode_new_entry(struct c2_state *s, struct rc_dec *d,
 	if (n > out_left / 8 || n + 6 > out_left / 8)
 		return -EBADMSG;
 	words = n + 6;
-	if (!room((void **)&s->ent, &s->cap_ent, s->nent, sizeof(*s->ent)))
+	if (!codec_array__room((void **)&s->ent, &s->cap_ent, s->nent,
+			       sizeof(*s->ent), TABLE_FIRST))
 		return -ENOMEM;
 	if (s->arena_len + words - 3 > s->arena_cap)
 		return -EBADMSG;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * codec_table.h - what both chunk codecs (chunk_codec.c, chunk_codec2.c)
- * build their per-chunk lookup tables from: the hash step, the thread
+ * codec_table.h - what the encoder of chunk codec 2 (chunk_codec2.c)
+ * builds its per-chunk lookup tables from: the hash step, the thread
  * slot, and the grow step of an open-addressed table whose slots are live
  * only while they carry the table's generation (a new chunk empties every
- * table by bumping the generation, not by clearing it).
+ * table by bumping the generation, not by clearing it).  Only an encoder
+ * looks records up; the decoders (codec 1 is decode-only) find every
+ * entry by the index the coded chunk gives.
  */
 #ifndef FXTPROF_CODEC_TABLE_H
 #define FXTPROF_CODEC_TABLE_H

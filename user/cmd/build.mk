@@ -27,7 +27,8 @@ CMD_LIBS_SYMBOLS :=
 CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS)
 ifneq ($(SYMBOLS),)
 CMD_SRCS += user/cmd/report.c \
-	    user/cmd/flamegraph.c user/cmd/export.c user/cmd/symbolize.c
+	    user/cmd/flamegraph.c user/cmd/tree_cmd.c user/cmd/export.c \
+	    user/cmd/symbolize.c
 CMD_LIBS_SYMBOLS := $(B)/lib/libreport.a $(B)/lib/libexport.a \
 		    $(B)/lib/libsymbolize.a $(B)/lib/libprofile.a
 CMD_LDLIBS += -ldw -lelf -lz

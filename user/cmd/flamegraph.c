@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "archive_input.h"
+#include "tree_cmd.h"
 #include "report/report_tree.h"
 
 #define FRAME_H		16
@@ -356,56 +356,52 @@ static int write_svg(FILE *f, const struct rtree *t, const struct rt_flame *fl,
 	return 0;
 }
 
+/* flamegraph's own options (tree_cmd_args.own_opt). */
+static int flame_opt(void *ctx, int argc, char **argv, int *i)
+{
+	struct flame_opts *o = ctx;
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "-o") && *i + 1 < argc) {
+		o->out = argv[++*i];
+	} else if (!strcmp(a, "--folded")) {
+		o->folded = true;
+	} else if (!strcmp(a, "--title") && *i + 1 < argc) {
+		o->title = argv[++*i];
+	} else if (!strcmp(a, "--width") && *i + 1 < argc) {
+		char *end;
+		unsigned long v = strtoul(argv[++*i], &end, 10);
+
+		if (*end || v < 100 || v > 100000)
+			return -EINVAL;
+		o->width = (unsigned int)v;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static int parse_args(struct flame_opts *o, int argc, char **argv)
 {
-	int i, ret;
+	const struct tree_cmd_args ta = {
+		.name = "flamegraph", .usage = usage,
+		.own_opt = flame_opt, .ctx = o,
+		.rt = &o->rt, .path = &o->path,
+	};
+	int ret;
 
 	memset(o, 0, sizeof(*o));
-	o->rt.filter.parse_time = archive_time_spec__parse;
 	o->width = 1200;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		ret = rt_opts__parse(&o->rt, argc, argv, &i);
-		if (ret < 0)
-			return CMD_EXIT_USAGE;
-		if (ret)
-			continue;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		} else if (!strcmp(a, "-o") && i + 1 < argc) {
-			o->out = argv[++i];
-		} else if (!strcmp(a, "--folded")) {
-			o->folded = true;
-		} else if (!strcmp(a, "--title") && i + 1 < argc) {
-			o->title = argv[++i];
-		} else if (!strcmp(a, "--width") && i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-
-			if (*end || v < 100 || v > 100000)
-				return usage(stderr);
-			o->width = (unsigned int)v;
-		} else if (!o->path && (a[0] != '-' || !strcmp(a, "-"))) {
-			o->path = a;
-		} else {
-			fprintf(stderr, "fxtprof: flamegraph: unknown option or "
-				"extra argument '%s'\n", a);
-			return usage(stderr);
-		}
-	}
-	if (!o->path || (!o->folded && !o->out))
+	ret = tree_cmd__parse(&ta, argc, argv);
+	if (!ret && !o->folded && !o->out)
 		return usage(stderr);
-	return 0;
+	return ret;
 }
 
 int cmd_flamegraph(int argc, char **argv)
 {
 	struct flame_opts o;
-	struct archive_input ain;
 	struct rt_flame fl = { 0 };
-	const char *load;
 	struct rtree t;
 	FILE *out = stdout;
 	int ret, status = CMD_EXIT_FAILED;
@@ -413,15 +409,8 @@ int cmd_flamegraph(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? CMD_EXIT_OK : ret;
-	/* An archive: only the chunks --time needs, through a pipe. */
-	load = o.path;
-	if (archive_input__open_profile(&ain, &load, &o.rt.filter.time) < 0)
+	if (tree_cmd__load(&t, o.path, &o.rt))
 		return CMD_EXIT_FAILED;
-	ret = rtree__load(&t, load, &o.rt);
-	if (archive_input__close(&ain) && !ret)
-		ret = reader_err(-EIO, "%s could not be read whole", o.path);
-	if (ret)
-		goto out_tree;
 	if (o.out && strcmp(o.out, "-") && !(out = fopen(o.out, "w"))) {
 		reader_err(-errno, "%s", o.out);
 		out = NULL;

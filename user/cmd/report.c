@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "archive_input.h"
+#include "tree_cmd.h"
 #include "report/report.h"
 
 /* Bytes --summary reads at a time. */
@@ -53,60 +54,54 @@ static int usage(FILE *f)
 	return f == stdout ? 0 : CMD_EXIT_USAGE;
 }
 
+/* report's own options (tree_cmd_args.own_opt). */
+static int report_opt(void *ctx, int argc, char **argv, int *i)
+{
+	struct rt_print_opts *p = ctx;
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "--sort") && *i + 1 < argc) {
+		if (rt_sort__parse(&p->sort, argv[++*i]))
+			return -EINVAL;
+	} else if (!strcmp(a, "--no-children")) {
+		p->children = false;
+	} else if (!strcmp(a, "--children")) {
+		p->children = true;
+	} else if (!strcmp(a, "-g") && *i + 1 < argc) {
+		a = argv[++*i];
+		if (!strcmp(a, "caller")) {
+			p->graph = RT_GRAPH_CALLER;
+		} else if (!strcmp(a, "callee")) {
+			p->graph = RT_GRAPH_CALLEE;
+		} else {
+			fprintf(stderr, "fxtprof: -g wants caller or "
+				"callee, not '%s'\n", a);
+			return -EINVAL;
+		}
+	} else if (!strcmp(a, "--percent-limit") && *i + 1 < argc) {
+		char *end;
+
+		p->percent_limit = strtod(argv[++*i], &end);
+		if (*end || !(p->percent_limit >= 0))
+			return -EINVAL;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static int parse_args(struct report_opts *o, int argc, char **argv)
 {
-	int i, ret;
+	const struct tree_cmd_args ta = {
+		.name = "report", .usage = usage,
+		.own_opt = report_opt, .ctx = &o->print,
+		.rt = &o->rt, .path = &o->path,
+	};
 
 	memset(o, 0, sizeof(*o));
-	o->rt.filter.parse_time = archive_time_spec__parse;
 	o->print.children = true;
 	rt_sort__parse(&o->print.sort, "comm,dso,sym");
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		ret = rt_opts__parse(&o->rt, argc, argv, &i);
-		if (ret < 0)
-			return CMD_EXIT_USAGE;
-		if (ret)
-			continue;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		} else if (!strcmp(a, "--sort") && i + 1 < argc) {
-			if (rt_sort__parse(&o->print.sort, argv[++i]))
-				return CMD_EXIT_USAGE;
-		} else if (!strcmp(a, "--no-children")) {
-			o->print.children = false;
-		} else if (!strcmp(a, "--children")) {
-			o->print.children = true;
-		} else if (!strcmp(a, "-g") && i + 1 < argc) {
-			a = argv[++i];
-			if (!strcmp(a, "caller"))
-				o->print.graph = RT_GRAPH_CALLER;
-			else if (!strcmp(a, "callee"))
-				o->print.graph = RT_GRAPH_CALLEE;
-			else {
-				fprintf(stderr, "fxtprof: -g wants caller or "
-					"callee, not '%s'\n", a);
-				return CMD_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--percent-limit") && i + 1 < argc) {
-			char *end;
-
-			o->print.percent_limit = strtod(argv[++i], &end);
-			if (*end || !(o->print.percent_limit >= 0))
-				return usage(stderr);
-		} else if (!o->path && (a[0] != '-' || !strcmp(a, "-"))) {
-			o->path = a;
-		} else {
-			fprintf(stderr, "fxtprof: report: unknown option or "
-				"extra argument '%s'\n", a);
-			return usage(stderr);
-		}
-	}
-	if (!o->path)
-		return usage(stderr);
-	return 0;
+	return tree_cmd__parse(&ta, argc, argv);
 }
 
 static int summary_usage(FILE *f)
@@ -233,8 +228,6 @@ static int summary_of_archive(int argc, char **argv)
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
-	struct archive_input ain;
-	const char *load;
 	struct rtree t;
 	int i, ret;
 
@@ -253,17 +246,8 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? CMD_EXIT_OK : ret;
-	/* An archive: only the chunks --time needs, through a pipe. */
-	load = o.path;
-	if (archive_input__open_profile(&ain, &load, &o.rt.filter.time) < 0)
+	if (tree_cmd__load(&t, o.path, &o.rt))
 		return CMD_EXIT_FAILED;
-	ret = rtree__load(&t, load, &o.rt);
-	if (archive_input__close(&ain) && !ret)
-		ret = reader_err(-EIO, "%s could not be read whole", o.path);
-	if (ret) {
-		rtree__free(&t);
-		return CMD_EXIT_FAILED;
-	}
 	ret = rtree__print_report(&t, &o.print, o.path, stdout);
 	if (ret)
 		reader_err(ret, "report");

@@ -18,23 +18,6 @@
 #include "sources.h"
 #include "source/bpf_source.h"
 
-/* The module's table: the number of entries, or -errno. */
-static int load_table(struct fxtprof_dev *dev, struct fxtprof_source *tab)
-{
-	unsigned int n, i;
-	int ret;
-
-	n = fxtprof_dev__info(dev)->nr_sources;
-	if (n > SOURCES_MAX)
-		n = SOURCES_MAX;
-	for (i = 0; i < n; i++) {
-		ret = fxtprof_dev__source(dev, i, &tab[i]);
-		if (ret)
-			return ret;
-	}
-	return (int)n;
-}
-
 int sources_resolve(const struct fxtprof_source *tab, int n, const char *who,
 		    const char *list, uint32_t *flags)
 {
@@ -144,7 +127,7 @@ int cmd_sources(int argc, char **argv)
 			   ret == -EBUSY ? " (a recording holds it)" : "");
 		status = CMD_EXIT_FAILED;
 	} else {
-		n = load_table(dev, tab);
+		n = fxtprof_dev__sources(dev, tab, SOURCES_MAX);
 		if (n < 0) {
 			reader_err(n, "module (%s): cannot read its data "
 				   "sources", device);

@@ -50,6 +50,35 @@ static void put_str(struct out *o, const struct fxt_str *s)
 	put(o, "\"");
 }
 
+/* Fuchsia's names of the argument types: "name(value)" in the dump. */
+static const char *const arg_type_names[] = {
+	[FXT_ARG_INT32] = "int32",	[FXT_ARG_UINT32] = "uint32",
+	[FXT_ARG_INT64] = "int64",	[FXT_ARG_UINT64] = "uint64",
+	[FXT_ARG_DOUBLE] = "double",	[FXT_ARG_STRING] = "string",
+	[FXT_ARG_POINTER] = "pointer",	[FXT_ARG_KOID] = "koid",
+	[FXT_ARG_BOOL] = "bool",	[FXT_ARG_BLOB] = "blob",
+};
+
+/* What stands between the parentheses: each type's own union member. */
+static void put_arg_value(struct out *o, const struct fxt_argv *a)
+{
+	switch (a->type) {
+	case FXT_ARG_INT32:	put(o, "%" PRId32, a->v.i32); break;
+	case FXT_ARG_UINT32:	put(o, "%" PRIu32, a->v.u32); break;
+	case FXT_ARG_INT64:	put(o, "%" PRId64, a->v.i64); break;
+	case FXT_ARG_UINT64:	put(o, "%" PRIu64, a->v.u64); break;
+	case FXT_ARG_DOUBLE:	put(o, "%.17g", a->v.dbl); break;
+	case FXT_ARG_STRING:	put_str(o, &a->v.str); break;
+	case FXT_ARG_POINTER:	put(o, "0x%" PRIx64, a->v.ptr); break;
+	case FXT_ARG_KOID:	put(o, "%" PRIu64, a->v.koid); break;
+	case FXT_ARG_BOOL:	put(o, "%s", a->v.b ? "true" : "false"); break;
+	case FXT_ARG_BLOB:
+		put(o, "%" PRIu32 " bytes", a->v.blob.len);
+		break;
+	default:		break;	/* put_args() named it unknown */
+	}
+}
+
 static void put_args(struct out *o, const struct fxt_record *rec)
 {
 	if (!rec->nargs)
@@ -57,49 +86,21 @@ static void put_args(struct out *o, const struct fxt_record *rec)
 	put(o, ", {");
 	for (unsigned int i = 0; i < rec->nargs; i++) {
 		const struct fxt_argv *a = &rec->args[i];
+		const char *type = a->type < sizeof(arg_type_names) /
+					     sizeof(arg_type_names[0]) ?
+				   arg_type_names[a->type] : NULL;
 
 		if (i)
 			put(o, ", ");
 		put(o, "%.*s: ", (int)a->name.len, a->name.data);
-		switch (a->type) {
-		case FXT_ARG_NULL:
+		if (a->type == FXT_ARG_NULL) {
 			put(o, "null");
-			break;
-		case FXT_ARG_INT32:
-			put(o, "int32(%" PRId32 ")", a->v.i32);
-			break;
-		case FXT_ARG_UINT32:
-			put(o, "uint32(%" PRIu32 ")", a->v.u32);
-			break;
-		case FXT_ARG_INT64:
-			put(o, "int64(%" PRId64 ")", a->v.i64);
-			break;
-		case FXT_ARG_UINT64:
-			put(o, "uint64(%" PRIu64 ")", a->v.u64);
-			break;
-		case FXT_ARG_DOUBLE:
-			put(o, "double(%.17g)", a->v.dbl);
-			break;
-		case FXT_ARG_STRING:
-			put(o, "string(");
-			put_str(o, &a->v.str);
+		} else if (type) {
+			put(o, "%s(", type);
+			put_arg_value(o, a);
 			put(o, ")");
-			break;
-		case FXT_ARG_POINTER:
-			put(o, "pointer(0x%" PRIx64 ")", a->v.ptr);
-			break;
-		case FXT_ARG_KOID:
-			put(o, "koid(%" PRIu64 ")", a->v.koid);
-			break;
-		case FXT_ARG_BOOL:
-			put(o, "bool(%s)", a->v.b ? "true" : "false");
-			break;
-		case FXT_ARG_BLOB:
-			put(o, "blob(%" PRIu32 " bytes)", a->v.blob.len);
-			break;
-		default:
+		} else {
 			put(o, "unknown(type %u, %u words)", a->type, a->size);
-			break;
 		}
 	}
 	put(o, "}");
@@ -201,6 +202,20 @@ static const char *thread_state_name(unsigned int state)
 	return state < 6 ? names[state] : "unknown";
 }
 
+/* The kernel object types fxtprof writes, or NULL. */
+static const char *kobj_type_name(unsigned int type)
+{
+	switch (type) {
+	case FXT_KOBJ_PROCESS:	return "process";
+	case FXT_KOBJ_THREAD:	return "thread";
+	case FXT_KOBJ_MAPPING:	return "mapping";
+	case FXT_KOBJ_KMOD:	return "kmod";
+	case FXT_KOBJ_KSYM:	return "ksym";
+	case FXT_KOBJ_CLOCK:	return "clock";
+	default:		return NULL;
+	}
+}
+
 static void put_large(struct out *o, const struct fxt_record *rec)
 {
 	if (rec->subtype != FXT_LARGE_BLOB ||
@@ -275,18 +290,8 @@ size_t fxt_record__format(const struct fxt_record *rec, char *buf, size_t cap)
 		else
 			put(&o, "KernelObject(koid: %" PRIu64 ", type: ",
 			    rec->kobj.koid);
-		if (rec->subtype == FXT_KOBJ_PROCESS)
-			put(&o, "process");
-		else if (rec->subtype == FXT_KOBJ_THREAD)
-			put(&o, "thread");
-		else if (rec->subtype == FXT_KOBJ_MAPPING)
-			put(&o, "mapping");
-		else if (rec->subtype == FXT_KOBJ_KMOD)
-			put(&o, "kmod");
-		else if (rec->subtype == FXT_KOBJ_KSYM)
-			put(&o, "ksym");
-		else if (rec->subtype == FXT_KOBJ_CLOCK)
-			put(&o, "clock");
+		if (kobj_type_name(rec->subtype))
+			put(&o, "%s", kobj_type_name(rec->subtype));
 		else
 			put(&o, "%u", rec->subtype);
 		put(&o, ", name: ");

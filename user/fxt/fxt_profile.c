@@ -13,50 +13,6 @@ _Static_assert(FXTPROF_MODE_KERNEL == 1 && FXTPROF_MODE_USER == 2 &&
 	       FXTPROF_MODE_IDLE == 3 && FXT_PROFILE_NR_MODES == 4,
 	       "the mode names go by FXTPROF_MODE_*");
 
-const struct fxt_argv *fxt_record__arg(const struct fxt_record *rec,
-				       const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < rec->nargs; i++)
-		if (fxt_str__is(&rec->args[i].name, name))
-			return &rec->args[i];
-	return NULL;
-}
-
-bool fxt_record__arg_uint(const struct fxt_record *rec, const char *name,
-			  uint64_t *v)
-{
-	const struct fxt_argv *a = fxt_record__arg(rec, name);
-
-	if (!a)
-		return false;
-	switch (a->type) {
-	case FXT_ARG_INT32:
-		*v = (uint64_t)(int64_t)a->v.i32;
-		return true;
-	case FXT_ARG_UINT32:
-		*v = a->v.u32;
-		return true;
-	case FXT_ARG_INT64:
-		*v = (uint64_t)a->v.i64;
-		return true;
-	case FXT_ARG_UINT64:
-		*v = a->v.u64;
-		return true;
-	case FXT_ARG_POINTER:
-		*v = a->v.ptr;
-		return true;
-	case FXT_ARG_KOID:
-		*v = a->v.koid;
-		return true;
-	case FXT_ARG_BOOL:
-		*v = a->v.b;
-		return true;
-	}
-	return false;
-}
-
 uint64_t fxt_record__arg_uint_or0(const struct fxt_record *rec,
 				  const char *name)
 {
@@ -64,17 +20,6 @@ uint64_t fxt_record__arg_uint_or0(const struct fxt_record *rec,
 
 	fxt_record__arg_uint(rec, name, &v);
 	return v;
-}
-
-bool fxt_record__arg_str(const struct fxt_record *rec, const char *name,
-			 struct fxt_str *s)
-{
-	const struct fxt_argv *a = fxt_record__arg(rec, name);
-
-	if (!a || a->type != FXT_ARG_STRING)
-		return false;
-	*s = a->v.str;
-	return true;
 }
 
 bool fxt_record__is_event(const struct fxt_record *rec, const char *cat,

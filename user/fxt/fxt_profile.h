@@ -3,8 +3,9 @@
  * fxt_profile.h - fxtprof's vocabulary on top of FXT: every category,
  * event and argument name fxtprof writes, the shape of a sample as the
  * encoder writes it (user/encode/fxt_encoder.c), the annotations', and the
- * readers that find them in a decoded record (fxt_profile.c).  Writers
- * and readers take the names from here, so that a rename is one edit.
+ * readers that find them in a decoded record (below and fxt_profile.c).
+ * Writers and readers take the names from here, so that a rename is one
+ * edit.
  * Documentation/fxt-mapping.md is the reference.
  *
  * Events (category / name: arguments):
@@ -201,22 +202,75 @@ static inline bool fxt_str__is(const struct fxt_str *s, const char *lit)
 	return s->len == n && !memcmp(s->data, lit, n);
 }
 
+/*
+ * The argument readers are inline: loaders call them per record with
+ * literal names, whose comparisons then compile to a few instructions.
+ */
+
 /* @rec's argument named @name, NULL if it has none. */
-const struct fxt_argv *fxt_record__arg(const struct fxt_record *rec,
-				       const char *name);
+static inline const struct fxt_argv *
+fxt_record__arg(const struct fxt_record *rec, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < rec->nargs; i++)
+		if (fxt_str__is(&rec->args[i].name, name))
+			return &rec->args[i];
+	return NULL;
+}
+
 /*
  * @rec's integer argument @name in *@v: any of the integer types (signed
  * ones sign-extended), a koid, a pointer or a bool.  false, *@v
  * untouched, if it is absent or of another type.
  */
-bool fxt_record__arg_uint(const struct fxt_record *rec, const char *name,
-			  uint64_t *v);
+static inline bool fxt_record__arg_uint(const struct fxt_record *rec,
+					const char *name, uint64_t *v)
+{
+	const struct fxt_argv *a = fxt_record__arg(rec, name);
+
+	if (!a)
+		return false;
+	switch (a->type) {
+	case FXT_ARG_INT32:
+		*v = (uint64_t)(int64_t)a->v.i32;
+		return true;
+	case FXT_ARG_UINT32:
+		*v = a->v.u32;
+		return true;
+	case FXT_ARG_INT64:
+		*v = (uint64_t)a->v.i64;
+		return true;
+	case FXT_ARG_UINT64:
+		*v = a->v.u64;
+		return true;
+	case FXT_ARG_POINTER:
+		*v = a->v.ptr;
+		return true;
+	case FXT_ARG_KOID:
+		*v = a->v.koid;
+		return true;
+	case FXT_ARG_BOOL:
+		*v = a->v.b;
+		return true;
+	}
+	return false;
+}
+
 /* The same, 0 when absent. */
 uint64_t fxt_record__arg_uint_or0(const struct fxt_record *rec,
 				  const char *name);
 /* @rec's string argument @name in *@s: false if absent or not a string. */
-bool fxt_record__arg_str(const struct fxt_record *rec, const char *name,
-			 struct fxt_str *s);
+static inline bool fxt_record__arg_str(const struct fxt_record *rec,
+				       const char *name, struct fxt_str *s)
+{
+	const struct fxt_argv *a = fxt_record__arg(rec, name);
+
+	if (!a || a->type != FXT_ARG_STRING)
+		return false;
+	*s = a->v.str;
+	return true;
+}
 /* Whether @rec is an event of category @cat and name @name. */
 bool fxt_record__is_event(const struct fxt_record *rec, const char *cat,
 			  const char *name);

@@ -247,24 +247,35 @@ static int semantic(struct fxt_reader *r, struct fxt_record *rec,
 	return -EPROTO;
 }
 
+/*
+ * The cursor helpers below run for every field of every record: their
+ * checks are inline, and what they do on bad input (format a message)
+ * is out of line, so that the common path stays a few instructions.
+ */
+static __attribute__((noinline, cold)) int
+overrun(struct fxt_reader *r, struct fxt_record *rec, const struct cursor *c,
+	uint64_t k, const char *what)
+{
+	return fail(r, rec->offset + (uint64_t)(c->w - rec->words) * 8,
+		    "record-overrun",
+		    "%s needs %" PRIu64 " words but only %u of %u are left",
+		    what, k, c->n - c->pos, c->n);
+}
+
 /* Take k words from the cursor, or fail with "record-overrun". */
-static int take(struct fxt_reader *r, struct fxt_record *rec,
-		struct cursor *c, uint64_t k, const char *what,
-		const uint64_t **out)
+static inline int take(struct fxt_reader *r, struct fxt_record *rec,
+		       struct cursor *c, uint64_t k, const char *what,
+		       const uint64_t **out)
 {
 	*out = c->w + c->pos;	/* never read on failure; quiets -Wmaybe-uninit */
 	if (k > c->n - c->pos)
-		return fail(r, rec->offset + (uint64_t)(c->w - rec->words) * 8,
-			    "record-overrun",
-			    "%s needs %" PRIu64 " words but only %u of %u are left",
-			    what, k, c->n - c->pos, c->n);
-	*out = c->w + c->pos;
+		return overrun(r, rec, c, k, what);
 	c->pos += (uint32_t)k;
 	return 0;
 }
 
-static int take_word(struct fxt_reader *r, struct fxt_record *rec,
-		     struct cursor *c, const char *what, uint64_t *v)
+static inline int take_word(struct fxt_reader *r, struct fxt_record *rec,
+			    struct cursor *c, const char *what, uint64_t *v)
 {
 	const uint64_t *p;
 	int err = take(r, rec, c, 1, what, &p);
@@ -279,51 +290,65 @@ static struct provider *cur_provider(struct fxt_reader *r)
 	return r->cur;
 }
 
-/* Resolve a string ref; inline bytes come from the cursor. */
-static int read_str(struct fxt_reader *r, struct fxt_record *rec,
-		    struct cursor *c, uint16_t ref, const char *what,
-		    struct fxt_str *out)
+/* An inline string of read_str(): its bytes come from the cursor. */
+static int read_inline_str(struct fxt_reader *r, struct fxt_record *rec,
+			   struct cursor *c, uint16_t ref, const char *what,
+			   struct fxt_str *out)
 {
-	struct str_slot *slot;
-	struct provider *p;
+	uint32_t len = ref & 0x7fffu;
 	const uint64_t *w;
 	int err;
+
+	if (len > FXT_MAX_STRING_LEN)
+		return fail(r, rec->offset, "string-too-long",
+			    "inline %s is %u bytes, limit %u", what, len,
+			    FXT_MAX_STRING_LEN);
+	err = take(r, rec, c, FXT_WORDS(len), what, &w);
+	if (err)
+		return err;
+	out->data = (const char *)w;
+	out->len = len;
+	if (!fxt_utf8_valid(out->data, len))
+		return semantic(r, rec, "string-utf8",
+				"inline %s is not valid UTF-8", what);
+	return 0;
+}
+
+static __attribute__((noinline, cold)) int
+unknown_str(struct fxt_reader *r, struct fxt_record *rec, uint16_t ref,
+	    const char *what)
+{
+	return semantic(r, rec, "string-ref-unknown",
+			"%s refers to string index %u, not registered", what,
+			ref);
+}
+
+/* Resolve a string ref: empty, inline, or an index of the table. */
+static inline int read_str(struct fxt_reader *r, struct fxt_record *rec,
+			   struct cursor *c, uint16_t ref, const char *what,
+			   struct fxt_str *out)
+{
+	struct provider *p = cur_provider(r);
+	struct str_slot *slot;
 
 	out->ref = ref;
 	out->data = "";
 	out->len = 0;
 	if (ref == 0)
 		return 0;
-	if (ref & 0x8000u) {
-		uint32_t len = ref & 0x7fffu;
-
-		if (len > FXT_MAX_STRING_LEN)
-			return fail(r, rec->offset, "string-too-long",
-				    "inline %s is %u bytes, limit %u", what,
-				    len, FXT_MAX_STRING_LEN);
-		err = take(r, rec, c, FXT_WORDS(len), what, &w);
-		if (err)
-			return err;
-		out->data = (const char *)w;
-		out->len = len;
-		if (!fxt_utf8_valid(out->data, len))
-			return semantic(r, rec, "string-utf8",
-					"inline %s is not valid UTF-8", what);
-		return 0;
-	}
-	p = cur_provider(r);
+	if (ref & 0x8000u)
+		return read_inline_str(r, rec, c, ref, what, out);
 	slot = p ? str_slot(p, ref, false) : NULL;
 	if (!slot || !slot->set)
-		return semantic(r, rec, "string-ref-unknown",
-				"%s refers to string index %u, not registered",
-				what, ref);
+		return unknown_str(r, rec, ref, what);
 	out->data = slot->s ? slot->s : "";
 	out->len = slot->len;
 	return 0;
 }
 
-static int read_thread(struct fxt_reader *r, struct fxt_record *rec,
-		       struct cursor *c, uint8_t ref, struct fxt_thr *out)
+static inline int read_thread(struct fxt_reader *r, struct fxt_record *rec,
+			      struct cursor *c, uint8_t ref,
+			      struct fxt_thr *out)
 {
 	struct provider *p = cur_provider(r);
 	const uint64_t *w;

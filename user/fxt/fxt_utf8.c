@@ -72,6 +72,10 @@ bool fxt_utf8_valid(const char *str, size_t len)
 		}
 		if (i >= len)
 			break;
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
 		n = utf8_seq(s + i, len - i, &bad);
 		if (!n)
 			return false;

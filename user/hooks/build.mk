@@ -15,7 +15,8 @@
 # archives are not PIC.  The sink brings the archive part (a standalone
 # file:///x.fxtz is an archive, as for `fxtprof record`).
 
-HOOKS_SRCS := user/hooks/hooks.c user/hooks/hooks_thread.c \
+HOOKS_SRCS := user/hooks/hooks.c user/hooks/hooks_state.c \
+	      user/hooks/hooks_thread.c \
 	      user/hooks/name_stack.c user/hooks/section_table.c \
 	      user/hooks/thread_ring.c user/hooks/out_device.c \
 	      user/hooks/out_standalone.c user/hooks/kokkos.c

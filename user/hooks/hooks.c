@@ -16,7 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fxtprof_hooks.h"
 #include "hooks_internal.h"
+#include "hooks_out.h"
+#include "hooks_state.h"
+#include "hooks_thread.h"
 #include "section_table.h"
 
 _Static_assert(FXTPROF_HOOKS_NAME_MAX == FXTPROF_ANNOTATION_NAME_MAX,
@@ -24,10 +28,6 @@ _Static_assert(FXTPROF_HOOKS_NAME_MAX == FXTPROF_ANNOTATION_NAME_MAX,
 
 /* A Kokkos kernel id whose name could not be kept: its end is absorbed. */
 #define KERNEL_UNTRACKED	(1ull << 63)
-
-struct hooks_counters hooks_count;
-_Atomic int hooks_state = HOOKS_UNINIT;
-enum hooks_mode hooks_mode;
 
 static pthread_mutex_t life_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct section_table sections;
@@ -38,7 +38,8 @@ uint64_t fxtprof_interface_version(void)
 	return FXTPROF_HOOKS_INTERFACE_VERSION;
 }
 
-uint16_t hooks_name(const char **name)
+/* @name clipped (on a UTF-8 boundary) and counted; NULL/"" become "?". */
+static uint16_t hooks_name(const char **name)
 {
 	const char *n = *name;
 	size_t len;
@@ -112,6 +113,7 @@ int fxtprof_initialize(const char *uri)
 	} else if (has_prefix(uri, "file://") || has_prefix(uri, "tcp://") ||
 		   has_prefix(uri, "unix://")) {
 		hooks_mode = HOOKS_STANDALONE;
+		hooks_thread__set_ops(&out_standalone_thread_ops);
 		ret = out_standalone__open(uri);
 	} else {
 		fprintf(stderr, "fxtprof-hooks: unknown destination '%s': use fxtprof:, file:///PATH, tcp://HOST:PORT or unix:///PATH\n",

@@ -13,10 +13,17 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "hooks_internal.h"
+#include "hooks_thread.h"
 
 static __thread struct hooks_thread *hooks_self;
 static pthread_key_t hooks_key;
+/* The output's: set before any thread annotates, never changed after. */
+static const struct hooks_thread_ops *thread_ops;
+
+void hooks_thread__set_ops(const struct hooks_thread_ops *ops)
+{
+	thread_ops = ops;
+}
 
 void hooks_thread__put(struct hooks_thread *t)
 {
@@ -33,8 +40,8 @@ static void thread_exit(void *p)
 	struct hooks_thread *t = p;
 
 	/* Its last records are drained after this: its last name with them. */
-	if (hooks_mode == HOOKS_STANDALONE)
-		out_standalone__check_comm(t);
+	if (thread_ops)
+		thread_ops->check_comm(t);
 	hooks_self = NULL;
 	atomic_store_explicit(&t->exited, true, memory_order_release);
 	hooks_thread__put(t);
@@ -42,8 +49,8 @@ static void thread_exit(void *p)
 
 void hooks_thread__check_comm(void)
 {
-	if (hooks_self && hooks_mode == HOOKS_STANDALONE)
-		out_standalone__check_comm(hooks_self);
+	if (hooks_self && thread_ops)
+		thread_ops->check_comm(hooks_self);
 }
 
 int hooks_thread__setup(void)
@@ -69,7 +76,7 @@ struct hooks_thread *hooks_thread__self(void)
 	}
 	hooks_self = t;
 	/* A thread without a ring still keeps its stacks: ends stay right. */
-	if (hooks_mode == HOOKS_STANDALONE)
-		t->ring_ok = !out_standalone__add_thread(t);
+	if (thread_ops)
+		t->ring_ok = !thread_ops->add(t);
 	return t;
 }

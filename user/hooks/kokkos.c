@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fxtprof_hooks.h"
 #include "hooks_internal.h"
 
 /* Kokkos_Profiling_KokkosPDeviceInfo */

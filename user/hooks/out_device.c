@@ -16,7 +16,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "hooks_internal.h"
+#include "hooks_out.h"
+#include "hooks_state.h"
 
 static _Atomic int device_fd = -1;
 

@@ -50,7 +50,9 @@
 #include "transport/clock.h"
 #include "transport/evloop.h"
 
-#include "hooks_internal.h"
+#include "hooks_out.h"
+#include "hooks_state.h"
+#include "hooks_thread.h"
 
 #define RING_SIZE_DEFAULT	(256u << 10)	/* per thread */
 #define LINGER_MS_DEFAULT	2000
@@ -136,7 +138,8 @@ static void snapshot_fill(struct fxtprof_snapshot *s, uint32_t tid,
 	memcpy(s->process_comm, sa.process_comm, FXTPROF_COMM_LEN);
 }
 
-int out_standalone__add_thread(struct hooks_thread *t)
+/* A new thread's ring: joins the writer's list.  0 or -errno. */
+static int out_standalone__add_thread(struct hooks_thread *t)
 {
 	struct fxtprof_snapshot *s;
 	char comm[FXTPROF_COMM_LEN] = "";
@@ -214,7 +217,7 @@ static void check_comm(struct hooks_thread *t, uint64_t now)
 	memcpy(t->comm, comm, sizeof(t->comm));
 }
 
-void out_standalone__check_comm(struct hooks_thread *t)
+static void out_standalone__check_comm(struct hooks_thread *t)
 {
 	if (t->ring_ok && (!t->lost_records || report_lost(t)))
 		check_comm(t, clock_ns(CLOCK_BOOTTIME));
@@ -486,3 +489,8 @@ int out_standalone__close(void)
 	}
 	return sa.result;
 }
+
+const struct hooks_thread_ops out_standalone_thread_ops = {
+	.add = out_standalone__add_thread,
+	.check_comm = out_standalone__check_comm,
+};

@@ -373,6 +373,22 @@ int fxtprof_dev__source(struct fxtprof_dev *dev, __u32 index,
 	return 0;
 }
 
+int fxtprof_dev__sources(struct fxtprof_dev *dev, struct fxtprof_source *tab,
+			 unsigned int max)
+{
+	unsigned int n = dev->info.nr_sources, i;
+	int ret;
+
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++) {
+		ret = fxtprof_dev__source(dev, i, &tab[i]);
+		if (ret)
+			return ret;
+	}
+	return (int)n;
+}
+
 unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev)
 {
 	return dev->nr_rings;

@@ -194,12 +194,23 @@ static void strpool_free(struct strpool *sp)
 
 /* ---- the model ------------------------------------------------------ */
 
+/* The array of them is the largest of a profile: it stays this small. */
 struct sample_ent {
 	struct profile_sample s;
 	uint64_t seq;			/* file position: ties keep file order */
-	size_t frames_off;
-	uint32_t nr_frames;
 };
+
+/*
+ * The distinct stacks, in chunks that never move, so that a sample
+ * points at its stack from the time it is read.
+ */
+struct frame_chunk {
+	struct frame_chunk *prev;
+	size_t n, cap;			/* words */
+	uint64_t w[];
+};
+
+#define FRAME_CHUNK_WORDS	(1u << 16)
 
 /* A name a thread (or process) took, from (t, seq) on. */
 struct name_ent {
@@ -222,7 +233,8 @@ struct fork_ent {
 	uint64_t ts;
 };
 
-struct exec_ent {
+/* An exec of pid, or a change to the mappings pid sees (epochs[]). */
+struct pid_event {
 	uint32_t pid;
 	uint64_t ts;
 };
@@ -237,8 +249,7 @@ struct profile {
 	struct strpool strs;
 	struct sample_ent *samples;
 	size_t nr_samples, cap_samples;
-	uint64_t *frames;		/* each distinct stack once */
-	size_t nr_frames, cap_frames;
+	struct frame_chunk *frames;	/* each distinct stack once; newest */
 	uint64_t frames_total;		/* of all samples */
 
 	struct name_ent *tnames, *pnames;
@@ -257,8 +268,10 @@ struct profile {
 
 	struct fork_ent *forks;
 	size_t nr_forks, cap_forks;
-	struct exec_ent *execs;
+	struct pid_event *execs;
 	size_t nr_execs, cap_execs;
+	struct pid_event *epochs;	/* sorted; see index_epochs() */
+	size_t nr_epochs;
 
 	struct profile_kmod *kmods;
 	size_t nr_kmods, cap_kmods;
@@ -280,7 +293,9 @@ struct loader {
 	struct profile_error *err;
 	uint64_t seq;
 	size_t last_sample;		/* index + 1 of the newest sample */
-	struct hmap stacks;		/* frames_off -> nr_frames, by hash */
+	uint16_t kframes;		/* its kframes argument, 0 if none */
+	bool unsorted;			/* a sample before its predecessor */
+	struct hmap stacks;		/* stack (a pointer) -> frames, by hash */
 };
 
 static int fail(struct loader *ld, uint64_t off, int errnum,
@@ -490,8 +505,9 @@ static int on_sample(struct loader *ld, const struct fxt_record *rec)
 	e->s.tid = (uint32_t)rec->thread.tid;
 	if (fxt_record__arg_uint(rec, FXT_PROFILE_ARG_CPU, &v))
 		e->s.cpu = (uint16_t)v;
+	ld->kframes = 0;
 	if (fxt_record__arg_uint(rec, FXT_PROFILE_ARG_KFRAMES, &v))
-		e->s.nr_kernel = v > 0xffff ? 0xffff : (uint16_t)v;
+		ld->kframes = v > 0xffff ? 0xffff : (uint16_t)v;
 	if (fxt_record__arg_str(rec, FXT_PROFILE_ARG_MODE, &mode)) {
 		if (fxt_str__is(&mode, FXT_PROFILE_MODE_KERNEL))
 			e->s.mode = FXTPROF_MODE_KERNEL;
@@ -502,12 +518,13 @@ static int on_sample(struct loader *ld, const struct fxt_record *rec)
 	}
 	e->seq = ld->seq;
 	ld->last_sample = p->nr_samples;
+	if (p->nr_samples > 1 && e->s.ts < e[-1].s.ts)
+		ld->unsorted = true;
 	return 0;
 }
 
 struct stack_key {
-	const uint64_t *frames;		/* the profile's */
-	const uint64_t *ips;		/* the new stack */
+	const uint64_t *ips;
 	uint32_t n;
 };
 
@@ -516,33 +533,84 @@ static bool stack_eq(const void *ctx, const struct hmap_slot *s)
 	const struct stack_key *k = ctx;
 
 	return s->val == k->n &&
-	       !memcmp(k->frames + s->key, k->ips, k->n * sizeof(*k->ips));
+	       !memcmp((const uint64_t *)(uintptr_t)s->key, k->ips,
+		       k->n * sizeof(*k->ips));
 }
 
 /*
- * The stack just appended at p->frames + p->nr_frames becomes e's: kept
- * if new, else e shares the first copy.  Samples repeat few stacks (a
- * loop's), so this keeps the frames array, and what later walks it, to
- * the distinct stacks.
+ * Every sample's stack is hashed: two multiply chains over alternate
+ * frames, so that one multiplication's latency overlaps the other's,
+ * then hmap_hash_u64() to spread what the products leave in their high
+ * bits.
  */
-static int intern_stack(struct loader *ld, struct sample_ent *e)
+static uint64_t stack_hash(const uint64_t *ips, uint32_t n)
+{
+	uint64_t a = n, b = 0;
+	uint32_t i;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		a = (a + ips[i]) * 0x9e3779b97f4a7c15ull;
+		b = (b + ips[i + 1]) * 0xbf58476d1ce4e5b9ull;
+	}
+	if (i < n)
+		a = (a + ips[i]) * 0x9e3779b97f4a7c15ull;
+	return hmap_hash_u64(a ^ (b >> 32 | b << 32));
+}
+
+/* Room for n more frames in the newest chunk: where they go, or NULL. */
+static uint64_t *frames_room(struct profile *p, size_t n)
+{
+	struct frame_chunk *c = p->frames;
+
+	if (c && c->cap - c->n >= n)
+		return c->w + c->n;
+	c = malloc(sizeof(*c) + (n > FRAME_CHUNK_WORDS ? n : FRAME_CHUNK_WORDS) *
+		   sizeof(c->w[0]));
+	if (!c)
+		return NULL;
+	c->prev = p->frames;
+	c->n = 0;
+	c->cap = n > FRAME_CHUNK_WORDS ? n : FRAME_CHUNK_WORDS;
+	p->frames = c;
+	return c->w;
+}
+
+/*
+ * The stack just written at frames_room(), n frames, becomes e's: kept
+ * if new, else e shares the first copy.  Samples repeat few stacks (a
+ * loop's), so this keeps the frames, and what later walks them, to the
+ * distinct stacks.
+ */
+static int intern_stack(struct loader *ld, struct sample_ent *e,
+			const uint64_t *ips, uint32_t n)
 {
 	struct profile *p = ld->p;
-	struct stack_key k = {
-		.frames = p->frames,
-		.ips = p->frames + p->nr_frames,
-		.n = e->nr_frames,
-	};
-	uint64_t hash = hmap_hash_bytes(k.ips, k.n * sizeof(*k.ips), k.n);
+	struct stack_key k = { .ips = ips, .n = n };
+	uint64_t hash = stack_hash(ips, n);
 	struct hmap_slot *hit = hmap__find(&ld->stacks, hash, stack_eq, &k);
 
 	if (hit) {
-		e->frames_off = hit->key;
+		e->s.ips = (const uint64_t *)(uintptr_t)hit->key;
 		return 0;
 	}
-	e->frames_off = p->nr_frames;
-	p->nr_frames += k.n;
-	return hmap__add(&ld->stacks, hash, e->frames_off, k.n, NULL);
+	e->s.ips = ips;
+	p->frames->n += n;
+	return hmap__add(&ld->stacks, hash, (uintptr_t)ips, n, NULL);
+}
+
+/*
+ * How many of the n frames at ips are the kernel's: the kframes
+ * argument, or without it the addresses tell.
+ */
+static uint16_t kernel_frames(const uint64_t *ips, unsigned int n,
+			      unsigned int kframes)
+{
+	unsigned int k = kframes;
+
+	if (k > n || (!k && ips[0] >= KERNEL_MIN))
+		for (k = 0; k < n && ips[k] >= KERNEL_MIN; k++)
+			;
+	return (uint16_t)k;
 }
 
 static int on_stack(struct loader *ld, const struct fxt_record *rec)
@@ -551,32 +619,33 @@ static int on_stack(struct loader *ld, const struct fxt_record *rec)
 	struct sample_ent *e;
 	uint64_t n = rec->large.len / 8, i;
 	const unsigned char *d = rec->large.data;
+	uint64_t *ips;
 
 	if (!ld->last_sample)
 		return 0;
 	e = &p->samples[ld->last_sample - 1];
 	/* A blob that does not follow its sample event stands alone: skip. */
-	if (e->nr_frames || e->s.pid != rec->thread.pid ||
-	    e->s.tid != rec->thread.tid || e->s.ts != to_ns(ld, rec->ts) ||
-	    !n)
+	if (e->s.pid != rec->thread.pid || e->s.tid != rec->thread.tid ||
+	    e->s.ts != to_ns(ld, rec->ts) || !n)
 		return 0;
 	if (n > UINT16_MAX)
 		return fail(ld, rec->offset, EPROTO,
 			    "stack of %" PRIu64 " frames, more than %u", n,
 			    UINT16_MAX);
-	if (array_grow((void **)&p->frames, &p->cap_frames, p->nr_frames + n,
-		 sizeof(*p->frames)))
+	ips = frames_room(p, n);
+	if (!ips)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		uint64_t w;
 
 		memcpy(&w, d + 8 * i, 8);	/* the FXT stream is LE */
-		p->frames[p->nr_frames + i] = le64toh(w);
+		ips[i] = le64toh(w);
 	}
-	e->nr_frames = (uint32_t)n;
+	e->s.nr_kernel = kernel_frames(ips, n, ld->kframes);
+	e->s.nr_user = (uint16_t)(n - e->s.nr_kernel);
 	p->frames_total += n;
 	ld->last_sample = 0;
-	return intern_stack(ld, e);
+	return intern_stack(ld, e, ips, n);
 }
 
 static int on_task(struct loader *ld, const struct fxt_record *rec)
@@ -588,7 +657,7 @@ static int on_task(struct loader *ld, const struct fxt_record *rec)
 	int ret;
 
 	if (fxt_str__is(n, FXT_PROFILE_EV_EXEC)) {
-		struct exec_ent *x = VEC_PUSH(p->execs, p->nr_execs,
+		struct pid_event *x = VEC_PUSH(p->execs, p->nr_execs,
 					      p->cap_execs);
 
 		if (!x)
@@ -927,9 +996,9 @@ static int cmp_fork(const void *a, const void *b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-static int cmp_exec(const void *a, const void *b)
+static int cmp_pid_event(const void *a, const void *b)
 {
-	const struct exec_ent *x = a, *y = b;
+	const struct pid_event *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -962,6 +1031,38 @@ static int index_mappings(struct profile *p)
 	return 0;
 }
 
+/*
+ * What profile__find_mapping() answers for (pid, ts) depends on the
+ * mappings pid got at or before ts, the fork that made it and whether it
+ * exec'd since: the times of those events, by pid, are where its epochs
+ * begin.  Those at time 0 begin none: they hold for every sample.
+ */
+static int index_epochs(struct profile *p)
+{
+	size_t i, n = 0;
+
+	p->epochs = malloc((p->nr_maps + p->nr_forks + p->nr_execs + 1) *
+			   sizeof(*p->epochs));
+	if (!p->epochs)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_maps; i++)
+		if (p->maps[i].time)
+			p->epochs[n++] = (struct pid_event){
+				.pid = p->maps[i].pid, .ts = p->maps[i].time,
+			};
+	for (i = 0; i < p->nr_forks; i++)
+		if (p->forks[i].ts)
+			p->epochs[n++] = (struct pid_event){
+				.pid = p->forks[i].child, .ts = p->forks[i].ts,
+			};
+	for (i = 0; i < p->nr_execs; i++)
+		if (p->execs[i].ts)
+			p->epochs[n++] = p->execs[i];
+	array_sort(p->epochs, n, sizeof(*p->epochs), cmp_pid_event);
+	p->nr_epochs = n;
+	return 0;
+}
+
 /* Kernel objects are replayed at each segment: keep one of each. */
 static void dedup_kernel(struct profile *p)
 {
@@ -981,51 +1082,46 @@ static void dedup_kernel(struct profile *p)
 	p->nr_ksyms = n;
 }
 
-static int name_samples(struct profile *p)
+/* The thread and process names of e at its time. */
+static int name_sample(struct profile *p, struct sample_ent *e)
 {
-	size_t i;
+	struct profile_sample *s = &e->s;
+	const char *t, *pr;
 
-	for (i = 0; i < p->nr_samples; i++) {
-		struct sample_ent *e = &p->samples[i];
-		struct profile_sample *s = &e->s;
-		const char *t, *pr;
+	if (!s->pid && !s->tid) {
+		unsigned int cpu = s->cpu;
+		char buf[32];
 
-		if (!s->pid && !s->tid) {
-			unsigned int cpu = s->cpu;
-			char buf[32];
-
-			if (cpu < 256 && p->swapper[cpu]) {
-				s->comm = p->swapper[cpu];
-			} else {
-				snprintf(buf, sizeof(buf), "swapper/%u", cpu);
-				s->comm = strpool_add(&p->strs, buf, strlen(buf));
-				if (!s->comm)
-					return -ENOMEM;
-				if (cpu < 256)
-					p->swapper[cpu] = s->comm;
-			}
-			s->process = s->comm;
-			continue;
-		}
-		t = name_at(p->tnames, &p->tname_idx, s->tid, s->ts, e->seq);
-		pr = name_at(p->pnames, &p->pname_idx, s->pid, s->ts, e->seq);
-		if (!pr)
-			pr = name_at(p->tnames, &p->tname_idx, s->pid, s->ts,
-				     e->seq);
-		if (!t)
-			t = pr;
-		if (!t) {
-			char buf[32];
-
-			/* As perf calls a thread it has no name for. */
-			snprintf(buf, sizeof(buf), ":%u", s->tid);
-			t = strpool_add(&p->strs, buf, strlen(buf));
-			if (!t)
+		if (cpu < 256 && p->swapper[cpu]) {
+			s->comm = p->swapper[cpu];
+		} else {
+			snprintf(buf, sizeof(buf), "swapper/%u", cpu);
+			s->comm = strpool_add(&p->strs, buf, strlen(buf));
+			if (!s->comm)
 				return -ENOMEM;
+			if (cpu < 256)
+				p->swapper[cpu] = s->comm;
 		}
-		s->comm = t;
-		s->process = pr ? pr : t;
+		s->process = s->comm;
+		return 0;
 	}
+	t = name_at(p->tnames, &p->tname_idx, s->tid, s->ts, e->seq);
+	pr = name_at(p->pnames, &p->pname_idx, s->pid, s->ts, e->seq);
+	if (!pr)
+		pr = name_at(p->tnames, &p->tname_idx, s->pid, s->ts, e->seq);
+	if (!t)
+		t = pr;
+	if (!t) {
+		char buf[32];
+
+		/* As perf calls a thread it has no name for. */
+		snprintf(buf, sizeof(buf), ":%u", s->tid);
+		t = strpool_add(&p->strs, buf, strlen(buf));
+		if (!t)
+			return -ENOMEM;
+	}
+	s->comm = t;
+	s->process = pr ? pr : t;
 	return 0;
 }
 
@@ -1036,44 +1132,24 @@ static int profile_finish(struct loader *ld)
 	size_t i;
 	int ret;
 
-	for (i = 0; i < p->nr_samples; i++) {
-		struct sample_ent *e = &p->samples[i];
-		unsigned int k = e->s.nr_kernel;
-
-		if (!e->nr_frames) {
-			e->s.nr_kernel = e->s.nr_user = 0;
-			continue;
-		}
-		/* No kframes argument: the addresses tell. */
-		if (k > e->nr_frames || (!k && p->frames[e->frames_off] >= KERNEL_MIN)) {
-			for (k = 0; k < e->nr_frames &&
-			     p->frames[e->frames_off + k] >= KERNEL_MIN; k++)
-				;
-		}
-		e->s.nr_kernel = (uint16_t)k;
-		e->s.nr_user = (uint16_t)(e->nr_frames - k);
-	}
 	/* Often sorted already (one CPU, or a sorted source): then skip it. */
-	for (i = 1; i < p->nr_samples; i++)
-		if (cmp_sample(&p->samples[i - 1], &p->samples[i]) > 0)
-			break;
-	if (i < p->nr_samples)
+	if (ld->unsorted)
 		array_sort(p->samples, p->nr_samples, sizeof(*p->samples),
-			 cmp_sample);
-	for (i = 0; i < p->nr_samples; i++)
-		p->samples[i].s.ips = p->frames ? p->frames +
-				      p->samples[i].frames_off : NULL;
+			   cmp_sample);
 	ret = index_names(p->tnames, p->nr_tnames, &p->tname_idx);
 	if (!ret)
 		ret = index_names(p->pnames, p->nr_pnames, &p->pname_idx);
-	if (!ret)
-		ret = name_samples(p);
+	for (i = 0; !ret && i < p->nr_samples; i++)
+		ret = name_sample(p, &p->samples[i]);
 	if (!ret)
 		ret = index_mappings(p);
 	if (ret)
 		return ret;
 	array_sort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
-	array_sort(p->execs, p->nr_execs, sizeof(*p->execs), cmp_exec);
+	array_sort(p->execs, p->nr_execs, sizeof(*p->execs), cmp_pid_event);
+	ret = index_epochs(p);
+	if (ret)
+		return ret;
 	dedup_kernel(p);
 	ss.first = p->nr_samples ? &p->samples[0].s : NULL;
 	ss.stride = sizeof(*p->samples);
@@ -1215,7 +1291,12 @@ void profile__free(struct profile *p)
 		return;
 	strpool_free(&p->strs);
 	free(p->samples);
-	free(p->frames);
+	while (p->frames) {
+		struct frame_chunk *c = p->frames;
+
+		p->frames = c->prev;
+		free(c);
+	}
 	free(p->tnames);
 	free(p->pnames);
 	u64map_free(&p->tclock);
@@ -1229,6 +1310,7 @@ void profile__free(struct profile *p)
 	u64map_free(&p->map_serials);
 	free(p->forks);
 	free(p->execs);
+	free(p->epochs);
 	free(p->kmods);
 	free(p->ksyms);
 	profile_annots__free(p->annots);
@@ -1361,6 +1443,28 @@ const struct profile_mapping *profile__find_mapping(const struct profile *p,
 		ts = f->ts;
 	}
 	return NULL;
+}
+
+uint64_t profile__mapping_epoch(const struct profile *p, uint32_t pid,
+				uint64_t ts)
+{
+	size_t lo = 0, hi = p->nr_epochs;
+
+	/*
+	 * The events of every pid up to pid's at or before ts: the count
+	 * differs between two times of pid exactly when one of its events
+	 * lies between them.
+	 */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->epochs[mid].pid < pid ||
+		    (p->epochs[mid].pid == pid && p->epochs[mid].ts <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 size_t profile__nr_mappings(const struct profile *p)

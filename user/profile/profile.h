@@ -25,7 +25,11 @@
 struct profile;
 struct profile_annots;
 
-/* One sample.  ips[] are leaf first: nr_kernel kernel, then nr_user user. */
+/*
+ * One sample.  ips[] are leaf first: nr_kernel kernel, then nr_user user.
+ * The profile stores each distinct stack once: samples with the same
+ * frames share one ips array, so the pointer tells equal stacks apart.
+ */
 struct profile_sample {
 	uint64_t ts;			/* ns, CLOCK_BOOTTIME */
 	uint32_t pid, tid;
@@ -94,6 +98,16 @@ const struct profile_mapping *profile__find_mapping(const struct profile *p,
 						    uint64_t addr,
 						    uint64_t ts);
 size_t profile__nr_mappings(const struct profile *p);
+
+/*
+ * The epoch of process pid's mappings at time ts: what
+ * profile__find_mapping() answers for pid changes only when pid gets a
+ * mapping, is forked or execs, and two times of pid with the same epoch
+ * get the same answer for every address.  What is named from one sample
+ * then holds for all those of its process and epoch.
+ */
+uint64_t profile__mapping_epoch(const struct profile *p, uint32_t pid,
+				uint64_t ts);
 
 /* The kernel image or module holding addr, NULL if none. */
 const struct profile_kmod *profile__find_kmod(const struct profile *p,

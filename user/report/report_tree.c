@@ -3,11 +3,15 @@
  * report_tree.c - the filtered, symbolized profile that `report` and
  * `flamegraph` print, and the aggregations over it.
  *
- * Naming is done once per distinct frame: a frame is keyed by its address,
- * what holds it (the mapping's serial, or the kernel) and whether it is
- * the leaf (return addresses are looked up at addr - 1), and the key maps
- * to a symbol id.  1 M samples of 20 frames thus cost 20 M hash probes
- * and as many symbolizer calls as there are distinct addresses.
+ * Naming is done once per distinct stack, and within it once per distinct
+ * frame.  A stack is the profile's (which stores each distinct one once,
+ * so its ips pointer names it) in one process and epoch of its mappings:
+ * its frames then name alike in every sample that has it.  A frame is
+ * keyed by its address, what holds it (the mapping, or the kernel) and
+ * whether it is the leaf (return addresses are looked up at addr - 1),
+ * and the key maps to a symbol id.  A sample thus costs two hash probes
+ * (its stack, then its rt_sample), whatever its depth, and the
+ * symbolizer is called once per distinct address.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -199,11 +203,46 @@ struct frame_ent {
 	uint32_t n;
 };
 
+/*
+ * A stack of the profile, in one process and mapping epoch (both 0 for a
+ * stack of kernel frames only, which no process changes).
+ */
+struct stack_key {
+	const uint64_t *ips;
+	uint16_t nr_kernel, nr_user;
+	uint32_t pid;
+	uint64_t epoch;
+};
+
+/* Its symbol ids, and what its frames count in the header, per sample. */
+struct stack_ent {
+	struct stack_key k;
+	uint32_t named;			/* caches.nameds[] */
+	uint64_t weight;		/* selected samples with it */
+	uint32_t resolved;		/* frames named */
+	uint32_t by_status[SYM__NR];	/* frames by their function's status */
+};
+
+/* Distinct symbol id sequences: caches.ids[first, first + n), leaf first. */
+struct named_ent {
+	uint32_t first;
+	uint32_t n;
+};
+
 struct caches {
 	uint32_t *exp;
 	size_t nr_exp, cap_exp;
 	bool inlines;
-	struct hmap stacks;	/* rtree.samples index, by stack_hash() */
+	struct hmap stacks;	/* ses index, by stack_key_hash() */
+	struct stack_ent *ses;
+	size_t nr_ses, cap_ses;
+	struct hmap named;	/* nameds index, by ids_hash() */
+	struct named_ent *nameds;
+	size_t nr_nameds, cap_nameds;
+	uint32_t *ids;
+	size_t nr_ids, cap_ids;
+	struct hmap samples;	/* rtree.samples index, by sample_hash() */
+	size_t cap_samples;
 	struct hmap frames;	/* fes index, by frame_hash() */
 	struct frame_ent *fes;
 	size_t nr_fes, cap_fes;
@@ -316,24 +355,6 @@ static int intern_annot(void *t, const char *name, const char *dso,
 			uint32_t *id)
 {
 	return rtree__intern(t, name, dso, id);
-}
-
-/* With --by-region: sample i's region frames onto t->stack, leaf first. */
-static int push_annot_frames(struct rtree *t, const struct rt_annot_opts *o,
-			     size_t i)
-{
-	uint32_t ids[RT_ANNOT_MAX_DEPTH];
-	int n;
-
-	n = rt_annot__frames(o, &t->annot_res, t->p, i, intern_annot, t, ids);
-	if (n <= 0)
-		return n;
-	if (array_grow((void **)&t->stack, &t->cap_stack, t->nr_stack + n,
-		       sizeof(*t->stack)))
-		return -ENOMEM;
-	memcpy(t->stack + t->nr_stack, ids, n * sizeof(*ids));
-	t->nr_stack += n;
-	return n;
 }
 
 static const char *base_name(const char *path)
@@ -460,51 +481,276 @@ static int name_frame(struct rtree *t, const struct profile_sample *s,
 	return hmap__add(&c->frames, hash, c->nr_fes++, 0, NULL);
 }
 
-/*
- * Samples with the same comm, pid, idleness and named stack are one
- * rt_sample with a weight: what the reports aggregate is then the
- * distinct stacks, not every sample.  1 if rs merged into an earlier
- * one, 0 if it is new, -ENOMEM.
- */
-static uint64_t stack_hash(const struct rtree *t, const struct rt_sample *rs)
+/* ---- stacks ----------------------------------------------------------- */
+
+static uint64_t ids_hash(const uint32_t *ids, uint32_t n)
 {
-	uint64_t h = mix(mix((uintptr_t)rs->s->comm, rs->s->pid), rs->idle);
+	uint64_t h = n;
 	uint32_t i;
 
-	for (i = 0; i < rs->n; i++)
-		h = mix(h, t->stack[rs->first + i]);
+	for (i = 0; i < n; i++)
+		h = mix(h, ids[i]);
 	return h;
 }
 
+struct ids_probe {
+	const struct caches *c;
+	const uint32_t *ids;
+	uint32_t n;
+};
+
+static bool ids_eq(const void *ctx, const struct hmap_slot *slot)
+{
+	const struct ids_probe *p = ctx;
+	const struct named_ent *o = &p->c->nameds[slot->key];
+
+	return o->n == p->n &&
+	       !memcmp(&p->c->ids[o->first], p->ids, p->n * sizeof(*p->ids));
+}
+
+/*
+ * The ids just appended at c->ids[first, c->nr_ids) become a named
+ * stack: kept if new, else dropped for the first copy.  Its index to
+ * *named.
+ */
+static int named_intern(struct caches *c, size_t first, uint32_t *named)
+{
+	struct ids_probe probe = {
+		.c = c, .ids = &c->ids[first],
+		.n = (uint32_t)(c->nr_ids - first),
+	};
+	uint64_t h = ids_hash(probe.ids, probe.n);
+	struct hmap_slot *hit = hmap__find(&c->named, h, ids_eq, &probe);
+
+	if (hit) {
+		c->nr_ids = first;
+		*named = (uint32_t)hit->key;
+		return 0;
+	}
+	if (array_grow((void **)&c->nameds, &c->cap_nameds, c->nr_nameds + 1,
+		       sizeof(*c->nameds)))
+		return -ENOMEM;
+	c->nameds[c->nr_nameds] = (struct named_ent){
+		.first = (uint32_t)first, .n = probe.n,
+	};
+	*named = (uint32_t)c->nr_nameds;
+	return hmap__add(&c->named, h, c->nr_nameds++, 0, NULL);
+}
+
+static int ids_push(struct caches *c, const uint32_t *ids, uint32_t n)
+{
+	if (array_grow((void **)&c->ids, &c->cap_ids, c->nr_ids + n,
+		       sizeof(*c->ids)))
+		return -ENOMEM;
+	memcpy(&c->ids[c->nr_ids], ids, n * sizeof(*ids));
+	c->nr_ids += n;
+	return 0;
+}
+
+/* The frames of s, which se is the stack of, named into se. */
+static int name_stack(struct rtree *t, const struct profile_sample *s,
+		      struct stack_ent *se)
+{
+	struct caches *c = t->priv;
+	size_t first = c->nr_ids;
+	unsigned int j, nf = s->nr_kernel + s->nr_user;
+	uint32_t id;
+	int ret;
+
+	if (!nf) {
+		/* No frames at all: one unknown frame, as perf shows. */
+		ret = sym_intern(t, "[unknown]", "[unknown]", false,
+				 SYM_NO_MAPPING, &id);
+		if (!ret)
+			ret = ids_push(c, &id, 1);
+		return ret ? ret : named_intern(c, first, &se->named);
+	}
+	for (j = 0; j < nf; j++) {
+		uint32_t exp, nr;
+
+		ret = name_frame(t, s, j, &exp, &nr);
+		if (!ret)
+			ret = ids_push(c, &c->exp[exp], nr);
+		if (ret)
+			return ret;
+		/* Counted once per address, by its function. */
+		id = c->exp[exp + nr - 1];
+		if (t->syms[id].resolved)
+			se->resolved++;
+		se->by_status[t->syms[id].status]++;
+	}
+	return named_intern(c, first, &se->named);
+}
+
+static uint64_t stack_key_hash(const struct stack_key *k)
+{
+	uint64_t h = mix((uintptr_t)k->ips,
+			 (uint32_t)k->nr_kernel << 16 | k->nr_user);
+
+	return mix(mix(h, k->pid), k->epoch);
+}
+
 struct stack_probe {
-	const struct rtree *t;
-	const struct rt_sample *rs;
+	const struct stack_ent *ses;
+	const struct stack_key *k;
 };
 
 static bool stack_eq(const void *ctx, const struct hmap_slot *slot)
 {
 	const struct stack_probe *p = ctx;
-	const struct rt_sample *o = &p->t->samples[slot->key];
-	const struct rt_sample *rs = p->rs;
+	const struct stack_key *o = &p->ses[slot->key].k;
 
-	return o->n == rs->n && o->s->comm == rs->s->comm &&
-	       o->s->pid == rs->s->pid && o->idle == rs->idle &&
-	       !memcmp(&p->t->stack[o->first], &p->t->stack[rs->first],
-		       rs->n * sizeof(*p->t->stack));
+	return o->ips == p->k->ips && o->nr_kernel == p->k->nr_kernel &&
+	       o->nr_user == p->k->nr_user && o->pid == p->k->pid &&
+	       o->epoch == p->k->epoch;
 }
 
-static int stack_merge(struct rtree *t, struct rt_sample *rs)
+/* The stack of s, named if new: its index in c->ses to *idx. */
+static int stack_of(struct rtree *t, const struct profile_sample *s,
+		    size_t *idx)
 {
 	struct caches *c = t->priv;
-	struct stack_probe probe = { .t = t, .rs = rs };
-	uint64_t h = stack_hash(t, rs);
-	struct hmap_slot *hit = hmap__find(&c->stacks, h, stack_eq, &probe);
+	struct stack_key k = {
+		.ips = s->ips, .nr_kernel = s->nr_kernel, .nr_user = s->nr_user,
+	};
+	struct stack_probe probe = { .ses = c->ses, .k = &k };
+	struct hmap_slot *hit;
+	struct stack_ent *se;
+	uint64_t h;
+	int ret;
 
+	if (s->nr_user) {
+		k.pid = s->pid;
+		k.epoch = profile__mapping_epoch(t->p, s->pid, s->ts);
+	}
+	h = stack_key_hash(&k);
+	hit = hmap__find(&c->stacks, h, stack_eq, &probe);
+	if (hit) {
+		*idx = hit->key;
+		return 0;
+	}
+	if (array_grow((void **)&c->ses, &c->cap_ses, c->nr_ses + 1,
+		       sizeof(*c->ses)))
+		return -ENOMEM;
+	se = &c->ses[c->nr_ses];
+	memset(se, 0, sizeof(*se));
+	se->k = k;
+	ret = name_stack(t, s, se);
+	if (ret)
+		return ret;
+	*idx = c->nr_ses;
+	return hmap__add(&c->stacks, h, c->nr_ses++, 0, NULL);
+}
+
+/*
+ * Samples with the same comm, pid, idleness, named stack and region
+ * frames are one rt_sample with a weight: what the reports aggregate is
+ * then the distinct stacks, not every sample.
+ */
+struct sample_probe {
+	const struct rtree *t;
+	const struct profile_sample *s;
+	bool idle;
+	uint32_t named, nr_named;
+	const uint32_t *annot;
+	uint32_t nr_annot;
+};
+
+static uint64_t sample_hash(const struct sample_probe *p)
+{
+	uint64_t h = mix(mix((uintptr_t)p->s->comm, p->s->pid), p->idle);
+	uint32_t i;
+
+	h = mix(h, p->named);
+	for (i = 0; i < p->nr_annot; i++)
+		h = mix(h, p->annot[i]);
+	return h;
+}
+
+/* The slot's value is the rt_sample's named stack, its key the index. */
+static bool sample_eq(const void *ctx, const struct hmap_slot *slot)
+{
+	const struct sample_probe *p = ctx;
+	const struct rt_sample *o = &p->t->samples[slot->key];
+
+	return slot->val == p->named && o->s->comm == p->s->comm &&
+	       o->s->pid == p->s->pid && o->idle == p->idle &&
+	       o->n == p->nr_named + p->nr_annot &&
+	       !memcmp(&p->t->stack[o->first + p->nr_named], p->annot,
+		       p->nr_annot * sizeof(*p->annot));
+}
+
+/* Sample i, selected: one more in its rt_sample, made if new. */
+static int add_sample(struct rtree *t, const struct rt_annot_opts *o,
+		      size_t i)
+{
+	const struct profile_sample *s = profile__sample(t->p, i);
+	struct caches *c = t->priv;
+	uint32_t annot[RT_ANNOT_MAX_DEPTH];
+	struct sample_probe probe = { .t = t, .s = s, .annot = annot };
+	const struct named_ent *ne;
+	struct hmap_slot *hit;
+	struct rt_sample *rs;
+	size_t se;
+	uint64_t h;
+	int ret;
+
+	ret = stack_of(t, s, &se);
+	if (ret)
+		return ret;
+	c->ses[se].weight++;
+	ret = rt_annot__frames(o, &t->annot_res, t->p, i, intern_annot, t,
+			       annot);
+	if (ret < 0)
+		return ret;
+	ne = &c->nameds[c->ses[se].named];
+	probe.idle = s->mode == FXTPROF_MODE_IDLE || (!s->pid && !s->tid);
+	probe.named = c->ses[se].named;
+	probe.nr_named = ne->n;
+	probe.nr_annot = (uint32_t)ret;
+	h = sample_hash(&probe);
+	hit = hmap__find(&c->samples, h, sample_eq, &probe);
 	if (hit) {
 		t->samples[hit->key].weight++;
-		return 1;
+		return 0;
 	}
-	return hmap__add(&c->stacks, h, (uint64_t)(rs - t->samples), 0, NULL);
+	if (array_grow((void **)&t->samples, &c->cap_samples,
+		       t->nr_samples + 1, sizeof(*t->samples)) ||
+	    array_grow((void **)&t->stack, &t->cap_stack,
+		       t->nr_stack + ne->n + probe.nr_annot,
+		       sizeof(*t->stack)))
+		return -ENOMEM;
+	rs = &t->samples[t->nr_samples];
+	*rs = (struct rt_sample){
+		.s = s, .first = (uint32_t)t->nr_stack,
+		.n = ne->n + probe.nr_annot, .idle = probe.idle, .weight = 1,
+	};
+	memcpy(&t->stack[t->nr_stack], &c->ids[ne->first],
+	       ne->n * sizeof(*t->stack));
+	memcpy(&t->stack[t->nr_stack + ne->n], annot,
+	       probe.nr_annot * sizeof(*t->stack));
+	t->nr_stack += rs->n;
+	return hmap__add(&c->samples, h, t->nr_samples++, probe.named, NULL);
+}
+
+/* The header's frame counts: each stack's, times its samples. */
+static void count_frames(struct rtree *t)
+{
+	struct caches *c = t->priv;
+	size_t i;
+	unsigned int k;
+
+	for (i = 0; i < c->nr_ses; i++) {
+		const struct stack_ent *se = &c->ses[i];
+		unsigned int nf = se->k.nr_kernel + se->k.nr_user;
+
+		if (!nf)
+			c->no_frames += se->weight;
+		t->frames += se->weight * nf;
+		t->resolved += se->weight * se->resolved;
+		for (k = 0; k < SYM__NR; k++)
+			c->frames_by_status[k] += se->weight * se->by_status[k];
+	}
 }
 
 int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
@@ -512,7 +758,6 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	struct profile_error err;
 	struct caches *c;
 	size_t i, n;
-	uint32_t unknown = 0;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -538,75 +783,19 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	if (ret)
 		return load_err(ret, "cannot start the symbolizer");
 	n = profile__nr_samples(t->p);
-	t->samples = calloc(n ? n : 1, sizeof(*t->samples));
-	if (!t->samples)
-		return load_err(-ENOMEM, "report");
 	for (i = 0; i < n; i++) {
-		const struct profile_sample *s = profile__sample(t->p, i);
-		struct rt_sample *rs;
-		unsigned int j, nf = s->nr_kernel + s->nr_user;
-
-		if (!selected(t, &o->filter, s))
+		if (!selected(t, &o->filter, profile__sample(t->p, i)))
 			continue;
 		if (!rt_annot__keeps(&o->annot, &t->annot_res, t->p, i)) {
 			t->annot_res.dropped++;
 			continue;
 		}
 		t->total++;
-		rs = &t->samples[t->nr_samples];
-		rs->s = s;
-		rs->idle = s->mode == FXTPROF_MODE_IDLE || (!s->pid && !s->tid);
-		rs->weight = 1;
-		if (array_grow((void **)&t->stack, &t->cap_stack,
-			 t->nr_stack + (nf ? nf : 1), sizeof(*t->stack)))
-			return load_err(-ENOMEM, "report");
-		rs->first = (uint32_t)t->nr_stack;
-		if (!nf) {
-			/* No frames at all: one unknown frame, as perf shows. */
-			if (!unknown && (ret = sym_intern(t, "[unknown]",
-					"[unknown]", false, SYM_NO_MAPPING,
-					&unknown)))
-				return load_err(ret, "report");
-			t->stack[t->nr_stack++] = unknown;
-			rs->n = 1;
-			c->no_frames++;
-		} else {
-			for (j = 0; j < nf; j++) {
-				uint32_t first, k, nr, id;
-
-				ret = name_frame(t, s, j, &first, &nr);
-				if (!ret && array_grow((void **)&t->stack,
-						 &t->cap_stack,
-						 t->nr_stack + nr,
-						 sizeof(*t->stack)))
-					ret = -ENOMEM;
-				if (ret)
-					return load_err(ret, "report");
-				for (k = 0; k < nr; k++)
-					t->stack[t->nr_stack++] = c->exp[first + k];
-				/* Counted once per address, by its function. */
-				id = c->exp[first + nr - 1];
-				t->frames++;
-				if (t->syms[id].resolved)
-					t->resolved++;
-				c->frames_by_status[t->syms[id].status]++;
-			}
-			rs->n = (uint32_t)(t->nr_stack - rs->first);
-		}
-		ret = push_annot_frames(t, &o->annot, i);
-		if (ret < 0)
+		ret = add_sample(t, &o->annot, i);
+		if (ret)
 			return load_err(ret, "report");
-		rs->n += (uint32_t)ret;
-		ret = stack_merge(t, rs);
-		if (ret < 0)
-			return load_err(ret, "report");
-		if (ret) {
-			/* Seen before: counted there, its copy dropped. */
-			t->nr_stack = rs->first;
-			continue;
-		}
-		t->nr_samples++;
 	}
+	count_frames(t);
 	return 0;
 }
 
@@ -622,6 +811,11 @@ void rtree__free(struct rtree *t)
 	free(t->samples);
 	if (c) {
 		free(c->exp);
+		hmap__free(&c->named);
+		free(c->nameds);
+		free(c->ids);
+		hmap__free(&c->samples);
+		free(c->ses);
 		for (i = 0; i < c->nr_dsos; i++)
 			free(c->dsos[i]);
 		free(c->dsos);

@@ -25,7 +25,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -35,6 +34,7 @@
 #include "bpf_ring.h"
 #include "fxtprof_bpf.h"
 #include "fxtprof.skel.h"
+#include "transport/clock.h"
 
 #define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
 #define CPU_ONLINE	"/sys/devices/system/cpu/online"
@@ -100,14 +100,6 @@ static int fail(struct bpf_source *src, int err, const char *fmt, ...)
 const char *bpf_source__error(const struct bpf_source *src)
 {
 	return src->msg;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -706,7 +698,7 @@ int bpf_source__start(struct bpf_source *src)
 		if (ret)
 			goto out_stop;
 	}
-	s->last_hotplug_ns = now_ns();
+	s->last_hotplug_ns = clock_ns(CLOCK_BOOTTIME);
 	return 0;
 
 out_stop:
@@ -817,7 +809,7 @@ static bool event_counts(struct cpu_event *e)
 static void follow_cpus(struct bpf_source *src)
 {
 	struct bpf_source_impl *s = src->impl;
-	uint64_t online[CPU_WORDS], now = now_ns();
+	uint64_t online[CPU_WORDS], now = clock_ns(CLOCK_BOOTTIME);
 	unsigned int cpu;
 	int ret;
 

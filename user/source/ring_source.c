@@ -54,21 +54,12 @@ static int ring_source__data_sources(struct source *src,
 				     struct fxtprof_source *tab,
 				     unsigned int max)
 {
-	struct fxtprof_dev *dev = ring_source(src)->dev;
-	unsigned int n = fxtprof_dev__info(dev)->nr_sources, i;
-	int ret;
+	int n = fxtprof_dev__sources(ring_source(src)->dev, tab, max);
 
-	if (n > max)
-		n = max;
-	for (i = 0; i < n; i++) {
-		ret = fxtprof_dev__source(dev, i, &tab[i]);
-		if (ret) {
-			snprintf(src->msg, sizeof(src->msg),
-				 "cannot read the module's data sources");
-			return ret;
-		}
-	}
-	return (int)n;
+	if (n < 0)
+		snprintf(src->msg, sizeof(src->msg),
+			 "cannot read the module's data sources");
+	return n;
 }
 
 static int ring_source__configure(struct source *src,

@@ -12,38 +12,57 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* An empty table that remembers @path, or NULL. */
+static struct kernel_syms *kernel_syms__alloc(const char *path)
+{
+	struct kernel_syms *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->path = strdup(path);
+	if (!k->path) {
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+/*
+ * What both loaders end with: a table of at least one symbol goes to
+ * *@out; on an earlier error (@err) or an empty table @k is freed.
+ */
+static int kernel_syms__publish(struct kernel_syms *k, int err,
+				struct kernel_syms **out)
+{
+	if (!err) {
+		sym_table__finish(&k->table);
+		if (!k->table.nr)
+			err = -ENOEXEC;
+	}
+	if (err) {
+		kernel_syms__free(k);
+		return err;
+	}
+	*out = k;
+	return 0;
+}
+
 int kernel_syms__load_vmlinux(const char *path, struct kernel_syms **out)
 {
 	struct kernel_syms *k;
 	int err;
 
 	*out = NULL;
-	k = calloc(1, sizeof(*k));
+	k = kernel_syms__alloc(path);
 	if (!k)
 		return -ENOMEM;
-	k->path = strdup(path);
-	if (!k->path) {
-		err = -ENOMEM;
-		goto free_k;
-	}
 	err = elf_image__open(path, &k->img);
-	if (err)
-		goto free_k;
-	err = sym_table__add_image(&k->table, k->img);
-	if (err)
-		goto free_k;
-	sym_table__finish(&k->table);
-	if (!k->table.nr) {
-		err = -ENOEXEC;
-		goto free_k;
-	}
-	k->has_stext = elf_image__symbol_value(k->img, "_stext", &k->stext);
-	*out = k;
-	return 0;
-
-free_k:
-	kernel_syms__free(k);
-	return err;
+	if (!err)
+		err = sym_table__add_image(&k->table, k->img);
+	if (!err)
+		k->has_stext = elf_image__symbol_value(k->img, "_stext",
+						       &k->stext);
+	return kernel_syms__publish(k, err, out);
 }
 
 static int read_all(const char *path, char **out)
@@ -93,25 +112,12 @@ static bool is_text_type(char t)
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
-int kernel_syms__load_system_map(const char *path, struct kernel_syms **out)
+/* System.map's text symbols into @k's table; names are cut in k->text. */
+static int kernel_syms__parse_system_map(struct kernel_syms *k)
 {
-	struct kernel_syms *k;
 	char *line, *next;
 	int err;
 
-	*out = NULL;
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	k->path = strdup(path);
-	if (!k->path) {
-		err = -ENOMEM;
-		goto free_k;
-	}
-	err = read_all(path, &k->text);
-	if (err)
-		goto free_k;
-	/* Names are cut in place: the table points into k->text. */
 	for (line = k->text; line && *line; line = next) {
 		char *end, *name;
 		unsigned long long addr;
@@ -139,19 +145,25 @@ int kernel_syms__load_system_map(const char *path, struct kernel_syms **out)
 		err = sym_table__add(&k->table, addr, 0, UINT64_MAX, name,
 				     type == 'T' ? 3 : type == 't' ? 2 : 1);
 		if (err)
-			goto free_k;
+			return err;
 	}
-	sym_table__finish(&k->table);
-	if (!k->table.nr) {
-		err = -ENOEXEC;
-		goto free_k;
-	}
-	*out = k;
 	return 0;
+}
 
-free_k:
-	kernel_syms__free(k);
-	return err;
+int kernel_syms__load_system_map(const char *path, struct kernel_syms **out)
+{
+	struct kernel_syms *k;
+	int err;
+
+	*out = NULL;
+	k = kernel_syms__alloc(path);
+	if (!k)
+		return -ENOMEM;
+	/* The table points into k->text, which lives as long as @k. */
+	err = read_all(path, &k->text);
+	if (!err)
+		err = kernel_syms__parse_system_map(k);
+	return kernel_syms__publish(k, err, out);
 }
 
 void kernel_syms__free(struct kernel_syms *k)
