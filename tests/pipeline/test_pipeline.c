@@ -2,7 +2,8 @@
 /*
  * test_pipeline.c - the pipeline's parts one at a time:
  *  - record_queue: boundaries, wrapping, partial sends, drops;
- *  - the FXT encoder's sample path against the FXT reader and checker;
+ *  - the FXT encoder's sample path against the FXT reader and checker,
+ *    and a partial user stack's fourth argument;
  *  - the stream state with a stand-in encoder: segments, and encoder
  *    errors counted apart from output drops, then announced;
  *  - the sink's first send straight from the caller's memory.
@@ -19,12 +20,14 @@
 
 #include "encode/fxt_encoder.h"
 #include "fxt_reader.h"
+#include "fxt_profile.h"
 #include "sink/record_queue.h"
 #include "sink/sink.h"
 #include "sink/sink_core.h"	/* to stand in for a reconnection */
 #include "state/stream_state.h"
 #include "transport/evloop.h"
 #include "mem_sink.h"
+#include "mem_readback.h"
 
 /* ------------------------------------------------------------------ */
 /* record_queue                                                        */
@@ -173,6 +176,109 @@ TEST(encoder_sample_path)
 	ASSERT_EQ(0, fxt_reader__finish(rd));
 	ASSERT_EQ(5, events);
 	ASSERT_EQ(4, blobs);		/* the frameless sample has none */
+	fxt_reader__free(rd);
+	stream_state__fini(&st);
+	fxt_encoder__free(enc);
+}
+
+/*
+ * A sample whose user stack stopped short names why in a fourth
+ * argument; one that ended whole, or as a frame-pointer chain, or with a
+ * value this reader does not know, keeps the three-argument shape.  The
+ * strings are pinned at the first partial sample only.  The recording
+ * ends with the unwinder's totals.
+ */
+TEST(encoder_partial_user_stack)
+{
+	static struct mem m;
+	static const uint8_t ends[] = {
+		FXTPROF_USTACK_END_COMPLETE, FXTPROF_USTACK_END_DEPTH,
+		FXTPROF_USTACK_END_FP_CHAIN, FXTPROF_USTACK_END_FAULT,
+		FXTPROF_USTACK_END_MAX, FXTPROF_USTACK_END_BAD_FRAME,
+	};
+	static const char *const why[] = {
+		NULL, "depth", NULL, "fault", NULL, "bad_frame",
+	};
+	static uint64_t buf[(sizeof(struct fxtprof_sample) + 8 * 4) / 8];
+	struct fxtprof_sample *s = (void *)buf;
+	struct fxtprof_stats total = { .size = sizeof(total) };
+	struct fxt_writer_opts wo = {
+		.sz = sizeof(wo), .reserve = mem_reserve,
+		.commit = mem_commit, .ctx = &m,
+	};
+	const struct fxt_argv *a;
+	struct fxt_encoder *enc;
+	struct stream_state st;
+	struct fxt_reader *rd;
+	struct fxt_record rec;
+	unsigned int i, events = 0, counters = 0;
+	int ret;
+
+	ASSERT_EQ(0, fxt_encoder__new_opts(&enc, &wo));
+	stream_state__init(&st, fxt_encoder__encoder(enc), NULL);
+	ASSERT_EQ(0, stream_state__sync(&st));
+	ASSERT_EQ(0, mem_string_index(&m, FXT_PROFILE_ARG_USTACK_END));
+	for (i = 0; i < sizeof(ends); i++) {
+		memset(buf, 0, sizeof(buf));
+		s->hdr.size = sizeof(buf);
+		s->hdr.type = FXTPROF_REC_SAMPLE;
+		s->hdr.time_ns = 10 + i;
+		s->pid = s->tid = 7;
+		s->mode = FXTPROF_MODE_USER;
+		s->nr_user = 4;
+		s->ustack_end = ends[i];
+		stream_state__record(&st, &s->hdr);
+	}
+	/* The recording's end: the unwinder's totals, the ends it saw. */
+	total.unwind_table_frames = 40;
+	total.unwind_fp_frames = 2;
+	total.ustack_ends[FXTPROF_USTACK_END_COMPLETE] = 9;
+	total.ustack_ends[FXTPROF_USTACK_END_BUDGET] = 1;
+	ASSERT_EQ(0, stream_state__final_stats(&st, 100, &total));
+	ASSERT_EQ(0, st.st.encode_errors);
+	ASSERT_EQ(0, fxt_check_buffer(m.buf, m.len, NULL));
+	ASSERT_NE(0, mem_string_index(&m, FXT_PROFILE_ARG_USTACK_END));
+
+	ASSERT_EQ(0, fxt_reader__new(0, &rd));
+	ret = fxt_reader__feed(rd, m.buf, m.len);
+	while (!ret && (ret = fxt_reader__next(rd, &rec)) > 0) {
+		ret = 0;
+		if (fxt_record__is_event(&rec, FXT_PROFILE_CAT_META,
+					 FXT_PROFILE_EV_UNWIND)) {
+			counters++;
+			ASSERT_EQ(5, rec.nargs);
+			ASSERT_EQ(40, fxt_record__arg_uint_or0(&rec, "table_frames"));
+			ASSERT_EQ(2, fxt_record__arg_uint_or0(&rec, "fp_frames"));
+			ASSERT_EQ(0, fxt_record__arg_uint_or0(&rec, "rule_frames"));
+			ASSERT_EQ(9, fxt_record__arg_uint_or0(&rec,
+							      "ustack_complete"));
+			ASSERT_EQ(1, fxt_record__arg_uint_or0(&rec,
+							      "ustack_budget"));
+			continue;
+		}
+		if (!fxt_record__is_sample(&rec))
+			continue;
+		i = events++;
+		a = fxt_record__arg(&rec, FXT_PROFILE_ARG_USTACK_END);
+		if (!why[i]) {
+			ASSERT_EQ(3, rec.nargs);
+			ASSERT_EQ(FXT_SAMPLE_EVENT_WORDS, rec.size);
+			ASSERT_EQ(NULL, a);
+			continue;
+		}
+		ASSERT_EQ(4, rec.nargs);
+		ASSERT_EQ(FXT_SAMPLE_PARTIAL_WORDS, rec.size);
+		ASSERT_NE(NULL, a);
+		ASSERT_EQ(FXT_ARG_STRING, a->type);
+		ASSERT_TRUE(fxt_str__is(&a->v.str, why[i]));
+		ASSERT_EQ(ends[i], fxt_profile__ustack_end(&a->v.str));
+		ASSERT_EQ(0, fxt_record__arg_uint_or0(&rec,
+						      FXT_PROFILE_ARG_KFRAMES));
+	}
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, fxt_reader__finish(rd));
+	ASSERT_EQ(sizeof(ends), events);
+	ASSERT_EQ(1, counters);
 	fxt_reader__free(rd);
 	stream_state__fini(&st);
 	fxt_encoder__free(enc);

@@ -9,6 +9,7 @@
  *   ksym ADDR SIZE NAME
  *   clock BOOT_NS REALTIME_NS   (the wall-clock anchor, kernel object 0x83)
  *   sample TS PID TID CPU MODE KFRAMES [IP...]   (leaf first)
+ *   partial TS PID TID CPU MODE KFRAMES END [IP...]  (ustack_end END)
  *   exec TS PID TID FILENAME    fork TS PPID PTID CPID CTID
  *   raw_mapping_no_start SERIAL  (a malformed mapping object)
  *   dbegin|dend TS PID TID CAT NAME [KERNEL_ID]   duration begin/end
@@ -107,6 +108,36 @@ static void check(int ret, const char *what)
 	}
 }
 
+/*
+ * A sample: tok[1..6] are TS PID TID CPU MODE KFRAMES, the frames begin
+ * at tok[first]; @end, if any, is its ustack_end argument (a partial
+ * user stack).
+ */
+static void sample(char **tok, unsigned int first, unsigned int n,
+		   const char *end)
+{
+	struct fxt_tref th = fxt_tref_inline(num(tok[2]), num(tok[3]));
+	struct fxt_arg a[4] = {
+		u32("cpu", (unsigned int)num(tok[4])),
+		str("mode", tok[5]),
+		u32("kframes", (unsigned int)num(tok[6])),
+	};
+	unsigned long long ips[294];
+	unsigned int i, nf = n - first;
+
+	if (end)
+		a[3] = str("ustack_end", end);
+	check(fxt_writer__instant(w, num(tok[1]), &th, ref("cpu"),
+				  ref("sample"), a, end ? 4 : 3), "sample");
+	for (i = 0; i < nf; i++)
+		ips[i] = num(tok[first + i]);
+	if (nf)
+		check(fxt_writer__stack_sample(w, num(tok[1]), num(tok[2]),
+					       num(tok[3]),
+					       (const uint64_t *)ips, nf),
+		      "stack");
+}
+
 int main(void)
 {
 	struct fxt_writer_opts o = { .sz = sizeof(o), .write = sink };
@@ -180,24 +211,9 @@ int main(void)
 					       fxt_sref_inline("CLOCK_REALTIME", 14),
 					       a, 2), "clock");
 		} else if (!strcmp(tok[0], "sample") && n >= 7) {
-			struct fxt_tref th = fxt_tref_inline(num(tok[2]), num(tok[3]));
-			struct fxt_arg a[3] = {
-				u32("cpu", (unsigned int)num(tok[4])),
-				str("mode", tok[5]),
-				u32("kframes", (unsigned int)num(tok[6])),
-			};
-			unsigned long long ips[294];
-			unsigned int i, nf = n - 7;
-
-			check(fxt_writer__instant(w, num(tok[1]), &th, ref("cpu"),
-						  ref("sample"), a, 3), "sample");
-			for (i = 0; i < nf; i++)
-				ips[i] = num(tok[7 + i]);
-			if (nf)
-				check(fxt_writer__stack_sample(w, num(tok[1]),
-							       num(tok[2]), num(tok[3]),
-							       (const uint64_t *)ips, nf),
-				      "stack");
+			sample(tok, 7, n, NULL);
+		} else if (!strcmp(tok[0], "partial") && n >= 8) {
+			sample(tok, 8, n, tok[7]);
 		} else if (!strcmp(tok[0], "exec") && n == 5) {
 			struct fxt_tref th = fxt_tref_inline(num(tok[2]), num(tok[3]));
 			struct fxt_arg a[2] = { str("filename", tok[4]),

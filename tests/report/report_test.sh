@@ -200,6 +200,21 @@ check "flamegraph: zoom and search work (node, where installed)" \
 check "flamegraph: filters apply" \
 	'grep -q "<title>all (2 samples" "$T/fg2.svg"'
 
+# Partial user stacks: the samples that carry ustack_end are counted by
+# reason in the header, and a recording without any says nothing.
+{ prologue_kernel; echo "process 100 chain"; echo "thread 100 100 chain"
+  mappings 0 1
+  echo "partial 100 100 100 0 user 0 depth $IPS"
+  echo "partial 101 100 100 0 user 0 depth $IPS"
+  echo "partial 102 100 100 0 user 0 fault $IPS"
+  echo "sample 103 100 100 0 user 0 $IPS"; } | "$GEN" > "$T/partial.fxt"
+R "$T/partial.fxt"
+check "report: partial user stacks counted by reason in the header" \
+	'[ $? = 0 ] && [ "$(selected)" = 4 ] && grep -q "^# 3 samples with a partial user stack: depth 2; fault 1;$" "$T/out"'
+R "$T/rec.fxt"
+check "report: no partial-stack line without partial stacks" \
+	'! grep -q "partial user stack" "$T/out"'
+
 # Bad input: an error that says where, never a crash.
 size=$(wc -c < "$T/rec.fxt")
 head -c $((size - 12)) "$T/rec.fxt" > "$T/trunc.fxt"

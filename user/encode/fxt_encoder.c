@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,6 +71,14 @@ struct fxt_encoder {
 	 */
 	bool sched_pinned;
 	uint64_t arg_in_weight, arg_out_weight, arg_weight, arg_waker;
+	/*
+	 * A partial user stack's words, pinned as the scheduling records'
+	 * names are: the four-argument header, and by enum
+	 * fxtprof_ustack_end the ustack_end argument (0 for the ends a
+	 * sample does not carry).
+	 */
+	bool ustack_end_pinned;
+	uint64_t partial_hdr, arg_ustack_end[FXTPROF_USTACK_END_MAX];
 };
 
 /* The sink's interface in the writer's callback types. */
@@ -170,6 +179,51 @@ static struct fxt_arg arg_u64(struct fxt_sref name, uint64_t v)
 /* Records                                                             */
 /* ------------------------------------------------------------------ */
 
+static int ustack_end_pin(struct fxt_encoder *e)
+{
+	struct fxt_sref key, val;
+	const char *name;
+	unsigned int i;
+	int ret;
+
+	ret = fxt_writer__string_pin(e->w, FXT_PROFILE_ARG_USTACK_END,
+				     strlen(FXT_PROFILE_ARG_USTACK_END), &key);
+	for (i = 0; !ret && i < FXTPROF_USTACK_END_MAX; i++) {
+		e->arg_ustack_end[i] = 0;
+		if (!fxt_profile__ustack_end_is_partial(i))
+			continue;
+		name = fxt_profile__ustack_end_name(i);
+		ret = fxt_writer__string_pin(e->w, name, strlen(name), &val);
+		e->arg_ustack_end[i] = fxt_arg_hdr32(FXT_ARG_STRING, key.ref,
+						     val.ref);
+	}
+	if (ret)
+		return ret;
+	e->partial_hdr = fxt_event_hdr(FXT_SAMPLE_PARTIAL_WORDS,
+				       FXT_EVENT_INSTANT, 4, 0,
+				       e->ref[S_CPU].ref, e->ref[S_SAMPLE].ref);
+	e->ustack_end_pinned = true;
+	return 0;
+}
+
+/*
+ * A sample's ustack_end argument word, 0 when its stack ended as a whole
+ * stack does (or as a frame-pointer chain does: the sample cannot know).
+ */
+static int ustack_end_arg(struct fxt_encoder *e, unsigned int end,
+			  uint64_t *arg)
+{
+	int ret;
+
+	*arg = 0;
+	if (!fxt_profile__ustack_end_is_partial(end))
+		return 0;
+	if (!e->ustack_end_pinned && (ret = ustack_end_pin(e)))
+		return ret;
+	*arg = e->arg_ustack_end[end];
+	return 0;
+}
+
 /*
  * The hot record, built word by word in the sink's memory from the words
  * fxt_enc_pin() precomputed: the same bytes fxt_writer__instant() and
@@ -179,12 +233,20 @@ static struct fxt_arg arg_u64(struct fxt_sref name, uint64_t v)
 static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 {
 	size_t frames = (size_t)s->nr_kernel + s->nr_user, words, i;
-	uint64_t *p;
+	size_t event_words = FXT_SAMPLE_EVENT_WORDS;
+	uint64_t *p, ustack_end = 0;
 	int ret, ret2;
 
-	p = fxt_writer__begin(e->w, FXT_SAMPLE_EVENT_WORDS, FXT_REC_EVENT, &ret);
+	if (s->ustack_end > FXTPROF_USTACK_END_FP_CHAIN) {	/* rare */
+		ret = ustack_end_arg(e, s->ustack_end, &ustack_end);
+		if (ret)
+			return ret;
+		if (ustack_end)
+			event_words = FXT_SAMPLE_PARTIAL_WORDS;
+	}
+	p = fxt_writer__begin(e->w, event_words, FXT_REC_EVENT, &ret);
 	if (p) {
-		p[FXT_SAMPLE_HDR] = e->sample_hdr;
+		p[FXT_SAMPLE_HDR] = ustack_end ? e->partial_hdr : e->sample_hdr;
 		p[FXT_SAMPLE_TS] = s->hdr.time_ns;
 		p[FXT_SAMPLE_PID] = s->pid;
 		p[FXT_SAMPLE_TID] = s->tid;
@@ -193,7 +255,9 @@ static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 						 s->mode : 0];
 		p[FXT_SAMPLE_KFRAMES] = e->arg_kframes |
 					(uint64_t)s->nr_kernel << 32;
-		ret = fxt_writer__end(e->w, FXT_SAMPLE_EVENT_WORDS);
+		if (ustack_end)
+			p[FXT_SAMPLE_USTACK_END] = ustack_end;
+		ret = fxt_writer__end(e->w, event_words);
 	}
 	if (!frames)
 		return ret;
@@ -631,6 +695,7 @@ static int fxt_enc_begin_segment(void *ctx)
 	fxt_writer__reset_state(e->w);
 	e->pinned = false;
 	e->sched_pinned = false;
+	e->ustack_end_pinned = false;
 	ret = fxt_writer__prologue(e->w, FXT_ENCODER_PROVIDER_ID,
 				   FXT_ENCODER_PROVIDER_NAME, FXT_NS_PER_SEC);
 	return ret ? ret : fxt_enc_pin(e);
@@ -755,6 +820,48 @@ static int fxt_enc_encode_errors(void *ctx, uint64_t ts, uint64_t records,
 	return counter(e, ts, name, args, 2);
 }
 
+/*
+ * The unwinder's totals (fxt_profile.h's fxtprof:unwind), when a user
+ * stack was walked with tables: the frames by how they were found, then
+ * the samples by how their user stack ended, the ends that had any.
+ */
+static int unwind_totals(struct fxt_encoder *e, uint64_t ts,
+			 const struct fxtprof_stats *total)
+{
+	const uint64_t frames[] = {
+		total->unwind_table_frames, total->unwind_fp_frames,
+		total->unwind_rule_frames,
+	};
+	static const char *const frame_names[] = {
+		FXT_PROFILE_ARG_TABLE_FRAMES, FXT_PROFILE_ARG_FP_FRAMES,
+		FXT_PROFILE_ARG_RULE_FRAMES,
+	};
+	char name[32];
+	struct fxt_arg args[3 + FXTPROF_USTACK_END_MAX];
+	struct fxt_sref ev;
+	unsigned int n = 0, i;
+	int ret;
+
+	if (!frames[0] && !frames[1] && !frames[2])
+		return 0;		/* frame pointers only: nothing to say */
+	for (i = 0; i < 3; i++)
+		if ((ret = arg_u64_named(e, frame_names[i], frames[i],
+					 &args[n++])))
+			return ret;
+	for (i = 0; i < FXTPROF_USTACK_END_MAX; i++) {
+		if (!total->ustack_ends[i])
+			continue;
+		snprintf(name, sizeof(name), "%s%s", FXT_PROFILE_USTACK_PREFIX,
+			 fxt_profile__ustack_end_name(i));
+		if ((ret = arg_u64_named(e, name, total->ustack_ends[i],
+					 &args[n++])))
+			return ret;
+	}
+	ret = fxt_writer__string_ref(e->w, FXT_PROFILE_EV_UNWIND,
+				     strlen(FXT_PROFILE_EV_UNWIND), &ev);
+	return ret ? ret : counter(e, ts, ev, args, n);
+}
+
 static int fxt_enc_final_stats(void *ctx, uint64_t ts,
 			       const struct fxtprof_stats *total)
 {
@@ -768,7 +875,8 @@ static int fxt_enc_final_stats(void *ctx, uint64_t ts,
 	args[1] = arg_u64(e->ref[S_RECORDS], total->records);
 	args[2] = arg_u64(e->ref[S_LOST_RECORDS], total->lost_records);
 	args[3] = arg_u64(e->ref[S_LOST_UNREPORTED], total->lost_unreported);
-	return counter(e, ts, e->ref[S_STATS], args, 4);
+	ret = counter(e, ts, e->ref[S_STATS], args, 4);
+	return ret ? ret : unwind_totals(e, ts, total);
 }
 
 static const struct encoder_ops fxt_encoder_ops = {

@@ -7,6 +7,8 @@
 
 #include "fxt_profile.h"
 
+_Static_assert(FXTPROF_USTACK_END_MAX == 9,
+	       "a name for every enum fxtprof_ustack_end value");
 _Static_assert(FXTPROF_MODE_KERNEL == 1 && FXTPROF_MODE_USER == 2 &&
 	       FXTPROF_MODE_IDLE == 3 && FXT_PROFILE_NR_MODES == 4,
 	       "the mode names go by FXTPROF_MODE_*");
@@ -47,4 +49,37 @@ unsigned int fxt_profile__mode(const struct fxt_str *s)
 		if (fxt_str__is(s, names[i]))
 			return i;
 	return 0;
+}
+
+static const char *const ustack_end_names[FXTPROF_USTACK_END_MAX] = {
+	[FXTPROF_USTACK_END_NONE] = "none",
+	[FXTPROF_USTACK_END_COMPLETE] = "complete",
+	[FXTPROF_USTACK_END_FP_CHAIN] = "fp_chain",
+	[FXTPROF_USTACK_END_DEPTH] = "depth",
+	[FXTPROF_USTACK_END_FAULT] = "fault",
+	[FXTPROF_USTACK_END_BUDGET] = "budget",
+	[FXTPROF_USTACK_END_BAD_FRAME] = "bad_frame",
+	[FXTPROF_USTACK_END_RA_IN_LR] = "ra_in_lr",
+	[FXTPROF_USTACK_END_COMPAT] = "compat",
+};
+
+const char *fxt_profile__ustack_end_name(unsigned int end)
+{
+	return end < FXTPROF_USTACK_END_MAX ? ustack_end_names[end] : NULL;
+}
+
+bool fxt_profile__ustack_end_is_partial(unsigned int end)
+{
+	return end > FXTPROF_USTACK_END_FP_CHAIN &&
+	       end < FXTPROF_USTACK_END_MAX;
+}
+
+unsigned int fxt_profile__ustack_end(const struct fxt_str *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < FXTPROF_USTACK_END_MAX; i++)
+		if (fxt_str__is(s, ustack_end_names[i]))
+			return i;
+	return FXTPROF_USTACK_END_NONE;
 }

@@ -9,7 +9,8 @@
  * Documentation/fxt-mapping.md is the reference.
  *
  * Events (category / name: arguments):
- *   cpu / sample                   cpu u32, mode str, kframes u32
+ *   cpu / sample                   cpu u32, mode str, kframes u32,
+ *                                  [ustack_end str: a partial user stack]
  *   task / fork                    child_pid u32, child_tid u32,
  *                                  clone_flags u64
  *   task / exec                    filename str, [old_tid u32]
@@ -19,6 +20,8 @@
  *   fxtprof / fxtprof:stats        (counter) samples, records,
  *                                  lost_records, lost_unreported
  *   fxtprof / fxtprof:encode_errors (counter) errno ...
+ *   fxtprof / fxtprof:unwind       (counter) table_frames, fp_frames,
+ *                                  rule_frames, ustack_NAME ...
  *   fxtprof / trigger              name str
  *   region | kernel / NAME         duration begin/end; kernel: kernel_id
  *   section / NAME                 async begin/end, id = the key
@@ -84,6 +87,24 @@
 #define FXT_PROFILE_MODE_USER		"user"
 #define FXT_PROFILE_MODE_IDLE		"idle"
 #define FXT_PROFILE_NR_MODES		4
+/*
+ * A sample whose user stack stopped short (enum fxtprof_ustack_end in
+ * <linux/fxtprof.h>: the depth, a fault, the budget, a bad frame, the
+ * link register above the leaf, a 32-bit task) carries why as a fourth
+ * argument, a string; every other sample keeps three.
+ */
+#define FXT_PROFILE_ARG_USTACK_END	"ustack_end"
+/*
+ * The unwinder's totals at the end of a recording, if it walked any user
+ * stack (fxtprof / fxtprof:unwind, a counter): frames by how they were
+ * found, and "ustack_NAME" for each end a stack had, NAME as
+ * fxt_profile__ustack_end_name() spells it.
+ */
+#define FXT_PROFILE_EV_UNWIND		"fxtprof:unwind"
+#define FXT_PROFILE_ARG_TABLE_FRAMES	"table_frames"
+#define FXT_PROFILE_ARG_FP_FRAMES	"fp_frames"
+#define FXT_PROFILE_ARG_RULE_FRAMES	"rule_frames"
+#define FXT_PROFILE_USTACK_PREFIX	"ustack_"
 
 #define FXT_PROFILE_CAT_TASK		"task"
 #define FXT_PROFILE_EV_FORK		"fork"
@@ -143,6 +164,9 @@ enum fxt_sample_word {
 	FXT_SAMPLE_MODE,		/* string arg, value a ref */
 	FXT_SAMPLE_KFRAMES,		/* u32 arg: the kernel frames */
 	FXT_SAMPLE_EVENT_WORDS,
+	/* A partial user stack's sample: 4 args, the last a string ref. */
+	FXT_SAMPLE_USTACK_END = FXT_SAMPLE_EVENT_WORDS,
+	FXT_SAMPLE_PARTIAL_WORDS,
 };
 
 /*
@@ -252,6 +276,19 @@ bool fxt_record__is_event(const struct fxt_record *rec, const char *cat,
 			  const char *name);
 /* Whether @rec is a sample's event (cpu / sample, instant). */
 bool fxt_record__is_sample(const struct fxt_record *rec);
+/*
+ * The name of enum fxtprof_ustack_end @end ("complete", "depth", ...),
+ * as the ustack_end argument and the unwind counters spell it; NULL for
+ * a value this reader does not know.
+ */
+const char *fxt_profile__ustack_end_name(unsigned int end);
+/*
+ * Whether a sample whose user stack ended with @end carries it: the ends
+ * that say the stack is partial, not none, complete or the end of a
+ * frame-pointer chain (where a sample cannot know), nor unknown ones.
+ */
+bool fxt_profile__ustack_end_is_partial(unsigned int end);
+unsigned int fxt_profile__ustack_end(const struct fxt_str *s);
 /*
  * The FXTPROF_MODE_* a sample's mode value @s names (0, unknown, for a
  * value it does not know).

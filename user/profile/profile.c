@@ -251,6 +251,7 @@ struct profile {
 	size_t nr_samples, cap_samples;
 	struct frame_chunk *frames;	/* each distinct stack once; newest */
 	uint64_t frames_total;		/* of all samples */
+	uint64_t partial_ustacks[FXTPROF_USTACK_END_SLOTS];
 
 	struct name_ent *tnames, *pnames;
 	size_t nr_tnames, cap_tnames, nr_pnames, cap_pnames;
@@ -508,6 +509,12 @@ static int on_sample(struct loader *ld, const struct fxt_record *rec)
 	ld->kframes = 0;
 	if (fxt_record__arg_uint(rec, FXT_PROFILE_ARG_KFRAMES, &v))
 		ld->kframes = v > 0xffff ? 0xffff : (uint16_t)v;
+	/* A fourth argument only on a partial user stack (fxt_profile.h). */
+	if (rec->nargs > 3 &&
+	    fxt_record__arg_str(rec, FXT_PROFILE_ARG_USTACK_END, &mode)) {
+		e->s.ustack_end = (uint8_t)fxt_profile__ustack_end(&mode);
+		p->partial_ustacks[e->s.ustack_end]++;
+	}
 	if (fxt_record__arg_str(rec, FXT_PROFILE_ARG_MODE, &mode)) {
 		if (fxt_str__is(&mode, FXT_PROFILE_MODE_KERNEL))
 			e->s.mode = FXTPROF_MODE_KERNEL;
@@ -1558,6 +1565,8 @@ void profile__stats(const struct profile *p, struct profile_stats *st)
 	st->ksyms = p->nr_ksyms;
 	st->lost_records = p->lost_records;
 	st->output_dropped = p->output_dropped;
+	memcpy(st->partial_ustacks, p->partial_ustacks,
+	       sizeof(st->partial_ustacks));
 	st->has_mappings = p->nr_maps > 0;
 	st->has_kernel = p->nr_kmods || p->nr_ksyms;
 }

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/fxtprof.h>
+
 #define PROFILE_BUILD_ID_MAX	20
 
 struct profile;
@@ -35,6 +37,7 @@ struct profile_sample {
 	uint32_t pid, tid;
 	uint16_t cpu;
 	uint8_t mode;			/* FXTPROF_MODE_*, 0 if unknown */
+	uint8_t ustack_end;		/* a partial user stack's reason, else 0 */
 	uint16_t nr_kernel, nr_user;
 	const uint64_t *ips;
 	const char *comm;		/* thread name at ts: "swapper/N" when idle */
@@ -137,6 +140,11 @@ struct profile_stats {
 	uint64_t ksyms;
 	uint64_t lost_records;		/* fxtprof:kernel_lost, last totals */
 	uint64_t output_dropped;	/* fxtprof:output_dropped records */
+	/*
+	 * Samples by why their user stack stopped short, by enum
+	 * fxtprof_ustack_end (the ustack_end argument; 0 counts none).
+	 */
+	uint64_t partial_ustacks[FXTPROF_USTACK_END_SLOTS];
 	bool has_mappings;		/* any mapping record at all */
 	bool has_kernel;		/* any kernel image or symbol record */
 };

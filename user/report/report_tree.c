@@ -22,6 +22,7 @@
 
 #include <linux/fxtprof.h>
 
+#include "fxt/fxt_profile.h"
 #include "profile/array_grow.h"
 #include "util/hmap.h"
 #include "report_tree.h"
@@ -853,6 +854,25 @@ static void print_problems(const struct rtree *t, FILE *f)
 	free(text);
 }
 
+/* The samples whose user stack the unwinder cut short, and why. */
+static void print_partial_ustacks(const struct profile_stats *st, FILE *f)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < FXTPROF_USTACK_END_SLOTS; i++)
+		n += st->partial_ustacks[i];
+	if (!n)
+		return;
+	fprintf(f, "# %" PRIu64 " samples with a partial user stack:", n);
+	for (i = 0; i < FXTPROF_USTACK_END_SLOTS; i++)
+		if (st->partial_ustacks[i])
+			fprintf(f, " %s %" PRIu64 ";",
+				fxt_profile__ustack_end_name(i) ?: "unknown",
+				st->partial_ustacks[i]);
+	fputc('\n', f);
+}
+
 void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 {
 	const struct caches *c = t->priv;
@@ -883,6 +903,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	if (c->no_frames)
 		fprintf(f, "# %" PRIu64 " samples carry no frames: shown as "
 			"[unknown]\n", c->no_frames);
+	print_partial_ustacks(&st, f);
 	fprintf(f, "# recording: %" PRIu64 " mappings, %" PRIu64 " kernel "
 		"images, %" PRIu64 " kernel symbols\n", st.mappings, st.kmods,
 		st.ksyms);

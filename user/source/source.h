@@ -76,6 +76,15 @@ struct source_ops {
 	 */
 	void (*stats)(struct source *src, struct fxtprof_stats *total,
 		      FILE *report);
+	/*
+	 * Unwind tables (Documentation/unwinding.md), for a session
+	 * configured with FXTPROF_CFG_UNWIND; NULL in a back end that cannot
+	 * walk them.  As FXTPROF_IOC_UNWIND_LOAD and _MAP: unwind_load sets
+	 * @t->id, also with -EEXIST; unwind_map adds or removes a range.
+	 */
+	int (*unwind_load)(struct source *src, struct fxtprof_unwind_table *t);
+	int (*unwind_map)(struct source *src,
+			  const struct fxtprof_unwind_map *map);
 };
 
 extern const struct source_ops ring_source_ops;

@@ -27,7 +27,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define FXTPROF_ABI_VERSION	4
+#define FXTPROF_ABI_VERSION	5
 #define FXTPROF_DEVICE		"/dev/fxtprof"
 /* Since ABI 3: where applications fire triggers; since ABI 4, annotate. */
 #define FXTPROF_ANNOTATE_DEVICE	"/dev/fxtprof-annotate"
@@ -47,6 +47,13 @@
 #define FXTPROF_COMM_LEN		16
 #define FXTPROF_MAX_FILENAME		1024	/* exec filenames are truncated */
 #define FXTPROF_MAX_CPUMASK_LEN		1024	/* bytes: 8192 CPUs */
+#define FXTPROF_BUILD_ID_MAX	20	/* bytes: a GNU build id, SHA-1 */
+/* Since ABI 5: user stacks unwound from tables (FXTPROF_CFG_UNWIND). */
+#define FXTPROF_DEFAULT_UNWIND_MEMORY	(8u << 20)	/* bytes of tables */
+#define FXTPROF_MAX_UNWIND_MEMORY	(1u << 30)
+#define FXTPROF_DEFAULT_UNWIND_BUDGET	512	/* user reads per sample */
+#define FXTPROF_MAX_UNWIND_BUDGET	4096
+#define FXTPROF_UNWIND_MAX_ROWS		(1u << 24)	/* per table */
 
 /* ------------------------------------------------------------------ */
 /* ioctls                                                              */
@@ -96,7 +103,13 @@ struct fxtprof_info {
  * every running session takes them, whatever this bit.
  */
 #define FXTPROF_CFG_ANNOTATE	(1u << 7)
-#define FXTPROF_CFG_ALL		((1u << 8) - 1)
+/*
+ * ABI 5: walk user stacks with the unwind tables loaded by
+ * FXTPROF_IOC_UNWIND_LOAD and _MAP, and by frame pointers where a pc has
+ * none.  Needs FXTPROF_CFG_USTACK.
+ */
+#define FXTPROF_CFG_UNWIND	(1u << 8)
+#define FXTPROF_CFG_ALL		((1u << 9) - 1)
 #define FXTPROF_CFG_DEFAULT	(FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK | \
 				 FXTPROF_CFG_USTACK | FXTPROF_CFG_TASKS | \
 				 FXTPROF_CFG_SNAPSHOT | FXTPROF_CFG_ANNOTATE)
@@ -123,6 +136,10 @@ struct fxtprof_config {
 	__u64 cpumask_ptr;
 	__u32 cpumask_len;	/* bytes */
 	__u32 reserved;		/* must be zero */
+	/* since ABI 5 */
+	__u64 unwind_memory;	/* bytes of unwind tables and maps at most */
+	__u32 unwind_budget;	/* user memory reads per sample's walk */
+	__u32 reserved2;	/* must be zero */
 };
 
 /*
@@ -139,6 +156,24 @@ struct fxtprof_flush {
 	__u64 seq;		/* out */
 };
 
+/*
+ * How a sample's user stack ended (ABI 5; 0 from older modules).  The
+ * stats count samples by it (struct fxtprof_stats.ustack_ends).
+ */
+enum fxtprof_ustack_end {
+	FXTPROF_USTACK_END_NONE		= 0,	/* no user stack taken */
+	FXTPROF_USTACK_END_COMPLETE	= 1,	/* an OUTERMOST row */
+	FXTPROF_USTACK_END_FP_CHAIN	= 2,	/* the frame-pointer chain ended */
+	FXTPROF_USTACK_END_DEPTH	= 3,	/* ustack_depth frames taken */
+	FXTPROF_USTACK_END_FAULT	= 4,	/* a read of the stack failed */
+	FXTPROF_USTACK_END_BUDGET	= 5,	/* unwind_budget reads done */
+	FXTPROF_USTACK_END_BAD_FRAME	= 6,	/* sp going down, ra 0, a loop */
+	FXTPROF_USTACK_END_RA_IN_LR	= 7,	/* RA_IN_LR above the leaf */
+	FXTPROF_USTACK_END_COMPAT	= 8,	/* a 32-bit task: its pc only */
+	FXTPROF_USTACK_END_MAX,
+};
+#define FXTPROF_USTACK_END_SLOTS	16	/* of fxtprof_stats.ustack_ends */
+
 /* FXTPROF_IOC_GET_STATS: counters of one CPU's ring.  In: size, cpu. */
 struct fxtprof_stats {
 	__u32 size;
@@ -154,6 +189,12 @@ struct fxtprof_stats {
 	__u64 handler_calls;
 	__u64 ustack_faults;	/* user walks stopped by an unreadable frame */
 	__u64 lost_unreported_bytes;	/* bytes of lost_unreported */
+	/* since ABI 5: user frames by how they were found */
+	__u64 unwind_table_frames;	/* from a table row */
+	__u64 unwind_fp_frames;		/* frame pointer: no table for the pc */
+	__u64 unwind_rule_frames;	/* frame pointer: the row has no rule */
+	/* samples by how their user stack ended (enum fxtprof_ustack_end) */
+	__u64 ustack_ends[FXTPROF_USTACK_END_SLOTS];
 };
 
 /*
@@ -287,6 +328,98 @@ struct fxtprof_annotation {
 	char name[];		/* name_len bytes of UTF-8, no NUL */
 };
 
+/*
+ * Unwind tables (ABI 5).  The user stacks of code built without frame
+ * pointers are walked from each ELF file's call frame information, which
+ * the reader compiles into one table per file (Documentation/unwinding.md):
+ * rows sorted by pc, each covering [pc, next row's pc), that say how to
+ * find the caller's frame from this one's registers, as the kernel's ORC
+ * table does.
+ *
+ * For a row of cfa_reg SP or FP, in the frame being unwound:
+ *	CFA	= (cfa_reg == SP ? sp : fp) + cfa_offset
+ *	ra	= RA_IN_LR ? the link register (arm64, the interrupted frame
+ *		  only) : the word at CFA + ra_offset
+ *	fp	= FP_SAVED ? the word at CFA + fp_offset : fp unchanged
+ *	sp	= CFA
+ * and the caller's pc is ra.  "fp" is rbp on x86_64 and x29 on arm64.
+ * A row of cfa_reg NONE has no rule: the walker steps that frame by the
+ * frame pointer (and counts it).  The reader writes one where the file
+ * has no CFI for a range (flags 0) and where the CFI's rule is more than
+ * a row can say (FXTPROF_UNWIND_ROW_NO_RULE: DWARF expressions, the PLT,
+ * a register-based CFA other than sp and fp, offsets beyond 16 bits).
+ * An OUTERMOST row ends the stack: the CFI leaves the return address
+ * undefined there (_start, thread entry).
+ */
+enum fxtprof_unwind_cfa_reg {
+	FXTPROF_UNWIND_CFA_NONE	= 0,
+	FXTPROF_UNWIND_CFA_SP	= 1,
+	FXTPROF_UNWIND_CFA_FP	= 2,
+	FXTPROF_UNWIND_CFA_MAX,
+};
+
+#define FXTPROF_UNWIND_ROW_RA_IN_LR	(1u << 0)
+#define FXTPROF_UNWIND_ROW_FP_SAVED	(1u << 1)
+#define FXTPROF_UNWIND_ROW_OUTERMOST	(1u << 2)
+#define FXTPROF_UNWIND_ROW_NO_RULE	(1u << 3)	/* with CFA_NONE only */
+#define FXTPROF_UNWIND_ROW_FLAGS	((1u << 4) - 1)
+
+struct fxtprof_unwind_row {
+	__u32 pc;		/* the file's virtual address */
+	__s16 cfa_offset;
+	__s16 ra_offset;	/* from the CFA, unless RA_IN_LR */
+	__s16 fp_offset;	/* from the CFA, if FP_SAVED */
+	__u8 cfa_reg;		/* enum fxtprof_unwind_cfa_reg */
+	__u8 flags;		/* FXTPROF_UNWIND_ROW_* */
+};
+
+/*
+ * FXTPROF_IOC_UNWIND_LOAD (ABI 5): give the configured session the table
+ * of the file whose GNU build id is build_id.  The rows are copied and
+ * checked: pcs strictly increasing and below pc_end, which the last row
+ * covers up to; registers and flags known; saved-register offsets
+ * nonzero and multiples of 8.  On success id is the table's (> 0);
+ * tables live until the session is configured again or closed.
+ * Errors:
+ *   -EINVAL	a bad row (nothing is kept), nr_rows 0 or above
+ *		FXTPROF_UNWIND_MAX_ROWS, flags or reserved not zero, no
+ *		build id
+ *   -EEXIST	this build id has a table already: id is set to it
+ *   -ENOSPC	the table does not fit the session's unwind_memory
+ *   -EBUSY	the session is not configured, or has no FXTPROF_CFG_UNWIND
+ */
+struct fxtprof_unwind_table {
+	__u32 size;
+	__u32 flags;		/* must be zero */
+	__u64 rows_ptr;		/* nr_rows struct fxtprof_unwind_row */
+	__u32 nr_rows;
+	__u32 pc_end;
+	__u32 id;		/* out */
+	__u8 build_id_size;	/* 1 .. FXTPROF_BUILD_ID_MAX */
+	__u8 reserved[3];	/* must be zero */
+	__u8 build_id[FXTPROF_BUILD_ID_MAX];
+	__u32 reserved2;	/* must be zero */
+};
+
+/*
+ * FXTPROF_IOC_UNWIND_MAP (ABI 5): addresses [start, end) of process pid
+ * run the file of table id, loaded so that a pc there is the file's
+ * virtual address pc - bias.  A range replaces whatever of pid's it
+ * overlaps; id 0 removes pid's ranges within [start, end).  The module
+ * drops a process's ranges at its exec and exit.
+ * Errors: -EINVAL (start >= end, reserved not zero, an unknown id),
+ * -ENOSPC (unwind_memory is full), -EBUSY (as for UNWIND_LOAD).
+ */
+struct fxtprof_unwind_map {
+	__u32 size;
+	__u32 pid;		/* tgid */
+	__u32 id;		/* table, or 0 to remove */
+	__u32 reserved;		/* must be zero */
+	__u64 start;
+	__u64 end;
+	__u64 bias;
+};
+
 /* The first published size of each structure: smaller ones are refused. */
 #define FXTPROF_INFO_SIZE_VER0		80
 #define FXTPROF_CONFIG_SIZE_VER0	48
@@ -296,6 +429,8 @@ struct fxtprof_annotation {
 #define FXTPROF_SYNC_SIZE_VER0		16
 #define FXTPROF_SOURCE_SIZE_VER0	112
 #define FXTPROF_TRIGGER_SIZE_VER0	72
+#define FXTPROF_UNWIND_TABLE_SIZE_VER0	56
+#define FXTPROF_UNWIND_MAP_SIZE_VER0	40
 
 #define FXTPROF_IOC_MAGIC	0xB7
 #define FXTPROF_IOC_GET_INFO	_IOWR(FXTPROF_IOC_MAGIC, 1, struct fxtprof_info)
@@ -309,6 +444,8 @@ struct fxtprof_annotation {
 #define FXTPROF_IOC_SYNC	_IOWR(FXTPROF_IOC_MAGIC, 9, struct fxtprof_sync)
 #define FXTPROF_IOC_GET_SOURCE	_IOWR(FXTPROF_IOC_MAGIC, 10, struct fxtprof_source)
 #define FXTPROF_IOC_TRIGGER	_IOW(FXTPROF_IOC_MAGIC, 11, struct fxtprof_trigger)
+#define FXTPROF_IOC_UNWIND_LOAD	_IOWR(FXTPROF_IOC_MAGIC, 12, struct fxtprof_unwind_table)
+#define FXTPROF_IOC_UNWIND_MAP	_IOW(FXTPROF_IOC_MAGIC, 13, struct fxtprof_unwind_map)
 
 /* ------------------------------------------------------------------ */
 /* mmap layout                                                         */
@@ -402,6 +539,7 @@ enum fxtprof_sample_mode {
 #define FXTPROF_SAMPLE_USTACK_TRUNCATED	(1u << 1)
 #define FXTPROF_SAMPLE_USTACK_FAULT	(1u << 2)	/* unreadable frame */
 
+
 /*
  * A timer sample.  ips[] holds nr_kernel kernel addresses, leaf (the
  * interrupted pc) first, then nr_user user addresses, leaf first.
@@ -414,7 +552,8 @@ struct fxtprof_sample {
 	__u8 flags;		/* FXTPROF_SAMPLE_* */
 	__u16 nr_kernel;
 	__u16 nr_user;
-	__u16 reserved;
+	__u8 ustack_end;	/* enum fxtprof_ustack_end, since ABI 5 */
+	__u8 reserved;
 	__u64 ips[];
 };
 
@@ -511,7 +650,6 @@ struct fxtprof_flush_rec {
  * /sys/kernel/notes and /proc/modules), and they travel through the same
  * record stream as the ring's records.  See Documentation/symbols.md.
  */
-#define FXTPROF_BUILD_ID_MAX	20	/* bytes: a GNU build id, SHA-1 */
 #define FXTPROF_MAX_PATH	4096	/* mapping and module names are truncated */
 
 #define FXTPROF_MMAP_INITIAL	(1u << 0)	/* existed when recording began */
@@ -665,9 +803,12 @@ FXTPROF_ASSERT(sizeof(struct fxtprof_attach) == 48, "fxtprof_attach size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_sync) == 16, "fxtprof_sync size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_source) == 112, "fxtprof_source size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_trigger) == 72, "fxtprof_trigger size");
-FXTPROF_ASSERT(sizeof(struct fxtprof_config) == 48, "fxtprof_config size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_config) == 64, "fxtprof_config size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_flush) == 16, "fxtprof_flush size");
-FXTPROF_ASSERT(sizeof(struct fxtprof_stats) == 96, "fxtprof_stats size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_stats) == 248, "fxtprof_stats size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_row) == 12, "unwind_row size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_table) == 56, "unwind_table size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_map) == 40, "unwind_map size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_ring_consumer) == 8, "consumer size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_ring_ctrl) == 128, "ring_ctrl size");
 FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_ring_ctrl, producer_pos) == 64,
