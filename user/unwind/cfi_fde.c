@@ -221,7 +221,8 @@ int cfi_fde__ranges(const struct cfi_section *sec,
 		off = next;
 	}
 	free(s.cies);
-	qsort(s.ranges, s.nr, sizeof(*s.ranges), range_cmp);
+	if (s.nr)
+		qsort(s.ranges, s.nr, sizeof(*s.ranges), range_cmp);
 	*out = s.ranges;
 	*nr = s.nr;
 	*bad = s.bad;

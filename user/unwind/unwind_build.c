@@ -16,16 +16,22 @@
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define MAX_TEXT_SEGMENTS	8
 
 /* The CFI that libdw reads, and the Dwarf that owns a .debug_frame's. */
 struct cfi_source {
 	Dwarf_CFI *cfi;
 	Dwarf *dwarf;
 	struct cfi_section sec;
+	/* The executable PT_LOADs: an FDE outside them is corrupt. */
+	struct cfi_fde_range text[MAX_TEXT_SEGMENTS];
+	size_t nr_text;		/* 0: no program headers, take every FDE */
 };
 
 int unwind_table__build_id(Elf *elf, uint8_t id[FXTPROF_BUILD_ID_MAX])
@@ -62,6 +68,32 @@ static Elf_Scn *find_section(Elf *elf, const char *name)
 	return NULL;
 }
 
+static void cfi_source__text(struct cfi_source *src, Elf *elf)
+{
+	size_t i, phnum;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &phnum) < 0)
+		return;
+	for (i = 0; i < phnum && src->nr_text < MAX_TEXT_SEGMENTS; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    (ph.p_flags & PF_X))
+			src->text[src->nr_text++] = (struct cfi_fde_range){
+				.lo = ph.p_vaddr, .hi = ph.p_vaddr + ph.p_memsz,
+			};
+}
+
+static bool cfi_source__in_text(const struct cfi_source *src,
+				const struct cfi_fde_range *fde)
+{
+	size_t i;
+
+	for (i = 0; i < src->nr_text; i++)
+		if (fde->lo >= src->text[i].lo && fde->hi <= src->text[i].hi)
+			return true;
+	return !src->nr_text;
+}
+
 /*
  * Open the file's CFI: .eh_frame if it has one (what a running program
  * unwinds with), else .debug_frame.  0 with src->cfi NULL if it has
@@ -96,6 +128,7 @@ static int cfi_source__open(struct cfi_source *src, Elf *elf,
 		return 0;
 	}
 	src->sec.addr = sh.sh_addr;
+	cfi_source__text(src, elf);
 	src->sec.e_ident = (const unsigned char *)elf_getident(elf, NULL);
 	t->cfi_bytes = sh.sh_size;
 	return 0;
@@ -156,6 +189,10 @@ static int cfi_rows(const struct unwind_arch *arch, struct cfi_source *src,
 	if (err)
 		return unwind__why(why, err, "no memory for the FDEs");
 	for (i = 0; i < nr; i++) {
+		if (!cfi_source__in_text(src, &fdes[i])) {
+			t->counts.bad_fdes++;
+			continue;
+		}
 		err = fde_rows(arch, src->cfi, &fdes[i], &spans, t);
 		if (err) {
 			unwind__why(why, err, "no memory for the rows");

@@ -101,7 +101,8 @@ int unwind_table__assemble(struct unwind_table *t, struct unwind_spans *s,
 	size_t i, cap;
 	int err;
 
-	qsort(s->v, s->nr, sizeof(*s->v), span_cmp);
+	if (s->nr)
+		qsort(s->v, s->nr, sizeof(*s->v), span_cmp);
 	/* At most a gap row before each span. */
 	cap = s->nr > FXTPROF_UNWIND_MAX_ROWS / 2 ? FXTPROF_UNWIND_MAX_ROWS :
 						    2 * s->nr;
