@@ -3,7 +3,8 @@
 # tests/unwind/build.mk - the unwind tables (user/unwind/) on the host:
 # every row against libdw (test_unwind_cfi), bad input and the cache's cap
 # (test_unwind_bad, plain and under ASan+UBSan), a stack walked with a
-# table (test_unwind_walk), and `fxtprof unwind` (run_unwind_cmd).
+# table (test_unwind_walk), the recorder's side against a fake source
+# (test_record_unwind) and `fxtprof unwind` (run_unwind_cmd).
 #
 # The fixtures are built here without frame pointers: nofp.c for x86_64
 # and, with the cross compiler, aarch64; throw.cpp; nofp with only
@@ -69,6 +70,15 @@ $(UW_T)/test_unwind_walk: tests/unwind/test_unwind_walk.c $(UNWIND_LIB) \
 	$(CC) $(UW_TEST_FLAGS) -std=gnu11 -Wall -Wextra $(UW_NOFP_FLAGS) \
 		-rdynamic -o $@ $< $(UNWIND_LIB) $(UTIL_LIB) $(UNWIND_LDLIBS)
 
+# The recorder's side, record_unwind.c, against a fake source.
+$(UW_T)/test_record_unwind: tests/unwind/test_record_unwind.c \
+		user/cmd/record_unwind.c user/cmd/record_unwind.h \
+		$(B)/lib/libsource.a $(UNWIND_LIB) $(UTIL_LIB) $(UNWIND_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(UW_TEST_FLAGS) -Iuser/cmd $(CFLAGS) -o $@ $< \
+		user/cmd/record_unwind.c $(B)/lib/libsource.a $(UNWIND_LIB) \
+		$(UTIL_LIB) $(UNWIND_LDLIBS) -ldl
+
 $(UW_T)/run_unwind_cmd: tests/unwind/run_unwind_cmd.sh $(B)/bin/fxtprof \
 		$(UW_FIXTURES)
 	@printf '#!/bin/sh\nexec sh %s %s %s\n' $(abspath $<) \
@@ -77,5 +87,5 @@ $(UW_T)/run_unwind_cmd: tests/unwind/run_unwind_cmd.sh $(B)/bin/fxtprof \
 
 HOST_TESTS += $(UW_T)/test_unwind_cfi $(UW_T)/test_unwind_bad \
 	$(B)/asan/tests/unwind/test_unwind_bad $(UW_T)/test_unwind_walk \
-	$(UW_T)/run_unwind_cmd
+	$(UW_T)/test_record_unwind $(UW_T)/run_unwind_cmd
 endif

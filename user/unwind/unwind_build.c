@@ -22,16 +22,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_TEXT_SEGMENTS	8
-
 /* The CFI that libdw reads, and the Dwarf that owns a .debug_frame's. */
 struct cfi_source {
 	Dwarf_CFI *cfi;
 	Dwarf *dwarf;
 	struct cfi_section sec;
-	/* The executable PT_LOADs: an FDE outside them is corrupt. */
-	struct cfi_fde_range text[MAX_TEXT_SEGMENTS];
-	size_t nr_text;		/* 0: no program headers, take every FDE */
 };
 
 int unwind_table__build_id(Elf *elf, uint8_t id[FXTPROF_BUILD_ID_MAX])
@@ -68,30 +63,40 @@ static Elf_Scn *find_section(Elf *elf, const char *name)
 	return NULL;
 }
 
-static void cfi_source__text(struct cfi_source *src, Elf *elf)
+/* The file's PT_LOADs, to place mappings and to check FDEs against. */
+static void table_segments(struct unwind_table *t, Elf *elf)
 {
 	size_t i, phnum;
 	GElf_Phdr ph;
 
 	if (elf_getphdrnum(elf, &phnum) < 0)
 		return;
-	for (i = 0; i < phnum && src->nr_text < MAX_TEXT_SEGMENTS; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    (ph.p_flags & PF_X))
-			src->text[src->nr_text++] = (struct cfi_fde_range){
-				.lo = ph.p_vaddr, .hi = ph.p_vaddr + ph.p_memsz,
+	for (i = 0; i < phnum && t->nr_segs < UNWIND_MAX_SEGMENTS; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			t->segs[t->nr_segs++] = (struct unwind_segment){
+				.offset = ph.p_offset, .vaddr = ph.p_vaddr,
+				.filesz = ph.p_filesz, .align = ph.p_align,
+				.flags = ph.p_flags,
 			};
 }
 
-static bool cfi_source__in_text(const struct cfi_source *src,
-				const struct cfi_fde_range *fde)
+/* An FDE outside the executable segments is corrupt. */
+static bool fde_in_text(const struct unwind_table *t,
+			const struct cfi_fde_range *fde)
 {
-	size_t i;
+	bool any = false;
+	unsigned int i;
 
-	for (i = 0; i < src->nr_text; i++)
-		if (fde->lo >= src->text[i].lo && fde->hi <= src->text[i].hi)
+	for (i = 0; i < t->nr_segs; i++) {
+		const struct unwind_segment *s = &t->segs[i];
+
+		if (!(s->flags & PF_X))
+			continue;
+		any = true;
+		if (fde->lo >= s->vaddr && fde->hi <= s->vaddr + s->filesz)
 			return true;
-	return !src->nr_text;
+	}
+	return !any;	/* no program headers: take every FDE */
 }
 
 /*
@@ -128,7 +133,6 @@ static int cfi_source__open(struct cfi_source *src, Elf *elf,
 		return 0;
 	}
 	src->sec.addr = sh.sh_addr;
-	cfi_source__text(src, elf);
 	src->sec.e_ident = (const unsigned char *)elf_getident(elf, NULL);
 	t->cfi_bytes = sh.sh_size;
 	return 0;
@@ -189,7 +193,7 @@ static int cfi_rows(const struct unwind_arch *arch, struct cfi_source *src,
 	if (err)
 		return unwind__why(why, err, "no memory for the FDEs");
 	for (i = 0; i < nr; i++) {
-		if (!cfi_source__in_text(src, &fdes[i])) {
+		if (!fde_in_text(t, &fdes[i])) {
 			t->counts.bad_fdes++;
 			continue;
 		}
@@ -231,6 +235,7 @@ int unwind_table__build_elf(Elf *elf, struct unwind_table **out, char *why)
 	t->machine = eh.e_machine;
 	err = unwind_table__build_id(elf, t->build_id);
 	t->build_id_size = err > 0 ? (uint8_t)err : 0;
+	table_segments(t, elf);
 
 	err = cfi_source__open(&src, elf, t);
 	if (!err && src.cfi)

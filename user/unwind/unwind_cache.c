@@ -39,6 +39,8 @@ struct unwind_cache *unwind_cache__new(uint64_t cap)
 {
 	struct unwind_cache *c = calloc(1, sizeof(*c));
 
+	/* libelf wants it before the first elf_begin, of the caller's too. */
+	elf_version(EV_CURRENT);
 	if (c)
 		c->cap = cap;
 	return c;
@@ -125,53 +127,61 @@ static int cache_fill(struct unwind_cache *c, struct unwind_cache_entry *e,
 	return 0;
 }
 
-int unwind_cache__get(struct unwind_cache *c, int fd,
-		      const struct unwind_table **out, char *why)
+int unwind_cache__get_elf(struct unwind_cache *c, Elf *elf,
+			  const struct unwind_table **out, char *why)
 {
 	uint8_t id[FXTPROF_BUILD_ID_MAX];
 	struct unwind_cache_entry *e;
-	struct build_id_key key = { .c = c, .id = id };
-	struct hmap_slot *slot;
-	uint64_t hash;
-	Elf *elf;
 	int n, err;
 
 	*out = NULL;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		err = unwind__why(why, -ENOEXEC, "not an ELF file");
 		c->stats.failed++;
-		goto end_elf;
+		return unwind__why(why, -ENOEXEC, "not an ELF file");
 	}
 	n = unwind_table__build_id(elf, id);
 	if (n < 0) {
-		err = unwind__why(why, n, "no build id");
 		c->stats.no_build_id++;
-		goto end_elf;
+		return unwind__why(why, n, "no build id");
 	}
-	key.size = (size_t)n;
-	hash = hmap_hash_bytes(id, key.size, 0);
-	slot = hmap__find(&c->index, hash, build_id_eq, &key);
-	if (slot) {
-		e = &c->entries[slot->val];
-		err = e->err;
-		if (why && err)
-			unwind__why(why, err, "already counted");
-		goto found;
-	}
-	e = cache_add(c, hash, id, key.size);
-	if (!e) {
-		err = unwind__why(why, -ENOMEM, "no memory for the cache");
-		goto end_elf;
-	}
+	if (unwind_cache__find(c, id, (size_t)n, out, &err))
+		return err ? unwind__why(why, err, "counted before") : 0;
+	e = cache_add(c, hmap_hash_bytes(id, (size_t)n, 0), id, (size_t)n);
+	if (!e)
+		return unwind__why(why, -ENOMEM, "no memory for the cache");
 	err = e->err = cache_fill(c, e, elf, why);
-found:
 	*out = e->table;
-end_elf:
-	if (elf)
-		elf_end(elf);
 	return err;
+}
+
+int unwind_cache__get(struct unwind_cache *c, int fd,
+		      const struct unwind_table **out, char *why)
+{
+	Elf *elf;
+	int err;
+
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	err = unwind_cache__get_elf(c, elf, out, why);
+	elf_end(elf);
+	return err;
+}
+
+bool unwind_cache__find(const struct unwind_cache *c, const uint8_t *id,
+			size_t size, const struct unwind_table **out, int *err)
+{
+	const struct build_id_key key = { .c = c, .id = id, .size = size };
+	const struct unwind_cache_entry *e;
+	struct hmap_slot *slot;
+
+	*out = NULL;
+	slot = hmap__find(&c->index, hmap_hash_bytes(id, size, 0),
+			  build_id_eq, &key);
+	if (!slot)
+		return false;
+	e = &c->entries[slot->val];
+	*out = e->table;
+	*err = e->err;
+	return true;
 }
 
 void unwind_cache__stats(const struct unwind_cache *c,

@@ -20,6 +20,7 @@
 #ifndef FXTPROF_UNWIND_CACHE_H
 #define FXTPROF_UNWIND_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "unwind/unwind_table.h"
@@ -37,7 +38,11 @@ struct unwind_cache_stats {
 
 struct unwind_cache;
 
-/* A cache that keeps at most @cap bytes of tables; NULL: no memory. */
+/*
+ * A cache that keeps at most @cap bytes of tables; NULL: no memory.  It
+ * sets libelf's version, so that a caller may elf_begin() an image for
+ * unwind_cache__get_elf().
+ */
 struct unwind_cache *unwind_cache__new(uint64_t cap);
 void unwind_cache__free(struct unwind_cache *c);
 
@@ -48,6 +53,17 @@ void unwind_cache__free(struct unwind_cache *c);
  */
 int unwind_cache__get(struct unwind_cache *c, int fd,
 		      const struct unwind_table **out, char *why);
+/* The same for an ELF image libelf has open (a vDSO: elf_memory()). */
+int unwind_cache__get_elf(struct unwind_cache *c, Elf *elf,
+			  const struct unwind_table **out, char *why);
+
+/*
+ * What a get of build id @id (@size bytes) answers, if one was made:
+ * true with *@err and *@out as that get gave them (*@out NULL unless
+ * *@err is 0); false if the build id was never got.  Reads no file.
+ */
+bool unwind_cache__find(const struct unwind_cache *c, const uint8_t *id,
+			size_t size, const struct unwind_table **out, int *err);
 
 /* The counts so far. */
 void unwind_cache__stats(const struct unwind_cache *c,

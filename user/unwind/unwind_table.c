@@ -5,6 +5,7 @@
  */
 #include "unwind/unwind_internal.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -173,6 +174,32 @@ unwind_table__lookup(const struct unwind_table *t, uint64_t pc)
 			hi = mid;
 	}
 	return &t->rows[lo];
+}
+
+int unwind_table__bias(const struct unwind_table *t, uint64_t start,
+		       uint64_t pgoff, uint64_t *bias)
+{
+	const struct unwind_segment *best = NULL;
+	unsigned int i;
+
+	/*
+	 * A mapping starts at a page: at the segment's offset rounded down
+	 * to its alignment.  An executable segment wins a tie (the text).
+	 */
+	for (i = 0; i < t->nr_segs; i++) {
+		const struct unwind_segment *s = &t->segs[i];
+		uint64_t align = s->align > 4096 ? s->align : 4096;
+
+		if ((s->offset & ~(align - 1)) > pgoff ||
+		    pgoff >= s->offset + s->filesz)
+			continue;
+		if (!best || (!(best->flags & PF_X) && (s->flags & PF_X)))
+			best = s;
+	}
+	if (!best)
+		return -ENOENT;
+	*bias = start - (best->vaddr + pgoff - best->offset);
+	return 0;
 }
 
 void unwind_table__to_uapi(const struct unwind_table *t,

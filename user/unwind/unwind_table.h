@@ -58,6 +58,14 @@ struct unwind_table_counts {
 	uint32_t bad_fdes;	/* FDEs skipped: unreadable or unplaceable */
 };
 
+#define UNWIND_MAX_SEGMENTS	8
+
+/* A PT_LOAD of the file: where its bytes go, to place a mapping. */
+struct unwind_segment {
+	uint64_t offset, vaddr, filesz, align;
+	uint32_t flags;		/* PF_* */
+};
+
 struct unwind_table {
 	struct fxtprof_unwind_row *rows;
 	uint32_t nr_rows;
@@ -68,6 +76,8 @@ struct unwind_table {
 	enum unwind_cfi cfi;
 	uint64_t cfi_bytes;	/* size of the CFI section read */
 	struct unwind_table_counts counts;
+	struct unwind_segment segs[UNWIND_MAX_SEGMENTS];
+	unsigned int nr_segs;
 };
 
 /*
@@ -92,6 +102,14 @@ size_t unwind_table__size(const struct unwind_table *t);
 /* The row that covers @pc (a file vaddr), or NULL. */
 const struct fxtprof_unwind_row *
 unwind_table__lookup(const struct unwind_table *t, uint64_t pc);
+
+/*
+ * The bias of a mapping of the file at @start, of file offset @pgoff:
+ * what FXTPROF_IOC_UNWIND_MAP takes, such that a pc there is the file's
+ * vaddr pc - bias.  0, or -ENOENT if no PT_LOAD holds @pgoff.
+ */
+int unwind_table__bias(const struct unwind_table *t, uint64_t start,
+		       uint64_t pgoff, uint64_t *bias);
 
 /* The argument of FXTPROF_IOC_UNWIND_LOAD (source_ops.unwind_load). */
 void unwind_table__to_uapi(const struct unwind_table *t,
