@@ -7,8 +7,8 @@
  * (source_ops.unwind_load) and mapped into the process at its bias
  * (unwind_map).
  *
- * The tables are built in the event loop, synchronously: a few
- * milliseconds for a large library, once per build id.
+ * The tables are built in the event loop, synchronously, once per build
+ * id: 25 ms for libc.so.6, 0.6 s for a 100 MB C++ library.
  */
 #ifndef FXTPROF_RECORD_UNWIND_H
 #define FXTPROF_RECORD_UNWIND_H

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "transport/clock.h"
 #include "unwind/unwind_table.h"
 
 static const char *const cfi_names[] = {
@@ -45,7 +46,7 @@ static void print_row(const struct fxtprof_unwind_row *r)
 }
 
 static void print_table(const char *path, const struct unwind_table *t,
-			bool rows)
+			double ms, bool rows)
 {
 	const struct unwind_table_counts *c = &t->counts;
 	unsigned int i;
@@ -55,9 +56,9 @@ static void print_table(const char *path, const struct unwind_table *t,
 	       (unsigned long long)t->cfi_bytes);
 	for (i = 0; i < t->build_id_size; i++)
 		printf("%02x", t->build_id[i]);
-	printf("%s, %u rows, %zu bytes, pc_end %#x\n",
+	printf("%s, %u rows, %zu bytes, pc_end %#x, built in %.1f ms\n",
 	       t->build_id_size ? "" : "(none)", t->nr_rows,
-	       unwind_table__size(t), t->pc_end);
+	       unwind_table__size(t), t->pc_end, ms);
 	printf("  rows: cfa=sp %u, cfa=fp %u, no cfi %u, no rule %u, "
 	       "outermost %u, ra=lr %u, fp saved %u; bad FDEs %u\n",
 	       c->cfa_sp, c->cfa_fp, c->no_cfi, c->no_rule, c->outermost,
@@ -106,13 +107,15 @@ int cmd_unwind(int argc, char **argv)
 	for (i = optind; i < argc; i++) {
 		char why[UNWIND_WHY_LEN];
 		struct unwind_table *t;
+		uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 
 		if (unwind_table__build_path(argv[i], &t, why)) {
 			fprintf(stderr, "fxtprof unwind: %s: %s\n", argv[i], why);
 			status = CMD_EXIT_FAILED;
 			continue;
 		}
-		print_table(argv[i], t, rows);
+		print_table(argv[i], t,
+			    (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, rows);
 		unwind_table__free(t);
 	}
 	return status;

@@ -53,8 +53,9 @@ static Elf_Scn *find_section(Elf *elf, const char *name)
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *n;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !sh.sh_size)
+		/* lld types .eh_frame SHT_X86_64_UNWIND; a debug file NOBITS. */
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    sh.sh_type == SHT_NULL || !sh.sh_size)
 			continue;
 		n = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (n && !strcmp(n, name))

@@ -27,7 +27,8 @@
  * row's pc and the last up to pc_end; a gap between two FDEs is a
  * CFA_NONE row, a rule a row cannot say is CFA_NONE with NO_RULE, and
  * every row passes the module's checks of FXTPROF_IOC_UNWIND_LOAD.
- * Building is synchronous: a few milliseconds per MB of .eh_frame.
+ * Building is synchronous: about 0.15 s per MB of .eh_frame (25 ms for
+ * libc.so.6; Documentation/unwinding.md has the figures).
  */
 #ifndef FXTPROF_UNWIND_TABLE_H
 #define FXTPROF_UNWIND_TABLE_H
