@@ -111,9 +111,13 @@ static int fxtprof_ustack_row_step(struct fxtprof_ustack *w,
 	return 0;
 }
 
-/* Step @r from its frame to the caller's: 0, or why the stack ends. */
+/*
+ * Step @r from its frame to the caller's: 0, and in @found the counter of
+ * the rule that found it, or why the stack ends.
+ */
 static int fxtprof_ustack_step(struct fxtprof_ustack *w,
-			       struct fxtprof_uregs *r, bool leaf)
+			       struct fxtprof_uregs *r, bool leaf,
+			       unsigned int **found)
 {
 	const struct fxtprof_unwind_range *range;
 	const struct fxtprof_unwind_row *row = NULL;
@@ -123,7 +127,6 @@ static int fxtprof_ustack_step(struct fxtprof_ustack *w,
 	 * function ends it).  The call itself is one byte earlier.
 	 */
 	u64 pc = leaf ? r->pc : r->pc - 1;
-	int end;
 
 	range = fxtprof_unwind_range_find(w->ranges, w->nr_ranges, pc);
 	if (range)
@@ -131,17 +134,12 @@ static int fxtprof_ustack_step(struct fxtprof_ustack *w,
 	if (row && row->flags & FXTPROF_UNWIND_ROW_OUTERMOST)
 		return FXTPROF_USTACK_END_COMPLETE;
 	if (!row || row->cfa_reg == FXTPROF_UNWIND_CFA_NONE) {
-		end = fxtprof_ustack_fp_step(w, r);
-		if (!end && row && row->flags & FXTPROF_UNWIND_ROW_NO_RULE)
-			w->rule_frames++;
-		else if (!end)
-			w->fp_frames++;
-		return end;
+		*found = row && row->flags & FXTPROF_UNWIND_ROW_NO_RULE ?
+			 &w->rule_frames : &w->fp_frames;
+		return fxtprof_ustack_fp_step(w, r);
 	}
-	end = fxtprof_ustack_row_step(w, r, row, leaf);
-	if (!end)
-		w->table_frames++;
-	return end;
+	*found = &w->table_frames;
+	return fxtprof_ustack_row_step(w, r, row, leaf);
 }
 
 /*
@@ -151,6 +149,7 @@ static int fxtprof_ustack_step(struct fxtprof_ustack *w,
  */
 void fxtprof_ustack_walk(struct fxtprof_ustack *w, struct fxtprof_uregs *regs)
 {
+	unsigned int *found;
 	bool leaf = true;
 	int end;
 
@@ -166,7 +165,7 @@ void fxtprof_ustack_walk(struct fxtprof_ustack *w, struct fxtprof_uregs *regs)
 	}
 	w->ips[w->nr++] = regs->pc;
 	for (;;) {
-		end = fxtprof_ustack_step(w, regs, leaf);
+		end = fxtprof_ustack_step(w, regs, leaf, &found);
 		if (end)
 			break;
 		if (w->nr == w->max) {
@@ -176,6 +175,7 @@ void fxtprof_ustack_walk(struct fxtprof_ustack *w, struct fxtprof_uregs *regs)
 			break;
 		}
 		w->ips[w->nr++] = regs->pc;
+		(*found)++;
 		leaf = false;
 	}
 	if (end == FXTPROF_USTACK_END_FAULT)
