@@ -2,8 +2,9 @@
 #
 # tests/unwind/build.mk - the unwind tables (user/unwind/) on the host:
 # every row against libdw (test_unwind_cfi), bad input and the cache's cap
-# (test_unwind_bad, plain and under ASan+UBSan), a stack walked with a
-# table (test_unwind_walk), the recorder's side against a fake source
+# (test_unwind_bad, plain and under ASan+UBSan), a real stack walked with
+# a real table by the module's walk (test_unwind_walk), the recorder's
+# side against a fake source
 # (test_record_unwind) and `fxtprof unwind` (run_unwind_cmd).
 #
 # The fixtures are built here without frame pointers: nofp.c for x86_64
@@ -63,12 +64,14 @@ $(B)/asan/tests/unwind/test_unwind_bad: tests/unwind/test_unwind_bad.c \
 		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_LDLIBS)
 
 # Built as the programs it walks are: -O2, no frame pointers, its
-# functions named for dladdr (-rdynamic).
+# functions named for dladdr (-rdynamic); with the module's walk built
+# for the host as tests/host/build.mk builds it (UNWIND_SIM_SRCS).
 $(UW_T)/test_unwind_walk: tests/unwind/test_unwind_walk.c $(UNWIND_LIB) \
-		$(UTIL_LIB) $(UNWIND_HDRS)
+		$(UTIL_LIB) $(UNWIND_HDRS) $(UNWIND_SIM_SRCS) kmod/unwind.h
 	@mkdir -p $(@D)
-	$(CC) $(UW_TEST_FLAGS) -std=gnu11 -Wall -Wextra $(UW_NOFP_FLAGS) \
-		-rdynamic -o $@ $< $(UNWIND_LIB) $(UTIL_LIB) $(UNWIND_LDLIBS)
+	$(CC) $(UW_TEST_FLAGS) $(KSHIM_CPPFLAGS) -std=gnu11 -Wall -Wextra \
+		$(UW_NOFP_FLAGS) -rdynamic -o $@ $< $(UNWIND_SIM_SRCS) \
+		$(UNWIND_LIB) $(UTIL_LIB) $(UNWIND_LDLIBS)
 
 # The recorder's side, record_unwind.c, against a fake source.
 $(UW_T)/test_record_unwind: tests/unwind/test_record_unwind.c \

@@ -1,22 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_unwind_walk.c - a stack walked with a table: this program, built
- * -O2 -fomit-frame-pointer, captures its registers and a copy of its
- * stack deep in a call chain that keeps no frame pointers, builds the
- * table of its own file (user/unwind/), and walks the copy as the module
- * would, with a step function written for this test only: the leaf's row
- * at its pc, each caller's at its return address - 1.  The frames must be
- * the chain's, in order, up to its root.  x86_64 (the host).  Prints TAP.
+ * test_unwind_walk.c - a real stack walked by the module's walk with a
+ * real table: this program, built -O2 -fomit-frame-pointer, captures its
+ * registers and a copy of its stack deep in a call chain that keeps no
+ * frame pointers, builds the table of its own file (user/unwind/), maps
+ * it over its text as the recorder does (unwind_table__bias), and walks
+ * the copy with kmod/unwind_walk.c, built for the host through
+ * tests/host/kshim (copy_from_user_nofault reads the copy).  The frames
+ * must be the chain's, in order, up to its root, every caller found by a
+ * row.  x86_64 (the host).  Prints TAP.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <linux/uaccess.h>
 
 #include "kselftest_harness.h"
 
+#include "unwind.h"
 #include "unwind/unwind_table.h"
 
 #define STACK_COPY	(64u << 10)
@@ -83,46 +91,60 @@ __attribute__((noinline)) unsigned long chain_root(unsigned long x)
 	return r * 2;
 }
 
-/* A word of the copied stack, false outside the copy. */
-static int stack_read(uint64_t addr, uint64_t *v)
+/* The walk's user memory: the copied stack, -EFAULT outside it. */
+long copy_from_user_nofault(void *dst, const void __user *src, size_t size)
 {
-	if (addr < cap.base || addr + 8 > cap.base + cap.len)
-		return 0;
-	memcpy(v, cap.bytes + (addr - cap.base), 8);
+	uint64_t addr = (uint64_t)(uintptr_t)src;
+
+	if (addr < cap.base || size > cap.len ||
+	    addr - cap.base > cap.len - size)
+		return -EFAULT;
+	memcpy(dst, cap.bytes + (addr - cap.base), size);
+	return 0;
+}
+
+unsigned long fxtprof_ustack_strip_pac(unsigned long addr)
+{
+	return addr;	/* x86_64 */
+}
+
+/* This program's executable PT_LOAD, where it is loaded. */
+struct text {
+	uint64_t start, end, pgoff;
+};
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct text *t = arg;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			t->start = info->dlpi_addr + ph->p_vaddr;
+			t->end = t->start + ph->p_memsz;
+			t->pgoff = ph->p_offset;
+			return 1;	/* the first object: the program */
+		}
+	}
 	return 1;
 }
 
-struct walk_regs {
-	uint64_t pc, sp, fp;
-};
-
-/*
- * One step, as include/uapi/linux/fxtprof.h defines a row: 1 with @r the
- * caller's registers, 0 where the walk ends (no row, no rule, a read
- * outside the copy).  @bias: the file's vaddr is pc - bias.
- */
-static int step(const struct unwind_table *t, uint64_t bias, bool leaf,
-		struct walk_regs *r)
+/* The module's copy of a table: its header, then the rows. */
+static struct fxtprof_unwind_tab *module_table(const struct unwind_table *t)
 {
-	const struct fxtprof_unwind_row *row;
-	uint64_t cfa, ra, fp = r->fp;
+	size_t rows = (size_t)t->nr_rows * sizeof(t->rows[0]);
+	struct fxtprof_unwind_tab *tab = calloc(1, sizeof(*tab) + rows);
 
-	row = unwind_table__lookup(t, r->pc - bias - (leaf ? 0 : 1));
-	if (!row || row->cfa_reg == FXTPROF_UNWIND_CFA_NONE ||
-	    (row->flags & (FXTPROF_UNWIND_ROW_OUTERMOST |
-			   FXTPROF_UNWIND_ROW_RA_IN_LR)))
-		return 0;
-	cfa = (row->cfa_reg == FXTPROF_UNWIND_CFA_SP ? r->sp : r->fp) +
-	      (int64_t)row->cfa_offset;
-	if (!stack_read(cfa + (int64_t)row->ra_offset, &ra))
-		return 0;
-	if ((row->flags & FXTPROF_UNWIND_ROW_FP_SAVED) &&
-	    !stack_read(cfa + (int64_t)row->fp_offset, &fp))
-		return 0;
-	if (cfa <= r->sp)	/* the stack grows down: a caller is above */
-		return 0;
-	*r = (struct walk_regs){ .pc = ra, .sp = cfa, .fp = fp };
-	return 1;
+	if (!tab)
+		return NULL;
+	tab->id = 1;
+	tab->nr_rows = t->nr_rows;
+	tab->pc_end = t->pc_end;
+	memcpy(tab->rows, t->rows, rows);
+	return tab;
 }
 
 TEST(walk_fp_less_chain)
@@ -131,30 +153,57 @@ TEST(walk_fp_less_chain)
 		"chain_capture", "chain_level3", "chain_level2",
 		"chain_level1", "chain_root",
 	};
+	const size_t n = sizeof(want) / sizeof(want[0]);
+	struct fxtprof_unwind_range range;
+	struct fxtprof_unwind_tab *tab;
+	struct fxtprof_ustack w = { 0 };
+	struct fxtprof_uregs regs;
 	struct unwind_table *t;
 	char why[UNWIND_WHY_LEN];
-	struct walk_regs r;
-	Dl_info info;
-	size_t n = 0;
+	struct text text = { 0 };
 	uint64_t bias;
+	u64 ips[8];
+	size_t i;
 
 	chain_sink = chain_root(5);
 	ASSERT_EQ(0, unwind_table__build_path("/proc/self/exe", &t, why))
 		TH_LOG("%s", why);
-	ASSERT_NE(0, dladdr((void *)(uintptr_t)cap.pc, &info));
-	/* A PIE whose first PT_LOAD is at vaddr 0: bias is its base. */
-	bias = (uint64_t)(uintptr_t)info.dli_fbase;
-	r = (struct walk_regs){ cap.pc, cap.sp, cap.fp };
-	do {
-		ASSERT_NE(0, dladdr((void *)(uintptr_t)(r.pc - (n ? 1 : 0)),
+	ASSERT_EQ(1, dl_iterate_phdr(find_text, &text));
+	ASSERT_NE(0, text.start);
+	/* Mapped as the recorder maps it. */
+	range.start = text.start & ~4095ull;
+	range.end = text.end;
+	ASSERT_EQ(0, unwind_table__bias(t, range.start, text.pgoff & ~4095ull,
+					&bias));
+	range.bias = bias;
+	tab = module_table(t);
+	ASSERT_NE(NULL, tab);
+	ASSERT_EQ(0, fxtprof_unwind_rows_check(tab->rows, tab->nr_rows,
+					       tab->pc_end));
+	range.tab = tab;
+
+	w.ranges = &range;
+	w.nr_ranges = 1;
+	w.ips = ips;
+	w.max = n;
+	w.budget = FXTPROF_DEFAULT_UNWIND_BUDGET;
+	regs = (struct fxtprof_uregs){ cap.pc, cap.sp, cap.fp, 0 };
+	fxtprof_ustack_walk(&w, &regs);
+	ASSERT_EQ(n, w.nr);
+	EXPECT_EQ(FXTPROF_USTACK_END_DEPTH, w.end);
+	EXPECT_EQ(n - 1, w.table_frames);
+	EXPECT_EQ(0u, w.fp_frames + w.rule_frames);
+	for (i = 0; i < w.nr; i++) {
+		Dl_info info;
+
+		ASSERT_NE(0, dladdr((void *)(uintptr_t)(ips[i] - (i ? 1 : 0)),
 				    &info));
-		ASSERT_NE(NULL, info.dli_sname) TH_LOG("frame %zu: %#llx", n,
-						    (unsigned long long)r.pc);
-		fprintf(stderr, "# frame %zu: %s\n", n, info.dli_sname);
-		ASSERT_STREQ(want[n], info.dli_sname);
-		n++;
-	} while (n < sizeof(want) / sizeof(want[0]) && step(t, bias, n == 1, &r));
-	EXPECT_EQ(sizeof(want) / sizeof(want[0]), n);
+		ASSERT_NE(NULL, info.dli_sname) TH_LOG("frame %zu: %#llx", i,
+						    (unsigned long long)ips[i]);
+		fprintf(stderr, "# frame %zu: %s\n", i, info.dli_sname);
+		EXPECT_STREQ(want[i], info.dli_sname);
+	}
+	free(tab);
 	unwind_table__free(t);
 }
 
