@@ -18,7 +18,7 @@
 
 #include <linux/fxtprof.h>
 
-#include "profile/array_grow.h"
+#include "util/array_grow.h"
 #include "util/hmap.h"
 #include "report_tree.h"
 

@@ -7,6 +7,7 @@
  * or pc-relative.  An FDE in another one is skipped and counted.
  */
 #include "unwind/cfi_fde.h"
+#include "util/array_grow.h"
 
 #include <dwarf.h>
 #include <elf.h>
@@ -118,15 +119,9 @@ static int cie_fde_encoding(const struct fde_scan *s, const Dwarf_CIE *cie)
 
 static int cie_add(struct fde_scan *s, Dwarf_Off off, int enc)
 {
-	if (s->nr_cies == s->cap_cies) {
-		size_t cap = s->cap_cies ? 2 * s->cap_cies : 16;
-		struct cie_enc *v = realloc(s->cies, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->cies = v;
-		s->cap_cies = cap;
-	}
+	if (array_grow((void **)&s->cies, &s->cap_cies, s->nr_cies + 1,
+		       sizeof(*s->cies)))
+		return -ENOMEM;
 	s->cies[s->nr_cies++] = (struct cie_enc){ .off = off, .enc = enc };
 	return 0;
 }
@@ -168,15 +163,9 @@ static int fde_add(struct fde_scan *s, const Dwarf_FDE *fde)
 		s->bad++;
 		return 0;
 	}
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-		struct cfi_fde_range *v = realloc(s->ranges, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->ranges = v;
-		s->cap = cap;
-	}
+	if (array_grow((void **)&s->ranges, &s->cap, s->nr + 1,
+		       sizeof(*s->ranges)))
+		return -ENOMEM;
 	s->ranges[s->nr++] = (struct cfi_fde_range){ .lo = lo, .hi = lo + len };
 	return 0;
 }
@@ -221,8 +210,7 @@ int cfi_fde__ranges(const struct cfi_section *sec,
 		off = next;
 	}
 	free(s.cies);
-	if (s.nr)
-		qsort(s.ranges, s.nr, sizeof(*s.ranges), range_cmp);
+	array_sort(s.ranges, s.nr, sizeof(*s.ranges), range_cmp);
 	*out = s.ranges;
 	*nr = s.nr;
 	*bad = s.bad;

@@ -7,6 +7,7 @@
  */
 #include "unwind/unwind_cache.h"
 #include "unwind/unwind_internal.h"
+#include "util/array_grow.h"
 #include "util/hmap.h"
 
 #include <errno.h>
@@ -75,15 +76,9 @@ cache_add(struct unwind_cache *c, uint64_t hash, const uint8_t *id,
 {
 	struct unwind_cache_entry *e;
 
-	if (c->nr == c->alloc) {
-		size_t n = c->alloc ? 2 * c->alloc : 64;
-
-		e = realloc(c->entries, n * sizeof(*e));
-		if (!e)
-			return NULL;
-		c->entries = e;
-		c->alloc = n;
-	}
+	if (array_grow((void **)&c->entries, &c->alloc, c->nr + 1,
+		       sizeof(*c->entries)))
+		return NULL;
 	if (hmap__add(&c->index, hash, 0, c->nr, NULL))
 		return NULL;
 	e = &c->entries[c->nr++];

@@ -4,6 +4,7 @@
  * spans the builder read, looked up, sized, and handed to the ioctl.
  */
 #include "unwind/unwind_internal.h"
+#include "util/array_grow.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -16,15 +17,8 @@
 int unwind_spans__push(struct unwind_spans *s, uint64_t pc, uint64_t end,
 		       const struct fxtprof_unwind_row *row)
 {
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 1024;
-		struct unwind_span *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (array_grow((void **)&s->v, &s->cap, s->nr + 1, sizeof(*s->v)))
+		return -ENOMEM;
 	s->v[s->nr++] = (struct unwind_span){ .pc = pc, .end = end,
 					      .row = *row };
 	return 0;
@@ -102,8 +96,7 @@ int unwind_table__assemble(struct unwind_table *t, struct unwind_spans *s,
 	size_t i, cap;
 	int err;
 
-	if (s->nr)
-		qsort(s->v, s->nr, sizeof(*s->v), span_cmp);
+	array_sort(s->v, s->nr, sizeof(*s->v), span_cmp);
 	/* At most a gap row before each span. */
 	cap = s->nr > FXTPROF_UNWIND_MAX_ROWS / 2 ? FXTPROF_UNWIND_MAX_ROWS :
 						    2 * s->nr;
