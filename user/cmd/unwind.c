@@ -5,6 +5,7 @@
  * kind, as `readelf --debug-dump=frames-interp` prints the CFI it comes
  * from.  -s prints the counts only.
  */
+#include <elf.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ static void print_table(const char *path, const struct unwind_table *t,
 	unsigned int i;
 
 	printf("%s: %s, %s (%llu bytes), build id ", path,
-	       t->machine == 183 ? "aarch64" : "x86_64", cfi_names[t->cfi],
+	       t->machine == EM_AARCH64 ? "aarch64" : "x86_64", cfi_names[t->cfi],
 	       (unsigned long long)t->cfi_bytes);
 	for (i = 0; i < t->build_id_size; i++)
 		printf("%02x", t->build_id[i]);
