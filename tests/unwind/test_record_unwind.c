@@ -195,11 +195,11 @@ TEST(config)
 	EXPECT_EQ(FXTPROF_DEFAULT_UNWIND_BUDGET, cfg.unwind_budget);
 
 	/* An older module: EINVAL, then the same without tables. */
-	EXPECT_FALSE(record_unwind__fallback(&o, -ENODEV, &cfg));
-	EXPECT_TRUE(record_unwind__fallback(&o, -EINVAL, &cfg));
+	EXPECT_FALSE(record_unwind__fallback(&o, -ENODEV, "", &cfg));
+	EXPECT_TRUE(record_unwind__fallback(&o, -EINVAL, "", &cfg));
 	EXPECT_FALSE(cfg.flags & FXTPROF_CFG_UNWIND);
 	EXPECT_EQ(0u, cfg.unwind_memory);
-	EXPECT_FALSE(record_unwind__fallback(&o, -EINVAL, &cfg));
+	EXPECT_FALSE(record_unwind__fallback(&o, -EINVAL, "", &cfg));
 	ASSERT_EQ(0, record_unwind__init(&ru, NULL, &cfg));
 	EXPECT_EQ(NULL, ru.src);
 	record_unwind__fini(&ru);

@@ -172,7 +172,8 @@ static int source_open(struct recorder *r)
 	}
 	record_unwind__config(o, ops, &cfg);
 	ret = ops->configure(r->src, &cfg);
-	if (ret && record_unwind__fallback(o, ret, &cfg))
+	if (ret && record_unwind__fallback(o, ret, source__error(r->src),
+					   &cfg))
 		ret = ops->configure(r->src, &cfg);
 	if (ret)
 		return reader_err(ret, "%s", source__error(r->src));

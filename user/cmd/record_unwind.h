@@ -49,12 +49,12 @@ void record_unwind__config(const struct record_opts *o,
 			   struct fxtprof_config *cfg);
 
 /*
- * The source refused @cfg with @err: if tables were asked for, drop them
- * (a module older than ABI 5 does not know the flag), say so and return
- * true for the caller to configure again.
+ * The source refused @cfg with @err (and the sentence @why): if tables
+ * were asked for, drop them (a module older than ABI 5 does not know the
+ * flag), say so and return true for the caller to configure again.
  */
 bool record_unwind__fallback(const struct record_opts *o, int err,
-			     struct fxtprof_config *cfg);
+			     const char *why, struct fxtprof_config *cfg);
 
 /* Once configured with @cfg: tables for @src if it walks them.  -ENOMEM. */
 int record_unwind__init(struct record_unwind *ru, struct source *src,
