@@ -53,8 +53,8 @@ bool record_unwind__fallback(const struct record_opts *o, int err,
 	cfg->unwind_memory = 0;
 	cfg->unwind_budget = 0;
 	if (!o->quiet)
-		fprintf(stderr, "fxtprof: the source refused unwind tables (%s%s%s; a module older than ABI 5?): user stacks by frame pointers\n",
-			why, *why ? ": " : "", strerror(-err));
+		fprintf(stderr, "fxtprof: the source refused unwind tables (%s): user stacks by frame pointers\n",
+			*why ? why : strerror(-err));
 	return true;
 }
 
