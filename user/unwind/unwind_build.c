@@ -102,11 +102,11 @@ static bool fde_in_text(const struct unwind_table *t,
 
 /*
  * Open the file's CFI: .eh_frame if it has one (what a running program
- * unwinds with), else .debug_frame.  0 with src->cfi NULL if it has
- * neither, or if libdw refuses what it has.
+ * unwinds with), else .debug_frame.  False if it has neither, or if
+ * libdw refuses what it has (counted); cfi_source__close() either way.
  */
-static int cfi_source__open(struct cfi_source *src, Elf *elf,
-			    struct unwind_table *t)
+static bool cfi_source__open(struct cfi_source *src, Elf *elf,
+			     struct unwind_table *t)
 {
 	Elf_Scn *scn = find_section(elf, ".eh_frame");
 	GElf_Shdr sh;
@@ -117,26 +117,23 @@ static int cfi_source__open(struct cfi_source *src, Elf *elf,
 		src->cfi = dwarf_getcfi_elf(elf);
 	} else if ((scn = find_section(elf, ".debug_frame"))) {
 		t->cfi = UNWIND_CFI_DEBUG_FRAME;
+		/* libdw inflates a compressed section here: cfi_fde sees it so. */
 		src->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 		src->cfi = src->dwarf ? dwarf_getcfi(src->dwarf) : NULL;
-		/* libdw reads it inflated; so must cfi_fde. */
-		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
-		    elf_compress(scn, 0, 0) < 0)
-			src->cfi = NULL;
 	} else {
-		return 0;
+		return false;
 	}
 	if (!src->cfi || !gelf_getshdr(scn, &sh) ||
+	    (sh.sh_flags & SHF_COMPRESSED) ||
 	    !(src->sec.data = elf_getdata(scn, NULL)) ||
 	    !src->sec.data->d_buf) {
 		t->counts.bad_fdes++;
-		src->cfi = NULL;
-		return 0;
+		return false;
 	}
 	src->sec.addr = sh.sh_addr;
 	src->sec.e_ident = (const unsigned char *)elf_getident(elf, NULL);
 	t->cfi_bytes = sh.sh_size;
-	return 0;
+	return true;
 }
 
 static void cfi_source__close(struct cfi_source *src)
@@ -218,7 +215,7 @@ int unwind_table__build_elf(Elf *elf, struct unwind_table **out, char *why)
 	struct unwind_table *t;
 	const char *ident;
 	GElf_Ehdr eh;
-	int err;
+	int n, err;
 
 	*out = NULL;
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
@@ -234,13 +231,11 @@ int unwind_table__build_elf(Elf *elf, struct unwind_table **out, char *why)
 	if (!t)
 		return unwind__why(why, -ENOMEM, "no memory for a table");
 	t->machine = eh.e_machine;
-	err = unwind_table__build_id(elf, t->build_id);
-	t->build_id_size = err > 0 ? (uint8_t)err : 0;
+	n = unwind_table__build_id(elf, t->build_id);
+	t->build_id_size = n > 0 ? (uint8_t)n : 0;
 	table_segments(t, elf);
 
-	err = cfi_source__open(&src, elf, t);
-	if (!err && src.cfi)
-		err = cfi_rows(arch, &src, t, why);
+	err = cfi_source__open(&src, elf, t) ? cfi_rows(arch, &src, t, why) : 0;
 	cfi_source__close(&src);
 	if (err) {
 		unwind_table__free(t);
