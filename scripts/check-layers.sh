@@ -14,8 +14,7 @@ cd "${1:-$(dirname "$0")/..}"
 allowed() {
 	case $1 in
 	cmd)		echo "cmd source state encode fxt sink transport profile" \
-			     "unwind" \
-			     "symbolize export archive report" ;;
+			     "symbolize export archive report unwind" ;;
 	source)		echo "source source/bpf" ;;
 	source/bpf)	echo "source/bpf source" ;;
 	state)		echo "state encode sink transport" ;;
