@@ -200,6 +200,21 @@ int fxtprof_dev__source(struct fxtprof_dev *dev, __u32 index,
 int fxtprof_dev__sources(struct fxtprof_dev *dev, struct fxtprof_source *tab,
 			 unsigned int max);
 
+/*
+ * FXTPROF_IOC_UNWIND_LOAD (ABI 5): give the session the unwind table of
+ * @t (size is filled in).  On 0 and on -EEXIST (the build id has a table
+ * already), @t->id is the table's.  -EINVAL for a bad table, -ENOSPC past
+ * the configuration's unwind_memory, -EBUSY without FXTPROF_CFG_UNWIND.
+ */
+int fxtprof_dev__unwind_load(struct fxtprof_dev *dev,
+			     struct fxtprof_unwind_table *t);
+/*
+ * FXTPROF_IOC_UNWIND_MAP (ABI 5): @m->pid's [start, end) runs table
+ * @m->id at @m->bias, or (id 0) has no table.  Errors as the ioctl's.
+ */
+int fxtprof_dev__unwind_map(struct fxtprof_dev *dev,
+			    const struct fxtprof_unwind_map *m);
+
 /* Ring ids are 0 .. nr_rings - 1 (0 before configure). */
 unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev);
 /* The ring of @cpu, or NULL if that CPU has none (or out of range). */

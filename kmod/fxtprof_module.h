@@ -46,6 +46,12 @@ struct fxtprof_session {
 	u64 watermark;
 	u64 mmap_stride;
 	cpumask_var_t sample_mask;
+	u32 unwind_budget;
+	/*
+	 * Tables and process ranges (kmod/unwind_table.c), with
+	 * FXTPROF_CFG_UNWIND; replaced only by configure, like the rings.
+	 */
+	struct fxtprof_unwind_store *unwind;
 
 	/*
 	 * nr_cpu_ids slots, one per possible CPU.  Replaced only by
@@ -185,11 +191,11 @@ void fxtprof_sampler_exit(void);
 int fxtprof_sampler_start(struct fxtprof_session *sess);
 void fxtprof_sampler_stop(struct fxtprof_session *sess);
 
-/* stack.c: both return the number of addresses stored. */
+/* stack.c: the kernel stack returns the number of addresses stored. */
 unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
 				  unsigned int max, u8 *flags);
-unsigned int fxtprof_user_stack(struct pt_regs *regs, u64 *ips,
-				unsigned int max, u8 *flags);
+struct fxtprof_ustack;
+void fxtprof_user_stack(struct pt_regs *regs, struct fxtprof_ustack *w);
 
 /* probes.c: tracepoint probes that live from first use to unload. */
 struct fxtprof_probe {
@@ -239,6 +245,24 @@ void fxtprof_sched_exit(void);
 u32 fxtprof_nr_sources(void);
 int fxtprof_source_get(struct fxtprof_source *src, bool configured, u32 flags);
 u32 fxtprof_sources_unavailable(void);
+
+/*
+ * unwind_table.c: the session's unwind tables and process ranges.  The
+ * sampler reads the ranges of a tgid under rcu_read_lock(); the ioctls
+ * change them under sess->lock, the exec and exit probes drop them.
+ */
+struct fxtprof_unwind_store;
+struct fxtprof_unwind_range;
+struct fxtprof_unwind_store *fxtprof_unwind_store_new(u64 limit);
+void fxtprof_unwind_store_free(struct fxtprof_unwind_store *store);
+int fxtprof_unwind_load(struct fxtprof_session *sess,
+			struct fxtprof_unwind_table *t);
+int fxtprof_unwind_map(struct fxtprof_session *sess,
+		       const struct fxtprof_unwind_map *m);
+void fxtprof_unwind_forget(pid_t tgid);
+unsigned int fxtprof_unwind_ranges(struct fxtprof_unwind_store *store,
+				   pid_t tgid,
+				   const struct fxtprof_unwind_range **ranges);
 
 /* annotate.c: /dev/fxtprof-annotate, into the running session. */
 int fxtprof_annotate_init(void);

@@ -193,6 +193,8 @@ bool fxtprof_kring_readable(const struct fxtprof_kring *ring)
 void fxtprof_kring_stats(const struct fxtprof_kring *ring,
 			 struct fxtprof_stats *st)
 {
+	unsigned int i;
+
 	st->records = READ_ONCE(ring->records);
 	st->bytes = READ_ONCE(ring->bytes);
 	st->samples = READ_ONCE(ring->samples);
@@ -204,4 +206,9 @@ void fxtprof_kring_stats(const struct fxtprof_kring *ring,
 	st->handler_ns = READ_ONCE(ring->handler_ns);
 	st->handler_calls = READ_ONCE(ring->handler_calls);
 	st->ustack_faults = READ_ONCE(ring->ustack_faults);
+	st->unwind_table_frames = READ_ONCE(ring->unwind_table_frames);
+	st->unwind_fp_frames = READ_ONCE(ring->unwind_fp_frames);
+	st->unwind_rule_frames = READ_ONCE(ring->unwind_rule_frames);
+	for (i = 0; i < FXTPROF_USTACK_END_SLOTS; i++)
+		st->ustack_ends[i] = READ_ONCE(ring->ustack_ends[i]);
 }

@@ -66,6 +66,10 @@ struct fxtprof_kring {
 	u64 handler_ns;
 	u64 handler_calls;
 	u64 ustack_faults;
+	u64 unwind_table_frames;
+	u64 unwind_fp_frames;
+	u64 unwind_rule_frames;
+	u64 ustack_ends[FXTPROF_USTACK_END_SLOTS];
 
 	struct irq_work wakeup;
 	struct wait_queue_head *wq;

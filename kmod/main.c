@@ -106,6 +106,8 @@ static long fxtprof_do_ioctl(struct file *file, unsigned int cmd,
 		struct fxtprof_attach attach;
 		struct fxtprof_sync sync;
 		struct fxtprof_source source;
+		struct fxtprof_unwind_table unwind_table;
+		struct fxtprof_unwind_map unwind_map;
 	} u;
 	cpumask_var_t mask;
 	long ret;
@@ -241,6 +243,27 @@ static long fxtprof_do_ioctl(struct file *file, unsigned int cmd,
 			return ret;
 		return fxtprof_copy_out(uarg, &u.source, sizeof(u.source),
 					FXTPROF_SOURCE_SIZE_VER0);
+
+	case FXTPROF_IOC_UNWIND_LOAD & ~IOCSIZE_MASK:
+		ret = fxtprof_copy_in(&u.unwind_table, sizeof(u.unwind_table),
+				      FXTPROF_UNWIND_TABLE_SIZE_VER0, uarg);
+		if (ret)
+			return ret;
+		/* Locks itself: the rows are copied in outside sess->lock. */
+		ret = fxtprof_unwind_load(sess, &u.unwind_table);
+		/* -EEXIST gives the table that is there. */
+		if (ret && ret != -EEXIST)
+			return ret;
+		return fxtprof_copy_out(uarg, &u.unwind_table,
+					sizeof(u.unwind_table),
+					FXTPROF_UNWIND_TABLE_SIZE_VER0) ?: ret;
+
+	case FXTPROF_IOC_UNWIND_MAP & ~IOCSIZE_MASK:
+		ret = fxtprof_copy_in(&u.unwind_map, sizeof(u.unwind_map),
+				      FXTPROF_UNWIND_MAP_SIZE_VER0, uarg);
+		if (ret)
+			return ret;
+		return fxtprof_unwind_map(sess, &u.unwind_map);
 	}
 	return -ENOTTY;
 }

@@ -19,8 +19,23 @@
 
 #include "compat.h"
 #include "fxtprof_module.h"
+#include "unwind.h"
 
 static enum cpuhp_state fxtprof_cpuhp_state;
+
+/* The walk's counters into the ring's statistics (FXTPROF_IOC_GET_STATS). */
+static void fxtprof_ustack_count(struct fxtprof_kring *ring,
+				 const struct fxtprof_ustack *w)
+{
+	WRITE_ONCE(ring->unwind_table_frames,
+		   ring->unwind_table_frames + w->table_frames);
+	WRITE_ONCE(ring->unwind_fp_frames, ring->unwind_fp_frames + w->fp_frames);
+	WRITE_ONCE(ring->unwind_rule_frames,
+		   ring->unwind_rule_frames + w->rule_frames);
+	WRITE_ONCE(ring->ustack_ends[w->end], ring->ustack_ends[w->end] + 1);
+	if (w->end == FXTPROF_USTACK_END_FAULT)
+		WRITE_ONCE(ring->ustack_faults, ring->ustack_faults + 1);
+}
 
 static void fxtprof_sample(struct fxtprof_session *sess,
 			   struct fxtprof_kring *ring, struct fxtprof_cpu *pc,
@@ -28,7 +43,8 @@ static void fxtprof_sample(struct fxtprof_session *sess,
 {
 	struct task_struct *task = current;
 	struct fxtprof_sample *rec;
-	unsigned int nr_k = 0, nr_u = 0;
+	struct fxtprof_ustack w = { .end = FXTPROF_USTACK_END_NONE };
+	unsigned int nr_k = 0;
 	u8 mode, flags = 0;
 	u32 size;
 
@@ -54,13 +70,22 @@ static void fxtprof_sample(struct fxtprof_session *sess,
 		struct pt_regs *uregs = user_mode(regs) ? regs :
 							  task_pt_regs(task);
 
-		nr_u = fxtprof_user_stack(uregs, pc->ips + nr_k,
-					  sess->ustack_depth, &flags);
-		if (flags & FXTPROF_SAMPLE_USTACK_FAULT)
-			WRITE_ONCE(ring->ustack_faults, ring->ustack_faults + 1);
+		w.ips = pc->ips + nr_k;
+		w.max = sess->ustack_depth;
+		w.budget = sess->unwind_budget;
+		/* The ranges stay valid until rcu_read_unlock() (unwind_table.c). */
+		rcu_read_lock();
+		if (sess->flags & FXTPROF_CFG_UNWIND)
+			w.nr_ranges = fxtprof_unwind_ranges(sess->unwind,
+							    task->tgid,
+							    &w.ranges);
+		fxtprof_user_stack(uregs, &w);
+		rcu_read_unlock();
+		flags |= w.flags;
+		fxtprof_ustack_count(ring, &w);
 	}
 
-	size = sizeof(*rec) + (nr_k + nr_u) * sizeof(u64);
+	size = sizeof(*rec) + (nr_k + w.nr) * sizeof(u64);
 	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_SAMPLE, now);
 	if (!rec)
 		return;
@@ -69,9 +94,10 @@ static void fxtprof_sample(struct fxtprof_session *sess,
 	rec->mode = mode;
 	rec->flags = flags;
 	rec->nr_kernel = nr_k;
-	rec->nr_user = nr_u;
+	rec->nr_user = w.nr;
+	rec->ustack_end = w.end;
 	rec->reserved = 0;
-	memcpy(rec->ips, pc->ips, (nr_k + nr_u) * sizeof(u64));
+	memcpy(rec->ips, pc->ips, (nr_k + w.nr) * sizeof(u64));
 	fxtprof_kring_commit(ring, size);
 	WRITE_ONCE(ring->samples, ring->samples + 1);
 }

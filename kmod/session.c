@@ -89,6 +89,7 @@ void fxtprof_session_destroy(struct fxtprof_session *sess)
 	fxtprof_session_stop(sess);
 	mutex_unlock(&sess->lock);
 	/* The file's last reference: no reader, producer or configure left. */
+	fxtprof_unwind_store_free(sess->unwind);
 	fxtprof_free_rings(rcu_dereference_protected(sess->rings, true));
 	free_cpumask_var(sess->sample_mask);
 	free_percpu(sess->cpus);
@@ -146,7 +147,10 @@ out_free_words:
  */
 int fxtprof_config_check(struct fxtprof_config *c, struct cpumask *mask)
 {
-	if (c->flags & ~FXTPROF_CFG_ALL || c->reserved)
+	if (c->flags & ~FXTPROF_CFG_ALL || c->reserved || c->reserved2)
+		return -EINVAL;
+	/* Tables say how to walk a user stack: there must be one to walk. */
+	if (c->flags & FXTPROF_CFG_UNWIND && !(c->flags & FXTPROF_CFG_USTACK))
 		return -EINVAL;
 	/* A source this kernel cannot provide (sources.c). */
 	if (c->flags & fxtprof_sources_unavailable())
@@ -181,6 +185,14 @@ int fxtprof_config_check(struct fxtprof_config *c, struct cpumask *mask)
 	if (c->watermark > c->ring_size)
 		return -EINVAL;
 
+	if (!c->unwind_memory)
+		c->unwind_memory = FXTPROF_DEFAULT_UNWIND_MEMORY;
+	if (!c->unwind_budget)
+		c->unwind_budget = FXTPROF_DEFAULT_UNWIND_BUDGET;
+	if (c->unwind_memory > FXTPROF_MAX_UNWIND_MEMORY ||
+	    c->unwind_budget > FXTPROF_MAX_UNWIND_BUDGET)
+		return -EINVAL;
+
 	return fxtprof_read_cpumask(c, mask);
 }
 
@@ -189,6 +201,7 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 			      const struct fxtprof_config *cfg,
 			      const struct cpumask *mask)
 {
+	struct fxtprof_unwind_store *unwind = NULL;
 	struct fxtprof_kring **rings, **old;
 	bool failed = false;
 	int cpu;
@@ -223,6 +236,11 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 	clear_current_oom_origin();
 	if (failed)
 		goto out_free_rings;
+	if (cfg->flags & FXTPROF_CFG_UNWIND) {
+		unwind = fxtprof_unwind_store_new(cfg->unwind_memory);
+		if (!unwind)
+			goto out_free_rings;
+	}
 
 	old = fxtprof_rings_locked(sess);
 	rcu_assign_pointer(sess->rings, rings);
@@ -231,6 +249,14 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 		synchronize_rcu();
 		fxtprof_free_rings(old);
 	}
+	/*
+	 * The old tables and ranges go with the old configuration.  No walk
+	 * or probe reads them: configure refuses a running session, and the
+	 * stop that ended it waited for them (fxtprof_session_stop()).
+	 */
+	fxtprof_unwind_store_free(sess->unwind);
+	sess->unwind = unwind;
+	sess->unwind_budget = cfg->unwind_budget;
 	sess->flags = cfg->flags;
 	sess->freq_hz = cfg->freq_hz;
 	sess->period_ns = div_u64(NSEC_PER_SEC, cfg->freq_hz);
@@ -261,7 +287,13 @@ static void fxtprof_session_publish(struct fxtprof_session *sess)
 	rcu_assign_pointer(fxtprof_running_sess, sess);
 }
 
-/* After this returns no probe or annotation writes into the rings. */
+/*
+ * After this returns no probe or annotation writes into the rings, or
+ * touches the unwind store.  Probes run with preemption off (or under
+ * rcu_read_lock()) from their fxtprof_running() to their last use of the
+ * session: synchronize_rcu() pairs with those read-side sections, so a
+ * probe that loaded the pointer before the store of NULL has finished.
+ */
 static void fxtprof_session_unpublish(void)
 {
 	RCU_INIT_POINTER(fxtprof_running_sess, NULL);
@@ -280,8 +312,11 @@ int fxtprof_session_start(struct fxtprof_session *sess)
 	if (!sess->attached)
 		return -ENOTCONN;
 
-	/* Registered probes record nothing until the session is published. */
-	if (sess->flags & FXTPROF_CFG_TASKS) {
+	/*
+	 * Registered probes record nothing until the session is published.
+	 * The exec and exit probes also drop unwind ranges (tasks.c).
+	 */
+	if (sess->flags & (FXTPROF_CFG_TASKS | FXTPROF_CFG_UNWIND)) {
 		ret = fxtprof_tasks_start();
 		if (ret)
 			return ret;
@@ -319,7 +354,15 @@ void fxtprof_session_stop(struct fxtprof_session *sess)
 
 	if (!sess->running)
 		return;
+	/* The probes first: none drops unwind ranges after this... */
 	fxtprof_session_unpublish();
+	/*
+	 * ...then the timers: hrtimer_cancel() waits for a handler that is
+	 * running, and with it for a walk in the unwind store, whose
+	 * rcu_read_lock() section lies within the handler.  Afterwards the
+	 * store has no reader and configure or release may free it at once
+	 * (fxtprof_unwind_store_free()).
+	 */
 	if (sess->flags & FXTPROF_CFG_SAMPLE)
 		fxtprof_sampler_stop(sess);
 	sess->running = false;

@@ -7,10 +7,11 @@
  * frame-record walk on arm64, where every read goes through
  * copy_from_kernel_nofault() so a corrupt frame pointer cannot fault.
  *
- * User stacks: a frame-pointer walk with copy_from_user_nofault(), which is
- * safe with interrupts off (it disables page faults and checks that the
- * current mm may be accessed).  Programs built without frame pointers give
- * short stacks; that is the documented limit of this method.
+ * User stacks: the registers of the interrupted user context, handed to
+ * the walk of kmod/unwind_walk.c, which steps each frame by the session's
+ * unwind tables (FXTPROF_CFG_UNWIND) or by its frame pointer, reading
+ * with copy_from_user_nofault() (safe with interrupts off: it disables
+ * page faults and checks that the current mm may be accessed).
  */
 
 #include <linux/compat.h>
@@ -20,16 +21,11 @@
 
 #include "compat.h"
 #include "fxtprof_module.h"
+#include "unwind.h"
 
 #ifdef CONFIG_X86
 #include <asm/unwind.h>
 #endif
-
-/* A frame record as both x86-64 (rbp chain) and arm64 (x29 chain) lay it out. */
-struct fxtprof_frame {
-	unsigned long next_fp;
-	unsigned long ret;
-};
 
 #ifdef CONFIG_X86
 unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
@@ -60,7 +56,13 @@ static bool fxtprof_user_64bit(struct pt_regs *regs)
 	return user_64bit_mode(regs);
 }
 
-static unsigned long fxtprof_strip_pac(unsigned long addr)
+/* No link register: a return address is always on the stack. */
+static unsigned long fxtprof_user_lr(struct pt_regs *regs)
+{
+	return 0;
+}
+
+unsigned long fxtprof_ustack_strip_pac(unsigned long addr)
 {
 	return addr;
 }
@@ -102,8 +104,14 @@ static bool fxtprof_user_64bit(struct pt_regs *regs)
 	return !compat_user_mode(regs);
 }
 
+/* x30: a leaf's return address, until its prologue saves it. */
+static unsigned long fxtprof_user_lr(struct pt_regs *regs)
+{
+	return procedure_link_pointer(regs);
+}
+
 /* Return addresses may carry a pointer-authentication code: strip it. */
-static unsigned long fxtprof_strip_pac(unsigned long addr)
+unsigned long fxtprof_ustack_strip_pac(unsigned long addr)
 {
 	return fxtprof_strip_user_pac(addr);
 }
@@ -113,41 +121,27 @@ static unsigned long fxtprof_strip_pac(unsigned long addr)
 #error "fxtprof supports x86_64 and arm64"
 #endif
 
-unsigned int fxtprof_user_stack(struct pt_regs *regs, u64 *ips,
-				unsigned int max, u8 *flags)
+/*
+ * The user stack of @regs into @w (kmod/unwind.h), whose ranges are the
+ * task's unwind ranges or NULL.  32-bit tasks have other frame layouts:
+ * their pc is all they get.
+ */
+void fxtprof_user_stack(struct pt_regs *regs, struct fxtprof_ustack *w)
 {
-	unsigned long fp = frame_pointer(regs);
-	unsigned long sp = user_stack_pointer(regs);
-	struct fxtprof_frame frame;
-	unsigned int n = 0;
+	struct fxtprof_uregs r = {
+		.pc = instruction_pointer(regs),
+		.sp = user_stack_pointer(regs),
+		.fp = frame_pointer(regs),
+		.lr = fxtprof_user_lr(regs),
+	};
 
-	if (!max)
-		return 0;
-	ips[n++] = instruction_pointer(regs);
-	/* 32-bit tasks have another frame layout; their pc is all we give. */
-	if (!fxtprof_user_64bit(regs))
-		return n;
-
-	while (fp) {
-		if (fp < sp || !IS_ALIGNED(fp, sizeof(long)))
-			break;
-		if (copy_from_user_nofault(&frame, (void __user *)fp,
-					   sizeof(frame))) {
-			*flags |= FXTPROF_SAMPLE_USTACK_FAULT;
-			break;
-		}
-		frame.ret = fxtprof_strip_pac(frame.ret);
-		if (!frame.ret)
-			break;
-		if (n == max) {
-			*flags |= FXTPROF_SAMPLE_USTACK_TRUNCATED;
-			break;
-		}
-		ips[n++] = frame.ret;
-		/* Callers' frames lie above; this also bounds loops. */
-		if (frame.next_fp <= fp)
-			break;
-		fp = frame.next_fp;
+	if (fxtprof_user_64bit(regs)) {
+		fxtprof_ustack_walk(w, &r);
+		return;
 	}
-	return n;
+	w->nr = 0;
+	w->flags = 0;
+	w->end = FXTPROF_USTACK_END_COMPAT;
+	if (w->max)
+		w->ips[w->nr++] = r.pc;
 }

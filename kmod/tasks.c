@@ -3,9 +3,11 @@
  * tasks.c - task lifecycle records: fork, exec, exit, rename, and a
  * snapshot of every thread at start.
  *
- * The probes are registered by the first start with FXTPROF_CFG_TASKS set
- * and stay until the module is unloaded (probes.c); each records only
- * while fxtprof_running() gives it a session that asks for tasks.
+ * The probes are registered by the first start with FXTPROF_CFG_TASKS or
+ * FXTPROF_CFG_UNWIND set and stay until the module is unloaded
+ * (probes.c); each records only while fxtprof_running() gives it a
+ * session that asks for tasks.  Exec and exit also drop the process's
+ * unwind ranges from a session that walks tables (unwind_table.c).
  */
 
 #include <linux/binfmts.h>
@@ -78,6 +80,8 @@ static void fxtprof_probe_exec(void *data, struct task_struct *p,
 	u16 flags = 0;
 	u32 size;
 
+	/* The new program's mappings are not the old one's. */
+	fxtprof_unwind_forget(p->tgid);
 	if (!sess)
 		return;
 	if (len > FXTPROF_MAX_FILENAME) {
@@ -109,6 +113,8 @@ static void fxtprof_probe_exit(FXTPROF_EXIT_PROTO)
 	struct fxtprof_rec_writer w;
 	struct fxtprof_exit *rec;
 
+	if (fxtprof_exit_group_dead(p))
+		fxtprof_unwind_forget(p->tgid);
 	if (!sess)
 		return;
 	rec = fxtprof_rec_begin(sess, &w, size, FXTPROF_REC_EXIT);

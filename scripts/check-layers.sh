@@ -14,7 +14,7 @@ cd "${1:-$(dirname "$0")/..}"
 allowed() {
 	case $1 in
 	cmd)		echo "cmd source state encode fxt sink transport profile" \
-			     "symbolize export archive report" ;;
+			     "symbolize export archive report unwind" ;;
 	source)		echo "source source/bpf transport" ;;
 	source/bpf)	echo "source/bpf source" ;;
 	state)		echo "state encode sink transport" ;;
@@ -29,6 +29,7 @@ allowed() {
 	fxt)		echo "fxt" ;;
 	hooks)		echo "hooks encode sink state transport" ;;
 	lib)		echo "lib" ;;
+	unwind)		echo "unwind" ;;
 	util)		echo "util" ;;
 	*)		return 1 ;;
 	esac

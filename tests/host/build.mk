@@ -184,3 +184,23 @@ $(B)/asan/tests/host/test_report: $(REPORT_TEST_SRCS) $(REPORT_TEST_HDRS) $(FXT_
 		$(REPORT_TEST_SRCS) $(FXT_LIB_ASAN) -o $@
 
 HOST_TESTS += $(B)/tests/host/test_report $(B)/asan/tests/host/test_report
+
+# ---- the user stack walk ------------------------------------------------
+# kmod/unwind_walk.c and kmod/unwind_rows.c, the module's walk and its
+# table checker, built for the host as kring.c is, plain and under
+# ASan+UBSan (the checker is fuzzed there).
+UNWIND_SIM_SRCS := kmod/unwind_walk.c kmod/unwind_rows.c
+UNWIND_TEST_DEPS := tests/host/test_unwind.c $(UNWIND_SIM_SRCS) kmod/unwind.h \
+	tests/host/kshim/linux/uaccess.h
+UNWIND_TEST_CPPFLAGS = $(CPPFLAGS) $(KSHIM_CPPFLAGS) -isystem $(KSFT_INC)
+
+$(B)/tests/host/test_unwind: $(UNWIND_TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(UNWIND_TEST_CPPFLAGS) $(FXT_TEST_CFLAGS) $< $(UNWIND_SIM_SRCS) -o $@
+
+$(B)/asan/tests/host/test_unwind: $(UNWIND_TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(UNWIND_TEST_CPPFLAGS) $(FXT_TEST_CFLAGS) $(FXT_SAN_FLAGS) $< \
+		$(UNWIND_SIM_SRCS) -o $@
+
+HOST_TESTS += $(B)/tests/host/test_unwind $(B)/asan/tests/host/test_unwind

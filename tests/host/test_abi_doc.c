@@ -31,6 +31,8 @@ static const struct abi_ioctl ioctls[] = {
 	IOCTL(FXTPROF_IOC_DETACH, 0),
 	IOCTL(FXTPROF_IOC_SYNC, sizeof(struct fxtprof_sync)),
 	IOCTL(FXTPROF_IOC_GET_SOURCE, sizeof(struct fxtprof_source)),
+	IOCTL(FXTPROF_IOC_UNWIND_LOAD, sizeof(struct fxtprof_unwind_table)),
+	IOCTL(FXTPROF_IOC_UNWIND_MAP, sizeof(struct fxtprof_unwind_map)),
 };
 #define NR_IOCTLS (sizeof(ioctls) / sizeof(ioctls[0]))
 
@@ -47,6 +49,7 @@ static const struct abi_flag {
 	CFG(FXTPROF_CFG_SNAPSHOT),
 	CFG(FXTPROF_CFG_SCHED),
 	CFG(FXTPROF_CFG_ANNOTATE),
+	CFG(FXTPROF_CFG_UNWIND),
 };
 #define NR_CFG_FLAGS (sizeof(cfg_flags) / sizeof(cfg_flags[0]))
 

@@ -4,10 +4,11 @@
 # kselftest program that /init runs after insmod; fxt_* are helpers the
 # tests spawn (found next to the test, in /tests).
 
-VM_TESTS := $(filter-out $(B)/tests/vm/test_mmap,\
+VM_TESTS := $(filter-out $(B)/tests/vm/test_mmap $(B)/tests/vm/test_unwind_walk,\
 	    $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(wildcard tests/vm/test_*.c)))
 VM_HELPERS := $(B)/tests/vm/fxt_child $(B)/tests/vm/fxt_fpchain \
-	      $(B)/tests/vm/fxt_mapper $(B)/tests/vm/fxt_pingpong
+	      $(B)/tests/vm/fxt_mapper $(B)/tests/vm/fxt_pingpong \
+	      $(B)/tests/vm/fxt_nofp
 VM_UTIL_OBJ := $(B)/tests/vm/vm_util.o
 
 $(VM_TESTS): $(B)/tests/vm/%: $(B)/tests/vm/%.o $(VM_UTIL_OBJ) $(FXTPROF_LIB)
@@ -38,4 +39,21 @@ $(B)/tests/vm/fxt_fpchain: tests/vm/fxt_fpchain.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(FXT_FPCHAIN_CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
-VM_TEST_PROGS += $(VM_TESTS) $(B)/tests/vm/test_mmap $(VM_HELPERS)
+# The unwind test builds fxt_nofp's table in the VM with user/unwind/
+# (libdw, linked statically as the board's fxtprof is).  fxt_nofp: no
+# frame pointers anywhere (glibc's static qsort has none either), no
+# sibling calls so that every frame is on the stack, non-PIE.
+$(B)/tests/vm/test_unwind_walk.o: CPPFLAGS += -Iuser
+$(B)/tests/vm/test_unwind_walk: $(B)/tests/vm/test_unwind_walk.o $(VM_UTIL_OBJ) \
+		$(FXTPROF_LIB) $(UNWIND_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ \
+		$(UNWIND_STATIC_LDLIBS) -lpthread
+
+FXT_NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
+	-fno-pie -no-pie
+$(B)/tests/vm/fxt_nofp: tests/vm/fxt_nofp.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(FXT_NOFP_CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
+VM_TEST_PROGS += $(VM_TESTS) $(B)/tests/vm/test_mmap \
+	$(B)/tests/vm/test_unwind_walk $(VM_HELPERS)

@@ -9,6 +9,11 @@
  * an errno, never a splat: the suite scans dmesg afterwards, on the
  * regular kernels and on the KASAN + lockdep one.  Then the device must
  * still work.  The seed is fixed, and printed, so a failure replays.
+ *
+ * Unwind tables (ABI 5) get their own walk: random and mutated rows fed
+ * to FXTPROF_IOC_UNWIND_LOAD, and ranges of this process and of nobody
+ * to FXTPROF_IOC_UNWIND_MAP, while the sampler walks this process's
+ * threads, which spin, by whatever tables were taken.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -82,12 +87,103 @@ static void fuzz_count(struct fuzz *f, long ret)
 		f->ok++;
 }
 
+/* Offsets a row may have, and some it may not. */
+static __s16 fuzz_offset(struct fuzz *f)
+{
+	static const __s16 edge[] = { 8, -8, 16, -16, 24, -24, 0, 4, -4,
+				      32767, -32768 };
+
+	if (fuzz_below(f, 4))
+		return edge[fuzz_below(f, sizeof(edge) / sizeof(edge[0]))];
+	return fuzz_rand(f);
+}
+
+static struct fxtprof_unwind_row fuzz_rows[256];
+/* This program's text, from the linker. */
+extern char __executable_start[], etext[];
+
+/*
+ * Rows that are mostly valid, with one field of one row now and then
+ * made anything: the checker must refuse those with -EINVAL, never crash,
+ * and the walk must survive every table it takes.  The pcs cover this
+ * program's text, so that the walks of its spinning threads use them.
+ */
+static __u32 fuzz_unwind_rows(struct fuzz *f, __u32 nr)
+{
+	__u32 pc = (uintptr_t)__executable_start & 0xffffffff;
+	__u32 span = (uintptr_t)(etext - __executable_start);
+
+	for (__u32 i = 0; i < nr; i++) {
+		struct fxtprof_unwind_row *r = &fuzz_rows[i];
+
+		pc += 1 + fuzz_below(f, 2 * span / nr + 1);
+		r->pc = pc;
+		r->cfa_reg = fuzz_below(f, FXTPROF_UNWIND_CFA_MAX);
+		r->flags = fuzz_below(f, 16);
+		if (r->cfa_reg == FXTPROF_UNWIND_CFA_NONE)
+			r->flags &= FXTPROF_UNWIND_ROW_NO_RULE;
+		else
+			r->flags &= ~FXTPROF_UNWIND_ROW_NO_RULE;
+		r->cfa_offset = fuzz_offset(f);
+		r->ra_offset = -8 * (1 + fuzz_below(f, 4));
+		r->fp_offset = -8 * (1 + fuzz_below(f, 4));
+	}
+	/* A mutation: one field of one row, anything. */
+	if (nr && fuzz_below(f, 2)) {
+		struct fxtprof_unwind_row *r = &fuzz_rows[fuzz_below(f, nr)];
+
+		switch (fuzz_below(f, 6)) {
+		case 0: r->pc = fuzz_rand(f); break;
+		case 1: r->cfa_reg = fuzz_rand(f); break;
+		case 2: r->flags = fuzz_rand(f); break;
+		case 3: r->cfa_offset = fuzz_offset(f); break;
+		case 4: r->ra_offset = fuzz_offset(f); break;
+		default: r->fp_offset = fuzz_offset(f); break;
+		}
+	}
+	return pc;
+}
+
+static void fuzz_unwind_table(struct fuzz *f, struct fxtprof_unwind_table *t)
+{
+	__u32 nr = 1 + fuzz_below(f, sizeof(fuzz_rows) / sizeof(fuzz_rows[0]));
+	__u32 last = fuzz_unwind_rows(f, nr);
+
+	t->flags = fuzz_below(f, 16) ? 0 : fuzz_rand(f);
+	t->rows_ptr = fuzz_below(f, 16) ? (uintptr_t)fuzz_rows : fuzz_u64(f);
+	t->nr_rows = fuzz_below(f, 8) ? nr : fuzz_rand(f);
+	t->pc_end = fuzz_below(f, 8) ? last + 1 + fuzz_below(f, 64) :
+				       fuzz_rand(f);
+	t->build_id_size = fuzz_below(f, 8) ? 20 : fuzz_rand(f);
+	memset(t->reserved, 0, sizeof(t->reserved));
+	if (!fuzz_below(f, 16))
+		t->reserved[fuzz_below(f, 3)] = fuzz_rand(f);
+	t->reserved2 = fuzz_below(f, 16) ? 0 : fuzz_rand(f);
+	/* A few build ids, so that -EEXIST comes up. */
+	memset(t->build_id, fuzz_below(f, 8), sizeof(t->build_id));
+}
+
+static void fuzz_unwind_map(struct fuzz *f, struct fxtprof_unwind_map *m)
+{
+	__u64 lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext;
+
+	m->pid = fuzz_below(f, 4) ? (__u32)getpid() : fuzz_rand(f);
+	m->id = fuzz_below(f, 8) ? fuzz_below(f, 10) : fuzz_rand(f);
+	m->reserved = fuzz_below(f, 16) ? 0 : fuzz_rand(f);
+	m->start = fuzz_below(f, 4) ? lo + fuzz_below(f, hi - lo) : fuzz_u64(f);
+	m->end = fuzz_below(f, 4) ? m->start + fuzz_below(f, hi - lo) :
+				    fuzz_u64(f);
+	/* Mostly so that pc - bias is the row's pc: a static program. */
+	m->bias = fuzz_below(f, 4) ? 0 : fuzz_u64(f);
+}
+
 static void fuzz_ioctl(struct fuzz *f)
 {
 	static const unsigned long nr[] = {
 		FXTPROF_IOC_GET_INFO, FXTPROF_IOC_CONFIGURE, FXTPROF_IOC_START,
 		FXTPROF_IOC_STOP, FXTPROF_IOC_FLUSH, FXTPROF_IOC_GET_STATS,
 		FXTPROF_IOC_ATTACH, FXTPROF_IOC_DETACH, FXTPROF_IOC_SYNC,
+		FXTPROF_IOC_UNWIND_LOAD, FXTPROF_IOC_UNWIND_MAP,
 	};
 	union {
 		struct fxtprof_info info;
@@ -95,6 +191,8 @@ static void fuzz_ioctl(struct fuzz *f)
 		struct fxtprof_flush flush;
 		struct fxtprof_stats stats;
 		struct fxtprof_attach attach;
+		struct fxtprof_unwind_table table;
+		struct fxtprof_unwind_map map;
 		unsigned char raw[512];
 	} arg;
 	static struct fxtprof_attach_ring rings[256];
@@ -128,6 +226,10 @@ static void fuzz_ioctl(struct fuzz *f)
 	}
 	if (req == FXTPROF_IOC_GET_STATS)
 		arg.stats.cpu = fuzz_below(f, 4) ? fuzz_below(f, 4) : fuzz_rand(f);
+	if (req == FXTPROF_IOC_UNWIND_LOAD && fuzz_below(f, 2))
+		fuzz_unwind_table(f, &arg.table);
+	if (req == FXTPROF_IOC_UNWIND_MAP && fuzz_below(f, 2))
+		fuzz_unwind_map(f, &arg.map);
 	/* Detach ends the session for good: now and then only. */
 	if (req == FXTPROF_IOC_DETACH && fuzz_below(f, 16))
 		req = FXTPROF_IOC_STOP;
@@ -346,6 +448,63 @@ TEST(random_operations_two_processes)
 	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("child status 0x%x", status);
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_LE(100, f.ops);
+	EXPECT_EQ(0, device_works());
+}
+
+/*
+ * Tables and ranges while the session samples this process's spinning
+ * threads: loads and maps only, mostly well formed, with reconfigures now
+ * and then (which free every table the walks used).
+ */
+TEST(unwind_tables_while_sampling)
+{
+	struct fuzz f = { .rng = 0x756e77696e64667aull,
+			  .page = sysconf(_SC_PAGESIZE) };
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE |
+					    FXTPROF_CFG_USTACK |
+					    FXTPROF_CFG_UNWIND, 2000, 1 << 16);
+	union {
+		struct fxtprof_unwind_table table;
+		struct fxtprof_unwind_map map;
+	} arg;
+	unsigned long loaded = 0, mapped = 0;
+	struct vm_spinners *spin;
+	struct fxtprof_dev *dev;
+	time_t end;
+
+	TH_LOG("seed 0x%llx", (unsigned long long)f.rng);
+	ASSERT_EQ(0, fxtprof_dev__open(NULL, &dev));
+	f.fd = fxtprof_dev__fd(dev);
+	ASSERT_EQ(0, fxtprof_dev__configure(dev, &c));
+	ASSERT_EQ(0, fxtprof_dev__start(dev));
+	spin = vm_spinners_start(fxtprof_dev__info(dev)->nr_online);
+	end = time(NULL) + FUZZ_SECONDS;
+	while (f.ops < FUZZ_MAX_OPS && time(NULL) < end) {
+		if (!fuzz_below(&f, 500)) {
+			fxtprof_dev__stop(dev);
+			c.unwind_memory = fuzz_below(&f, 2) ? 0 : 1 << 14;
+			ASSERT_EQ(0, fxtprof_dev__configure(dev, &c));
+			ASSERT_EQ(0, fxtprof_dev__start(dev));
+		}
+		memset(&arg, 0, sizeof(arg));
+		if (fuzz_below(&f, 2)) {
+			fuzz_unwind_table(&f, &arg.table);
+			if (!fxtprof_dev__unwind_load(dev, &arg.table))
+				loaded++;
+		} else {
+			fuzz_unwind_map(&f, &arg.map);
+			if (!fxtprof_dev__unwind_map(dev, &arg.map))
+				mapped++;
+		}
+		f.ops++;
+	}
+	fxtprof_dev__stop(dev);
+	vm_spinners_stop(spin);
+	TH_LOG("%lu operations: %lu tables loaded, %lu ranges mapped",
+	       f.ops, loaded, mapped);
+	EXPECT_LT(0, loaded);
+	EXPECT_LT(0, mapped);
+	fxtprof_dev__close(dev);
 	EXPECT_EQ(0, device_works());
 }
 

@@ -39,6 +39,7 @@
 #include "record_flight.h"
 #include "record_opts.h"
 #include "record_symbols.h"
+#include "record_unwind.h"
 #include "sources.h"
 #ifdef FXTPROF_HAVE_SYMBOLS
 #include "export.h"
@@ -61,6 +62,7 @@ struct recorder {
 	struct fxt_encoder *enc;
 	struct stream_state state;
 	struct record_symbols syms;
+	struct record_unwind unwind;
 
 	struct ev_handler poll_h;
 	struct ev_handler tick_h;
@@ -168,9 +170,17 @@ static int source_open(struct recorder *r)
 		if (ret)
 			return ret;
 	}
+	record_unwind__config(o, ops, &cfg);
 	ret = ops->configure(r->src, &cfg);
+	if (ret && record_unwind__fallback(o, ret, source__error(r->src),
+					   &cfg))
+		ret = ops->configure(r->src, &cfg);
 	if (ret)
 		return reader_err(ret, "%s", source__error(r->src));
+	ret = record_unwind__init(&r->unwind, r->src, &cfg);
+	if (ret)
+		return reader_err(ret, "cannot set up the unwind tables");
+	r->syms.unwind = r->unwind.src ? &r->unwind : NULL;
 	return 0;
 }
 
@@ -204,7 +214,7 @@ static int drain_rings(struct recorder *r)
 	 * Mappings first: a sample's mapping was created before the sample,
 	 * so it is in the side-band by now and goes out ahead of it.
 	 */
-	record_symbols__drain(&r->syms, &r->state);
+	record_symbols__drain(&r->syms);
 	ret = r->src->ops->drain(r->src, stream_state__record, &r->state);
 	if (ret)
 		return reader_err(ret, "%s", source__error(r->src));
@@ -533,6 +543,7 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 	else
 		fprintf(stderr, "fxtprof: encoder errors: none\n");
 	record_symbols__summary(&r->syms, r->opts, &r->state.st);
+	record_unwind__summary(&r->unwind, total);
 	if (r->flight)
 		flight_recorder__summary(&r->fr);
 	else
@@ -667,6 +678,7 @@ out_close_sink:
 out_fini_loop:
 	evloop__fini(&r.loop);
 out_close_source:
+	record_unwind__fini(&r.unwind);
 	source__free(r.src);
 	if (ret)
 		return CMD_EXIT_FAILED;

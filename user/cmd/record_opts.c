@@ -87,7 +87,13 @@ static void record_usage(FILE *f)
 "  -C, --cpu LIST         sample only these CPUs, e.g. 0,2-3 (default all)\n"
 "  -d, --duration SECS    stop after SECS seconds (default: at SIGINT/SIGTERM)\n"
 "  -g, --call-graph WHAT  stacks to record: kernel,user (default), kernel,\n"
-"                         user or none\n"
+"                         user or none; and how user stacks are walked:\n"
+"                         cfi (default: unwind tables built from each\n"
+"                         file's CFI, frame pointers where there are none)\n"
+"                         or fp (frame pointers only); fp or cfi alone\n"
+"                         mean kernel,user\n"
+"      --unwind-memory SIZE  unwind tables the source may hold (default\n"
+"                         %uM); what does not fit is counted\n"
 "      --max-stack N      frames per stack kind (1..%d, default %d)\n"
 "  -m, --ring-size SIZE   ring bytes per CPU, power of two, K/M suffix\n"
 "                         (default %uK)\n"
@@ -156,13 +162,52 @@ static void record_usage(FILE *f)
 "Records the kernel rings lost are reported, in the stream and here, and\n"
 "do not change the status.\n",
 		FXTPROF_MIN_FREQ, FXTPROF_MAX_FREQ, FXTPROF_DEFAULT_FREQ,
-		FXTPROF_MAX_STACK_DEPTH, FXTPROF_DEFAULT_STACK_DEPTH,
+		FXTPROF_DEFAULT_UNWIND_MEMORY >> 20, FXTPROF_MAX_STACK_DEPTH, FXTPROF_DEFAULT_STACK_DEPTH,
 		FXTPROF_DEFAULT_RING_SIZE >> 10, SINK_DEFAULT_MAX_BUFFERED >> 20,
 		FXTPROF_DEVICE,
 		(unsigned long long)(ARCHIVE_DEFAULT_WINDOW_NS / 1000000),
 		ARCHIVE_DEFAULT_CHUNK_BYTES >> 10, ARCHIVE_DEFAULT_CHUNK_RECORDS,
 		ARCHIVE_DEFAULT_FLUSH_MS, FLIGHT_DEFAULT_WINDOW_BYTES >> 20,
 		FLIGHT_MIN_BYTES >> 20);
+}
+
+/*
+ * -g's list: the stacks (kernel, user, none) and the user walk (cfi, fp,
+ * which alone mean kernel,user as perf's --call-graph fp does).
+ */
+static int parse_call_graph(struct record_opts *o, const char *list)
+{
+	uint32_t stacks = 0;
+	bool walk = false, none = false;
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len == 6 && !memcmp(p, "kernel", 6)) {
+			stacks |= FXTPROF_CFG_KSTACK;
+		} else if (len == 4 && !memcmp(p, "user", 4)) {
+			stacks |= FXTPROF_CFG_USTACK;
+		} else if (len == 4 && !memcmp(p, "none", 4)) {
+			none = true;
+		} else if (len == 3 && !memcmp(p, "cfi", 3)) {
+			o->ustack_walk = RECORD_USTACK_TABLES;
+			walk = true;
+		} else if (len == 2 && !memcmp(p, "fp", 2)) {
+			o->ustack_walk = RECORD_USTACK_FP;
+			walk = true;
+		} else {
+			return -EINVAL;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (walk && !stacks && !none)
+		stacks = FXTPROF_CFG_KSTACK | FXTPROF_CFG_USTACK;
+	if (!stacks && !none)
+		return -EINVAL;
+	o->cfg.flags &= ~(FXTPROF_CFG_KSTACK | FXTPROF_CFG_USTACK);
+	o->cfg.flags |= stacks;
+	return 0;
 }
 
 static int parse_cpu_list(const char *s, uint64_t *mask, size_t words)
@@ -214,13 +259,15 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	       OPT_MODE, OPT_NO_MMAP, OPT_NO_KSYMS, OPT_SOURCE, OPT_SYMBOLIZE,
 	       OPT_SOURCES, OPT_FLIGHT, OPT_MAX_WINDOW, OPT_TRIGGER,
 	       OPT_ARCHIVE, OPT_LIVE_ARCHIVE, OPT_CHUNK_MS, OPT_CHUNK_BYTES,
-	       OPT_CHUNK_RECORDS, OPT_FLUSH_MS, OPT_READY_FILE };
+	       OPT_CHUNK_RECORDS, OPT_FLUSH_MS, OPT_READY_FILE,
+	       OPT_UNWIND_MEMORY };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "call-graph", required_argument, NULL, 'g' },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "unwind-memory", required_argument, NULL, OPT_UNWIND_MEMORY },
 		{ "ring-size", required_argument, NULL, 'm' },
 		{ "skip-idle", no_argument, NULL, OPT_SKIP_IDLE },
 		{ "no-tasks", no_argument, NULL, OPT_NO_TASKS },
@@ -259,6 +306,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	o->max_window_bytes = FLIGHT_DEFAULT_WINDOW_BYTES;
 	o->cfg.size = sizeof(o->cfg);
 	o->cfg.flags = FXTPROF_CFG_DEFAULT;
+	o->unwind_memory = FXTPROF_DEFAULT_UNWIND_MEMORY;
 	o->linger = 5;
 	o->max_buffered = SINK_DEFAULT_MAX_BUFFERED;
 	optind = 1;
@@ -286,16 +334,18 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 						  optarg);
 			break;
 		case 'g':
-			o->cfg.flags &= ~(FXTPROF_CFG_KSTACK | FXTPROF_CFG_USTACK);
-			if (strstr(optarg, "kernel"))
-				o->cfg.flags |= FXTPROF_CFG_KSTACK;
-			if (strstr(optarg, "user"))
-				o->cfg.flags |= FXTPROF_CFG_USTACK;
-			if (!(o->cfg.flags & (FXTPROF_CFG_KSTACK |
-					      FXTPROF_CFG_USTACK)) &&
-			    strcmp(optarg, "none"))
+			if (parse_call_graph(o, optarg))
 				return reader_err(-EINVAL,
 						  "bad --call-graph '%s'", optarg);
+			break;
+		case OPT_UNWIND_MEMORY:
+			if (reader_parse_size(optarg, &size) ||
+			    size > FXTPROF_MAX_UNWIND_MEMORY)
+				return reader_err(-EINVAL,
+						  "bad --unwind-memory '%s' (at most %uM)",
+						  optarg,
+						  FXTPROF_MAX_UNWIND_MEMORY >> 20);
+			o->unwind_memory = size;
 			break;
 		case OPT_MAX_STACK:
 			v = strtoul(optarg, &end, 10);

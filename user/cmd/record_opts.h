@@ -16,6 +16,12 @@ struct source_ops;
 
 #define RECORD_MAX_TRIGGERS	32	/* names in --trigger */
 
+/* How -g walks user stacks (--call-graph fp|cfi). */
+enum record_ustack_walk {
+	RECORD_USTACK_TABLES,	/* the default: tables, fp where none */
+	RECORD_USTACK_FP,	/* frame pointers only, as before ABI 5 */
+};
+
 struct record_opts {
 	struct fxtprof_config cfg;
 	const struct source_ops *source;	/* --source; NULL: auto */
@@ -33,6 +39,8 @@ struct record_opts {
 	bool no_mmap;		/* no mapping records */
 	bool no_ksyms;		/* no kernel symbol records */
 	bool symbolize;		/* append the Perfetto profile at the end */
+	enum record_ustack_walk ustack_walk;
+	uint64_t unwind_memory;	/* --unwind-memory */
 	/* --flight-recorder: a window of this many seconds, 0 = off. */
 	double flight_secs;
 	uint64_t max_window_bytes;

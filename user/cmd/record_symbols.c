@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "record_opts.h"
 #include "record_symbols.h"
+#include "record_unwind.h"
 #include "state/stream_state.h"
 #include "transport/clock.h"
 
@@ -25,6 +26,17 @@ static int ksym_lookup(void *ctx, uint64_t ip, struct stream_ksym *out)
 	return 1;
 }
 
+/* A mapping record on its way to the stream: its unwind table first. */
+static int mapping_record(void *ctx, const struct fxtprof_rec_hdr *rec)
+{
+	struct record_symbols *rs = ctx;
+
+	if (rs->unwind && rec->type == FXTPROF_REC_MMAP)
+		record_unwind__mapping(rs->unwind,
+				       (const struct fxtprof_mmap *)rec);
+	return stream_state__record(rs->state, rec);
+}
+
 /*
  * Before sampling starts: the kernel's images, the side-band events for
  * mappings to come, then the mappings that exist (in that order, so that
@@ -36,6 +48,7 @@ void record_symbols__capture(struct record_symbols *rs,
 {
 	int ret, n;
 
+	rs->state = state;
 	ret = kernel_info__load(&rs->kinfo, NULL);
 	if (ret) {
 		reader_err(ret, "cannot read /proc/kallsyms: no kernel images or symbols in the stream");
@@ -56,7 +69,7 @@ void record_symbols__capture(struct record_symbols *rs,
 	if (ret)
 		reader_err(ret, "cannot open perf side-band events (needs CAP_PERFMON or perf_event_paranoid <= 0): mappings made while recording will be missing");
 	ret = proc_maps__sweep(NULL, clock_ns(CLOCK_BOOTTIME),
-			       stream_state__record, state, &rs->sweep);
+			       mapping_record, rs, &rs->sweep);
 	if (ret)
 		reader_err(ret, "cannot read /proc: no mappings at start");
 }
@@ -84,14 +97,13 @@ void record_symbols__summary(const struct record_symbols *rs,
 	fputc('\n', stderr);
 }
 
-void record_symbols__drain(struct record_symbols *rs,
-			   struct stream_state *state)
+void record_symbols__drain(struct record_symbols *rs)
 {
 	int ret;
 
 	if (!rs->perf.nr || rs->perf_broken)
 		return;
-	ret = perf_mmap_source__drain(&rs->perf, stream_state__record, state);
+	ret = perf_mmap_source__drain(&rs->perf, mapping_record, rs);
 	if (ret) {
 		/* Said once; the recording goes on without it. */
 		reader_err(ret, "a perf side-band ring is corrupt: mappings made from now on will be missing");

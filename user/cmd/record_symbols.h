@@ -17,10 +17,14 @@
 #include "source/proc_maps.h"
 
 struct record_opts;
+struct record_unwind;
 struct stream_state;
 struct stream_stats;
 
 struct record_symbols {
+	struct stream_state *state;
+	/* Sees every mapping record first (record_unwind.h); NULL: none. */
+	struct record_unwind *unwind;
 	struct kernel_info kinfo;
 	struct perf_mmap_source perf;	/* .nr == 0: not open */
 	struct proc_maps_stats sweep;
@@ -29,17 +33,17 @@ struct record_symbols {
 };
 
 /*
- * Before sampling starts (@rs zeroed): the kernel's images, the side-band
- * events for mappings to come, then the mappings that exist, into @state.
+ * Before sampling starts (@rs zeroed but for its unwind): the kernel's
+ * images, the side-band events for mappings to come, then the mappings
+ * that exist, into @state.
  * What cannot be had is said, and the recording goes on without it.
  */
 void record_symbols__capture(struct record_symbols *rs,
 			     const struct record_opts *o,
 			     struct stream_state *state);
 
-/* The mappings made since the last drain, into @state. */
-void record_symbols__drain(struct record_symbols *rs,
-			   struct stream_state *state);
+/* The mappings made since the last drain, into the capture's state. */
+void record_symbols__drain(struct record_symbols *rs);
 
 /* The summary's lines: mappings and kernel symbols. */
 void record_symbols__summary(const struct record_symbols *rs,

@@ -389,6 +389,22 @@ int fxtprof_dev__sources(struct fxtprof_dev *dev, struct fxtprof_source *tab,
 	return (int)n;
 }
 
+int fxtprof_dev__unwind_load(struct fxtprof_dev *dev,
+			     struct fxtprof_unwind_table *t)
+{
+	t->size = sizeof(*t);
+	return xioctl(dev->fd, FXTPROF_IOC_UNWIND_LOAD, t);
+}
+
+int fxtprof_dev__unwind_map(struct fxtprof_dev *dev,
+			    const struct fxtprof_unwind_map *m)
+{
+	struct fxtprof_unwind_map copy = *m;
+
+	copy.size = sizeof(copy);
+	return xioctl(dev->fd, FXTPROF_IOC_UNWIND_MAP, &copy);
+}
+
 unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev)
 {
 	return dev->nr_rings;

@@ -29,7 +29,7 @@
 
 #include <linux/fxtprof.h>
 
-#include "array_grow.h"
+#include "util/array_grow.h"
 #include "util/hmap.h"
 #include "fxt/fxt_reader.h"
 #include "fxt/fxt_profile.h"

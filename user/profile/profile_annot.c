@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array_grow.h"
+#include "util/array_grow.h"
 #include "fxt/fxt.h"
 #include "fxt/fxt_profile.h"
 #include "fxt/fxt_reader.h"

@@ -24,7 +24,7 @@
 
 #include "fxt/fxt_profile.h"
 #include "fxt/fxt_reader.h"
-#include "profile/array_grow.h"
+#include "util/array_grow.h"
 #include "util/hmap.h"
 #include "report_summary.h"
 

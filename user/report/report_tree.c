@@ -23,7 +23,7 @@
 #include <linux/fxtprof.h>
 
 #include "fxt/fxt_profile.h"
-#include "profile/array_grow.h"
+#include "util/array_grow.h"
 #include "util/hmap.h"
 #include "report_tree.h"
 

@@ -45,26 +45,46 @@ const struct fxtprof_rec_hdr *mmap_rec__fill(union mmap_rec_buf *b,
 	return &m->hdr;
 }
 
+bool mmap_rec__file_path(const char *proc, uint32_t pid, uint64_t start,
+			 uint64_t end, const char *path, unsigned int i,
+			 char *buf, size_t len)
+{
+	switch (i) {
+	case 0:
+		snprintf(buf, len, "%s/%" PRIu32 "/map_files/%" PRIx64
+			 "-%" PRIx64, proc, pid, start, end);
+		return true;
+	case 1:
+	case 2:
+		if (path[0] != '/')
+			return false;
+		if (i == 1)
+			snprintf(buf, len, "%s/%" PRIu32 "/root%s", proc, pid,
+				 path);
+		else
+			snprintf(buf, len, "%s", path);
+		return true;
+	default:
+		return false;
+	}
+}
+
 int mmap_rec__file_build_id(const char *proc, uint32_t pid, uint64_t start,
 			    uint64_t end, const char *path, uint8_t *id,
 			    size_t cap)
 {
 	char buf[FXTPROF_MAX_PATH + 64];
-	int ret;
+	unsigned int i;
+	int ret = -ENOENT;
 
-	snprintf(buf, sizeof(buf), "%s/%" PRIu32 "/map_files/%" PRIx64
-		 "-%" PRIx64, proc, pid, start, end);
-	ret = elf_build_id__from_path(buf, id, cap);
-	/* A file we could read answers; any other failure tries the path. */
-	if (ret > 0 || ret == -ENOEXEC)
-		return ret;
-	if (path[0] != '/')
-		return -ENOENT;
-	snprintf(buf, sizeof(buf), "%s/%" PRIu32 "/root%s", proc, pid, path);
-	ret = elf_build_id__from_path(buf, id, cap);
-	if (ret > 0 || ret == -ENOEXEC)
-		return ret;
-	return elf_build_id__from_path(path, id, cap);
+	for (i = 0; mmap_rec__file_path(proc, pid, start, end, path, i, buf,
+					sizeof(buf)); i++) {
+		ret = elf_build_id__from_path(buf, id, cap);
+		/* A file we could read answers; any other failure goes on. */
+		if (ret > 0 || ret == -ENOEXEC)
+			return ret;
+	}
+	return path[0] == '/' ? ret : -ENOENT;
 }
 
 bool mmap_rec__is_vdso(const struct mmap_rec_args *a)

@@ -34,6 +34,17 @@ const struct fxtprof_rec_hdr *mmap_rec__fill(union mmap_rec_buf *b,
 					     const struct mmap_rec_args *a);
 
 /*
+ * The @i-th place (from 0) to read the file a live mapping of @pid maps
+ * from, into @buf: /proc/PID/map_files/START-END (the very file, even
+ * deleted or in another mount namespace), @path under /proc/PID/root,
+ * @path itself (the last two for an absolute @path only).  False when
+ * there is no @i-th.
+ */
+bool mmap_rec__file_path(const char *proc, uint32_t pid, uint64_t start,
+			 uint64_t end, const char *path, unsigned int i,
+			 char *buf, size_t len);
+
+/*
  * The build id of the file a live mapping of @pid maps: through
  * /proc/PID/map_files/START-END when it is readable (the very file, even
  * deleted or in another mount namespace), else @path under

@@ -148,12 +148,29 @@ static void ring_source__stats(struct source *src,
 		total->handler_ns += st.handler_ns;
 		total->handler_calls += st.handler_calls;
 		total->ustack_faults += st.ustack_faults;
+		total->unwind_table_frames += st.unwind_table_frames;
+		total->unwind_fp_frames += st.unwind_fp_frames;
+		total->unwind_rule_frames += st.unwind_rule_frames;
+		for (unsigned int i = 0; i < FXTPROF_USTACK_END_SLOTS; i++)
+			total->ustack_ends[i] += st.ustack_ends[i];
 		if (report && st.lost_records)
 			fprintf(report, "fxtprof: CPU %u ring lost %llu"
 				" records (%llu bytes)\n", cpu,
 				(unsigned long long)st.lost_records,
 				(unsigned long long)st.lost_bytes);
 	}
+}
+
+static int ring_source__unwind_load(struct source *src,
+				    struct fxtprof_unwind_table *t)
+{
+	return fxtprof_dev__unwind_load(ring_source(src)->dev, t);
+}
+
+static int ring_source__unwind_map(struct source *src,
+				   const struct fxtprof_unwind_map *map)
+{
+	return fxtprof_dev__unwind_map(ring_source(src)->dev, map);
 }
 
 const struct source_ops ring_source_ops = {
@@ -172,4 +189,6 @@ const struct source_ops ring_source_ops = {
 	.flush_done	= ring_source__flush_done,
 	.drain		= ring_source__drain,
 	.stats		= ring_source__stats,
+	.unwind_load	= ring_source__unwind_load,
+	.unwind_map	= ring_source__unwind_map,
 };

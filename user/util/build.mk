@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # user/util/build.mk - containers every part of user/ may use, and that
-# use nothing of fxtprof's: the hash map (hmap.h).
+# use nothing of fxtprof's: the hash map (hmap.h), growing arrays
+# (array_grow.h, header only).
 #   $(B)/lib/libutil.a        include "util/hmap.h" with -Iuser
 #   $(B)/asan/lib/libutil.a   ASan + UBSan, for the sanitizer test builds
 

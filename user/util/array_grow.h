@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * array_grow.h - the two helpers the profile model and the reports build
- * their growing arrays with, shared by user/profile/ and user/cmd/.
+ * array_grow.h - the two helpers growing arrays are built with (the
+ * profile model, the reports, the unwind tables).
  */
 #ifndef FXTPROF_ARRAY_GROW_H
 #define FXTPROF_ARRAY_GROW_H

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_record_unwind.c - the recorder's side of the unwind tables
+ * (user/cmd/record_unwind.c) against a fake source that keeps what it is
+ * given: this process's executable mappings, as the /proc sweep writes
+ * them, must each load their file's table once per build id and map it
+ * at the bias that puts a function's address on its row; the memory cap
+ * and a full source are counted; the config asks for tables only where
+ * they can be walked, and falls back on a source that refuses them.
+ * Prints TAP.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "record_opts.h"
+#include "record_unwind.h"
+#include "source/mmap_rec.h"
+#include "source/proc_maps.h"
+#include "source/source.h"
+#include "unwind/unwind_cache.h"
+#include "unwind/unwind_table.h"
+
+#define MAX_CALLS	64
+
+/* The fake: tables by id, and the ranges mapped. */
+struct fake_source {
+	struct source base;
+	unsigned int loads, refuse_after;
+	struct fxtprof_unwind_table tables[MAX_CALLS];
+	struct fxtprof_unwind_map maps[MAX_CALLS];
+	unsigned int nr_maps;
+};
+
+static int fake_load(struct source *src, struct fxtprof_unwind_table *t)
+{
+	struct fake_source *f = (struct fake_source *)src;
+
+	if (f->loads >= f->refuse_after || f->loads == MAX_CALLS)
+		return -ENOSPC;
+	t->id = ++f->loads;
+	f->tables[t->id - 1] = *t;
+	return 0;
+}
+
+static int fake_map(struct source *src, const struct fxtprof_unwind_map *m)
+{
+	struct fake_source *f = (struct fake_source *)src;
+
+	if (f->nr_maps == MAX_CALLS)
+		return -ENOSPC;
+	f->maps[f->nr_maps++] = *m;
+	return 0;
+}
+
+static const struct source_ops fake_ops = {
+	.name = "fake", .desc = "the fake source",
+	.unwind_load = fake_load, .unwind_map = fake_map,
+};
+static const struct source_ops no_unwind_ops = {
+	.name = "old", .desc = "the old source",
+};
+
+/* This process's executable mappings through @ru, as the sweep has them. */
+static unsigned int feed_own_maps(struct record_unwind *ru)
+{
+	char line[FXTPROF_MAX_PATH + 128];
+	union mmap_rec_buf b;
+	unsigned int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (proc_maps__parse_line("/proc", (uint32_t)getpid(), line, 0,
+					  &b) != 1)
+			continue;
+		record_unwind__mapping(ru, &b.m);
+		n++;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static const struct fxtprof_unwind_map *map_of(const struct fake_source *f,
+					       const void *addr)
+{
+	uint64_t a = (uint64_t)(uintptr_t)addr;
+	unsigned int i;
+
+	for (i = 0; i < f->nr_maps; i++)
+		if (a >= f->maps[i].start && a < f->maps[i].end)
+			return &f->maps[i];
+	return NULL;
+}
+
+static struct fxtprof_config unwind_cfg(uint64_t memory)
+{
+	return (struct fxtprof_config){
+		.flags = FXTPROF_CFG_USTACK | FXTPROF_CFG_UNWIND,
+		.unwind_memory = memory,
+	};
+}
+
+TEST(own_mappings)
+{
+	struct fake_source f = { .base.ops = &fake_ops, .refuse_after = ~0u };
+	struct fxtprof_config cfg = unwind_cfg(FXTPROF_DEFAULT_UNWIND_MEMORY);
+	void *fns[] = { (void *)printf, (void *)dlsym };
+	const struct fxtprof_unwind_map *m;
+	struct record_unwind ru;
+	unsigned int i, n;
+
+	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
+	n = feed_own_maps(&ru);
+	ASSERT_LT(2u, n);
+	/* A second sweep loads nothing again: one table per build id. */
+	i = f.loads;
+	feed_own_maps(&ru);
+	EXPECT_EQ(i, f.loads);
+	EXPECT_EQ(2 * n, ru.mappings);
+	EXPECT_EQ(0u, ru.unreadable);
+	EXPECT_EQ(0u, ru.unplaced);
+	EXPECT_LT(1u, f.loads);
+
+	/* libc's printf: the bias is libc's base, and its pc has a row. */
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		const struct fxtprof_unwind_table *t;
+		const struct fxtprof_unwind_row *rows, *r;
+		Dl_info info;
+		uint64_t pc;
+		uint32_t k;
+
+		ASSERT_NE(0, dladdr(fns[i], &info));
+		m = map_of(&f, fns[i]);
+		ASSERT_NE(NULL, m) TH_LOG("%s not mapped", info.dli_fname);
+		EXPECT_EQ((uint64_t)(uintptr_t)info.dli_fbase, m->bias)
+			TH_LOG("%s", info.dli_fname);
+		EXPECT_EQ((uint32_t)getpid(), m->pid);
+		ASSERT_LE(m->id, f.loads);
+		t = &f.tables[m->id - 1];
+		EXPECT_NE(0, t->build_id_size);
+		pc = (uint64_t)(uintptr_t)fns[i] - m->bias;
+		rows = (const struct fxtprof_unwind_row *)(uintptr_t)t->rows_ptr;
+		for (k = 0, r = NULL; k < t->nr_rows && rows[k].pc <= pc; k++)
+			r = &rows[k];
+		ASSERT_NE(NULL, r);
+		/* A function's entry: the return address on top of the stack. */
+		EXPECT_EQ(FXTPROF_UNWIND_CFA_SP, r->cfa_reg);
+		EXPECT_EQ(8, r->cfa_offset);
+		EXPECT_EQ(-8, r->ra_offset);
+	}
+	record_unwind__fini(&ru);
+}
+
+TEST(memory_cap_and_full_source)
+{
+	struct fake_source f = { .base.ops = &fake_ops, .refuse_after = 1 };
+	struct fxtprof_config cfg = unwind_cfg(64 << 10);
+	struct unwind_cache_stats st;
+	struct record_unwind ru;
+
+	/*
+	 * 64 KiB holds this program's table and small libraries', not
+	 * libc's; the source takes one table and refuses the others.
+	 */
+	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
+	feed_own_maps(&ru);
+	unwind_cache__stats(ru.cache, &st);
+	EXPECT_EQ(NULL, map_of(&f, (void *)printf));
+	EXPECT_LE(1u, st.over_cap);
+	EXPECT_GE(64u << 10, st.bytes);
+	EXPECT_EQ(1u, f.loads);
+	EXPECT_EQ(st.tables - 1, ru.source_full);
+	EXPECT_EQ(ru.load_failed, ru.source_full);
+	EXPECT_EQ(1u, ru.mapped);
+	record_unwind__fini(&ru);
+}
+
+TEST(config)
+{
+	struct record_opts o = { .quiet = true,
+				 .unwind_memory = 1 << 20 };
+	struct fxtprof_config cfg = { .flags = FXTPROF_CFG_DEFAULT };
+	struct record_unwind ru;
+
+	record_unwind__config(&o, &fake_ops, &cfg);
+	EXPECT_TRUE(cfg.flags & FXTPROF_CFG_UNWIND);
+	EXPECT_EQ(1u << 20, cfg.unwind_memory);
+	EXPECT_EQ(FXTPROF_DEFAULT_UNWIND_BUDGET, cfg.unwind_budget);
+
+	/* An older module: EINVAL, then the same without tables. */
+	EXPECT_FALSE(record_unwind__fallback(&o, -ENODEV, "", &cfg));
+	EXPECT_TRUE(record_unwind__fallback(&o, -EINVAL, "", &cfg));
+	EXPECT_FALSE(cfg.flags & FXTPROF_CFG_UNWIND);
+	EXPECT_EQ(0u, cfg.unwind_memory);
+	EXPECT_FALSE(record_unwind__fallback(&o, -EINVAL, "", &cfg));
+	ASSERT_EQ(0, record_unwind__init(&ru, NULL, &cfg));
+	EXPECT_EQ(NULL, ru.src);
+	record_unwind__fini(&ru);
+
+	/* A source without the ops, --call-graph fp, no user stacks. */
+	cfg.flags = FXTPROF_CFG_DEFAULT;
+	record_unwind__config(&o, &no_unwind_ops, &cfg);
+	EXPECT_FALSE(cfg.flags & FXTPROF_CFG_UNWIND);
+	o.ustack_walk = RECORD_USTACK_FP;
+	record_unwind__config(&o, &fake_ops, &cfg);
+	EXPECT_FALSE(cfg.flags & FXTPROF_CFG_UNWIND);
+	o.ustack_walk = RECORD_USTACK_TABLES;
+	cfg.flags = FXTPROF_CFG_KSTACK;
+	record_unwind__config(&o, &fake_ops, &cfg);
+	EXPECT_FALSE(cfg.flags & FXTPROF_CFG_UNWIND);
+}
+
+TEST_HARNESS_MAIN
