@@ -295,26 +295,40 @@ TEST_F(dev, fp_less_recursion_reaches_main)
 	walk_nofp(_metadata, self, "recurse");
 }
 
+/*
+ * Of @n's samples in nofp_leaf (into *@leaf), those whose walk ended with
+ * @end after at most @max_nr frames (into *@cut); a walk cut by the depth
+ * must say so in its flags too.
+ */
+static void leaf_ends(const struct vm_recs *r, const struct nofp *n,
+		      unsigned int max_nr, __u8 end, unsigned int *leaf,
+		      unsigned int *cut)
+{
+	*leaf = 0;
+	*cut = 0;
+	vm_recs_for_each(r, rec) {
+		const struct fxtprof_sample *s = (const void *)rec;
+
+		if (rec->type != FXTPROF_REC_SAMPLE || s->pid != (__u32)n->pid ||
+		    !s->nr_user ||
+		    nofp_fn(n, s->ips[s->nr_kernel]) != F_LEAF)
+			continue;
+		(*leaf)++;
+		if (s->nr_user <= max_nr && s->ustack_end == end &&
+		    (end != FXTPROF_USTACK_END_DEPTH ||
+		     s->flags & FXTPROF_SAMPLE_USTACK_TRUNCATED))
+			(*cut)++;
+	}
+}
+
 /* The depth and the budget end the walk of the 43-frame recursion. */
 TEST_F(dev, depth_and_budget_stop_the_walk)
 {
-	unsigned int leaf = 0, cut = 0;
+	unsigned int leaf, cut;
 	struct nofp n = { 0 };
 
 	record_nofp(_metadata, self, &n, "recurse", "1000", 5, 0);
-	vm_recs_for_each(&self->r, rec) {
-		const struct fxtprof_sample *s = (const void *)rec;
-
-		if (rec->type != FXTPROF_REC_SAMPLE || s->pid != (__u32)n.pid ||
-		    !s->nr_user ||
-		    nofp_fn(&n, s->ips[s->nr_kernel]) != F_LEAF)
-			continue;
-		leaf++;
-		if (s->nr_user == 5 &&
-		    s->ustack_end == FXTPROF_USTACK_END_DEPTH &&
-		    s->flags & FXTPROF_SAMPLE_USTACK_TRUNCATED)
-			cut++;
-	}
+	leaf_ends(&self->r, &n, 5, FXTPROF_USTACK_END_DEPTH, &leaf, &cut);
 	TH_LOG("depth 5: %u samples in nofp_leaf, %u cut at 5 frames",
 	       leaf, cut);
 	EXPECT_LE(50, leaf);
@@ -322,26 +336,13 @@ TEST_F(dev, depth_and_budget_stop_the_walk)
 
 	vm_recs_free(&self->r);
 	memset(&self->r, 0, sizeof(self->r));
-	leaf = 0;
-	cut = 0;
 	/*
 	 * A frame of nofp_recurse takes one read: 8 reads give 9 frames, 10
 	 * on arm64, where nofp_leaf's return address is still in x30.
 	 */
 	record_nofp(_metadata, self, &n, "recurse", "1000",
 		    FXTPROF_MAX_STACK_DEPTH, 8);
-	vm_recs_for_each(&self->r, rec) {
-		const struct fxtprof_sample *s = (const void *)rec;
-
-		if (rec->type != FXTPROF_REC_SAMPLE || s->pid != (__u32)n.pid ||
-		    !s->nr_user ||
-		    nofp_fn(&n, s->ips[s->nr_kernel]) != F_LEAF)
-			continue;
-		leaf++;
-		if (s->nr_user <= 10 &&
-		    s->ustack_end == FXTPROF_USTACK_END_BUDGET)
-			cut++;
-	}
+	leaf_ends(&self->r, &n, 10, FXTPROF_USTACK_END_BUDGET, &leaf, &cut);
 	TH_LOG("budget 8: %u samples in nofp_leaf, %u cut by the budget",
 	       leaf, cut);
 	EXPECT_LE(50, leaf);
