@@ -31,7 +31,6 @@
 #include "vm_fixture.h"
 
 #define NOFP_DEPTH	40	/* fxt_nofp.c's */
-#define RUN_MS		"2000"
 
 enum { F_CMP, F_SORT, F_LEAF, F_RECURSE, F_MAIN, F_NR };
 
@@ -74,7 +73,8 @@ out_close:
 }
 
 /* fxt_nofp MODE, started and waiting for its go; its mapping found. */
-static int nofp_spawn(struct nofp *n, const char *path, const char *mode)
+static int nofp_spawn(struct nofp *n, const char *path, const char *mode,
+		      const char *ms)
 {
 	unsigned long long start, end, off, delta = 0;
 	int to[2], from[2], ret = -ENOENT;
@@ -89,7 +89,7 @@ static int nofp_spawn(struct nofp *n, const char *path, const char *mode)
 	if (n->pid == 0) {
 		dup2(to[0], 0);
 		dup2(from[1], 1);
-		execl(path, "fxt_nofp", mode, RUN_MS, (char *)NULL);
+		execl(path, "fxt_nofp", mode, ms, (char *)NULL);
 		_exit(127);
 	}
 	close(to[0]);
@@ -186,52 +186,66 @@ static void log_stack(struct __test_metadata *_metadata,
 	TH_LOG("end %u, %u frames:%s", s->ustack_end, s->nr_user, buf);
 }
 
-static void walk_nofp(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(dev) *self, const char *mode)
+/*
+ * Record fxt_nofp MODE for MS milliseconds, its table loaded and mapped,
+ * with the walk bounded by @depth frames and @budget reads.
+ */
+static void record_nofp(struct __test_metadata *_metadata,
+			FIXTURE_DATA(dev) *self, struct nofp *n,
+			const char *mode, const char *ms, __u16 depth,
+			__u32 budget)
 {
 	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE |
 					    FXTPROF_CFG_USTACK |
 					    FXTPROF_CFG_UNWIND, 1000, 1 << 20);
 	const char *path = vm_test_path("fxt_nofp");
-	unsigned int in_prog = 0, ok = 0, logged = 0;
-	unsigned long long ends[FXTPROF_USTACK_END_MAX] = { 0 };
 	struct fxtprof_unwind_table arg;
 	struct fxtprof_unwind_map m;
-	struct fxtprof_stats st, sum = { 0 };
 	struct unwind_table *t;
 	char why[UNWIND_WHY_LEN];
-	struct nofp n = { 0 };
 	int status;
 
 	for (int f = 0; f < F_NR; f++) {
-		ASSERT_EQ(0, vm_elf_sym(path, fn_names[f], &n.addr[f],
-					&n.size[f])) TH_LOG("%s", fn_names[f]);
+		ASSERT_EQ(0, vm_elf_sym(path, fn_names[f], &n->addr[f],
+					&n->size[f])) TH_LOG("%s", fn_names[f]);
 	}
 	ASSERT_EQ(0, unwind_table__build_path(path, &t, why)) TH_LOG("%s", why);
 	TH_LOG("%u rows, %u from sp, %u from fp, %u without a rule",
 	       t->nr_rows, t->counts.cfa_sp, t->counts.cfa_fp,
 	       t->counts.no_rule);
-	c.ustack_depth = FXTPROF_MAX_STACK_DEPTH;
+	c.ustack_depth = depth;
+	c.unwind_budget = budget;
 	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
 	unwind_table__to_uapi(t, &arg);
 	ASSERT_EQ(0, fxtprof_dev__unwind_load(self->dev, &arg));
 	unwind_table__free(t);
 	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
 
-	ASSERT_EQ(0, nofp_spawn(&n, path, mode));
+	ASSERT_EQ(0, nofp_spawn(n, path, mode, ms));
 	m = (struct fxtprof_unwind_map){
-		.pid = n.pid, .id = arg.id, .start = n.lo, .end = n.hi,
-		.bias = n.bias,
+		.pid = n->pid, .id = arg.id, .start = n->lo, .end = n->hi,
+		.bias = n->bias,
 	};
 	ASSERT_EQ(0, fxtprof_dev__unwind_map(self->dev, &m));
-	ASSERT_EQ(1, write(n.to, "g", 1));
-	ASSERT_EQ(n.pid, waitpid(n.pid, &status, 0));
+	ASSERT_EQ(1, write(n->to, "g", 1));
+	ASSERT_EQ(n->pid, waitpid(n->pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	ASSERT_EQ(0, fxtprof_dev__stop(self->dev));
-	close(n.to);
-	close(n.from);
+	close(n->to);
+	close(n->from);
 	ASSERT_LT(0, vm_recs_drain_all(self->dev, &self->r));
+}
 
+static void walk_nofp(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(dev) *self, const char *mode)
+{
+	unsigned int in_prog = 0, ok = 0, logged = 0;
+	unsigned long long ends[FXTPROF_USTACK_END_MAX] = { 0 };
+	struct fxtprof_stats st, sum = { 0 };
+	struct nofp n = { 0 };
+
+	record_nofp(_metadata, self, &n, mode, "2000",
+		    FXTPROF_MAX_STACK_DEPTH, 0);
 	vm_recs_for_each(&self->r, rec) {
 		const struct fxtprof_sample *s = (const void *)rec;
 		const __u64 *ips = s->ips + s->nr_kernel;
@@ -279,6 +293,60 @@ TEST_F(dev, fp_less_qsort_callback_reaches_main)
 TEST_F(dev, fp_less_recursion_reaches_main)
 {
 	walk_nofp(_metadata, self, "recurse");
+}
+
+/*
+ * Of @n's samples in nofp_leaf (into *@leaf), those whose walk ended with
+ * @end after at most @max_nr frames (into *@cut); a walk cut by the depth
+ * must say so in its flags too.
+ */
+static void leaf_ends(const struct vm_recs *r, const struct nofp *n,
+		      unsigned int max_nr, __u8 end, unsigned int *leaf,
+		      unsigned int *cut)
+{
+	*leaf = 0;
+	*cut = 0;
+	vm_recs_for_each(r, rec) {
+		const struct fxtprof_sample *s = (const void *)rec;
+
+		if (rec->type != FXTPROF_REC_SAMPLE || s->pid != (__u32)n->pid ||
+		    !s->nr_user ||
+		    nofp_fn(n, s->ips[s->nr_kernel]) != F_LEAF)
+			continue;
+		(*leaf)++;
+		if (s->nr_user <= max_nr && s->ustack_end == end &&
+		    (end != FXTPROF_USTACK_END_DEPTH ||
+		     s->flags & FXTPROF_SAMPLE_USTACK_TRUNCATED))
+			(*cut)++;
+	}
+}
+
+/* The depth and the budget end the walk of the 43-frame recursion. */
+TEST_F(dev, depth_and_budget_stop_the_walk)
+{
+	unsigned int leaf, cut;
+	struct nofp n = { 0 };
+
+	record_nofp(_metadata, self, &n, "recurse", "1000", 5, 0);
+	leaf_ends(&self->r, &n, 5, FXTPROF_USTACK_END_DEPTH, &leaf, &cut);
+	TH_LOG("depth 5: %u samples in nofp_leaf, %u cut at 5 frames",
+	       leaf, cut);
+	EXPECT_LE(50, leaf);
+	EXPECT_LE(leaf * 95, cut * 100ull);
+
+	vm_recs_free(&self->r);
+	memset(&self->r, 0, sizeof(self->r));
+	/*
+	 * A frame of nofp_recurse takes one read: 8 reads give 9 frames, 10
+	 * on arm64, where nofp_leaf's return address is still in x30.
+	 */
+	record_nofp(_metadata, self, &n, "recurse", "1000",
+		    FXTPROF_MAX_STACK_DEPTH, 8);
+	leaf_ends(&self->r, &n, 10, FXTPROF_USTACK_END_BUDGET, &leaf, &cut);
+	TH_LOG("budget 8: %u samples in nofp_leaf, %u cut by the budget",
+	       leaf, cut);
+	EXPECT_LE(50, leaf);
+	EXPECT_LE(leaf * 95, cut * 100ull);
 }
 
 TEST_HARNESS_MAIN
