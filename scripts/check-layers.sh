@@ -14,6 +14,7 @@ cd "${1:-$(dirname "$0")/..}"
 allowed() {
 	case $1 in
 	cmd)		echo "cmd source state encode fxt sink transport profile" \
+			     "unwind" \
 			     "symbolize export archive report" ;;
 	source)		echo "source source/bpf" ;;
 	source/bpf)	echo "source/bpf source" ;;
@@ -29,6 +30,7 @@ allowed() {
 	fxt)		echo "fxt" ;;
 	hooks)		echo "hooks encode sink state transport" ;;
 	lib)		echo "lib" ;;
+	unwind)		echo "unwind" ;;
 	util)		echo "util" ;;
 	*)		return 1 ;;
 	esac

@@ -63,6 +63,10 @@ ARM_LIBS=(busybox-static:arm64 liburing-dev:arm64 liburing2:arm64
 # own, so that adding one unpacks it into a staged root without
 # downloading the kernels again.
 ARM_BPF_LIBS=(libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64)
+# The unwind-table builder (user/unwind/) in the static arm64 fxtprof:
+# libdw.a, whose static link also needs liblzma.a and libbz2.a (Debian's
+# elfutils 0.188 does not use zstd); libelf and zlib come with the above.
+ARM_UNWIND_LIBS=(libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64)
 
 arm_pkgs() {	# the arm64 packages, once the kernel ABIs are known
 	local s kabi
@@ -77,7 +81,7 @@ arm_pkgs() {	# the arm64 packages, once the kernel ABIs are known
 
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${HOST_PKGS[@]}"
-	{ arm_pkgs; printf '%s\n' "${ARM_BPF_LIBS[@]}"; } | sed 's/^/arm64: /'
+	{ arm_pkgs; printf '%s\n' "${ARM_BPF_LIBS[@]}" "${ARM_UNWIND_LIBS[@]}"; } | sed 's/^/arm64: /'
 	exit 0
 fi
 [ "$(id -u)" = 0 ] || { echo "setup: must run as root (it installs Debian packages)" >&2; exit 1; }
@@ -159,19 +163,26 @@ if [ "$(cat "$ARM_DIR/stamp" 2>/dev/null)" != "$stamp" ]; then
 	echo "$stamp" > "$ARM_DIR/stamp"
 fi
 
-# After the block above: a root staged anew has no bpf stamp either.
-# A changed list unpacks its packages over the root; files of a package
-# dropped from it stay until the root is staged anew.
-bpf_stamp="${ARM_BPF_LIBS[*]} v1"
-if [ "$(cat "$ARM_DIR/stamp-bpf" 2>/dev/null)" != "$bpf_stamp" ]; then
-	rm -rf "$ARM_DIR/debs-bpf"
-	mkdir -p "$ARM_DIR/debs-bpf"
-	arm64_bpf="arm64 packages for the bpf source"
-	arm_download "$arm64_bpf" "$ARM_DIR/debs-bpf" "${ARM_BPF_LIBS[@]}"
-	step "unpacking the $arm64_bpf"
-	for deb in "$ARM_DIR"/debs-bpf/*.deb; do dpkg -x "$deb" "$ARM64_ROOT"; done
-	echo "$bpf_stamp" > "$ARM_DIR/stamp-bpf"
-fi
+# arm_stage WHAT NAME PKG...: download PKG... and unpack them over the
+# staged root, with a stamp of their own (build/deps/arm64/stamp-NAME) so
+# that adding a package unpacks it without downloading the kernels
+# again.  Called after the block above: a root staged anew has no such
+# stamp either.  Files of a package dropped from a list stay until the
+# root is staged anew.
+arm_stage() {
+	local what=$1 name=$2 stamp
+	shift 2
+	stamp="$* v1"
+	[ "$(cat "$ARM_DIR/stamp-$name" 2>/dev/null)" != "$stamp" ] || return 0
+	rm -rf "$ARM_DIR/debs-$name"
+	mkdir -p "$ARM_DIR/debs-$name"
+	arm_download "$what" "$ARM_DIR/debs-$name" "$@"
+	step "unpacking the $what"
+	for deb in "$ARM_DIR/debs-$name"/*.deb; do dpkg -x "$deb" "$ARM64_ROOT"; done
+	echo "$stamp" > "$ARM_DIR/stamp-$name"
+}
+arm_stage "arm64 packages for the bpf source" bpf "${ARM_BPF_LIBS[@]}"
+arm_stage "arm64 packages for the unwind tables" unwind "${ARM_UNWIND_LIBS[@]}"
 
 step "kselftest headers from linux-source-6.1"
 "$FXT_ROOT/scripts/get-kselftest.sh"

@@ -28,7 +28,7 @@ $(REPORT_T)/run_report: tests/report/report_test.sh tests/report/svg_script.js \
 # engine, the loader, the symbolizer, the FXT decoder) is built with
 # ASan+UBSan.
 REPORT_ASAN_LIBS := $(SYMBOLIZE_LIB_ASAN) $(B)/lib/libsource_bpf.a \
-	$(B)/lib/libsource.a \
+	$(B)/lib/libsource.a $(UNWIND_LIB_ASAN) \
 	$(B)/lib/libstate.a $(B)/lib/libencode.a $(B)/lib/libsink.a $(ARCHIVE_LIB) \
 	$(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(FXT_LIB_ASAN)
 $(B)/asan/tests/report/fxtprof: $(CMD_SRCS) $(REPORT_SRCS) $(EXPORT_SRCS) \

@@ -9,10 +9,12 @@
 # Fragments are parsed in name order and user/cmd comes first, so the
 # libraries of the other parts are spelled out as paths.
 #
-# The commands that name frames (report, flamegraph) need libdw, which the
-# board's static arm64 build leaves out to stay small: SYMBOLS is set on
-# x86_64 only, and main.c lists those commands only with
-# FXTPROF_HAVE_SYMBOLS.
+# The commands that name frames (report, flamegraph) need libdwfl and the
+# symbolizer, which the board's static arm64 build leaves out to stay
+# small: SYMBOLS is set on x86_64 only, and main.c lists those commands
+# only with FXTPROF_HAVE_SYMBOLS.  Both builds link libdw for record's
+# unwind tables (user/unwind/, `fxtprof unwind`); a static link needs its
+# libraries too.
 
 SYMBOLS := $(if $(filter x86_64,$(ARCH)),1,)
 
@@ -22,23 +24,24 @@ CMD_SRCS := user/cmd/main.c user/cmd/cmd_helpers.c \
 	    user/cmd/send.c user/cmd/opt_value.c \
 	    user/cmd/receive.c user/cmd/framer.c user/cmd/delivery.c \
 	    user/cmd/sources.c user/cmd/trigger.c \
-	    user/cmd/archive_cmd.c user/cmd/archive_input.c
+	    user/cmd/archive_cmd.c user/cmd/archive_input.c \
+	    user/cmd/unwind.c
 CMD_LIBS_SYMBOLS :=
-CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS)
+CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
+CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS) \
+	      $(if $(filter arm64,$(ARCH)),$(CMD_STATIC_LDLIBS),-ldw -lelf -lz)
 ifneq ($(SYMBOLS),)
 CMD_SRCS += user/cmd/report.c \
 	    user/cmd/flamegraph.c user/cmd/export.c user/cmd/symbolize.c
 CMD_LIBS_SYMBOLS := $(B)/lib/libreport.a $(B)/lib/libexport.a \
 		    $(B)/lib/libsymbolize.a $(B)/lib/libprofile.a
-CMD_LDLIBS += -ldw -lelf -lz
-CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
 endif
 CMD_OBJS := $(CMD_SRCS:%.c=$(B)/%.o)
 # In link order: a part before the parts it uses.
 # libsource_bpf.a is the eBPF source, or its stand-in with BPF_SOURCE=0
 # (user/source/bpf/build.mk); its libraries are $(BPF_SOURCE_LDLIBS).
 CMD_LIBS := $(CMD_LIBS_SYMBOLS) $(B)/lib/libsource_bpf.a \
-	    $(B)/lib/libsource.a $(B)/lib/libstate.a \
+	    $(B)/lib/libsource.a $(B)/lib/libunwindtab.a $(B)/lib/libstate.a \
 	    $(B)/lib/libencode.a $(B)/lib/libsink.a $(ARCHIVE_LIB) \
 	    $(B)/lib/libtransport.a \
 	    $(B)/lib/libfxtprof.a $(B)/lib/libfxt.a

@@ -58,5 +58,7 @@ int cmd_archive(int argc, char **argv);
 /* dump and check, reading archives too (archive_input.c). */
 int cmd_dump(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+/* An ELF file's unwind table (unwind.c). */
+int cmd_unwind(int argc, char **argv);
 
 #endif /* FXTPROF_CMD_H */

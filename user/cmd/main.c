@@ -32,6 +32,8 @@ static const struct {
 				  "self-contained FXT stream" },
 	{ "archive", cmd_archive, "archive repair: finish an archive that was "
 				  "cut off" },
+	{ "unwind", cmd_unwind, "the unwind table record builds for an ELF "
+				"file" },
 #ifdef FXTPROF_HAVE_SYMBOLS
 	/* The commands that name frames: they need libdw. */
 	{ "report", cmd_report, "top functions, call trees, as perf report "
