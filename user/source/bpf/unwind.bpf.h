@@ -14,6 +14,13 @@
  * whatever the depth; the two searches are bounded loops inside it.
  * Every user read goes through bpf_probe_read_user(), which cannot fault,
  * and counts against unwind_budget.
+ *
+ * The walk's state lives in a per-CPU map value, not on the stack: what
+ * the program loads from a map is unknown to the verifier, so every
+ * frame starts from the same state and the callback's check converges
+ * at once.  On the stack, the frame count and the reads were constants
+ * the verifier followed frame by frame and path by path, past its
+ * million instructions.
  */
 #ifndef FXTPROF_UNWIND_BPF_H
 #define FXTPROF_UNWIND_BPF_H
@@ -87,8 +94,7 @@ const volatile __u32 unwind_budget = FXTPROF_DEFAULT_UNWIND_BUDGET;
 
 #define MAX_UIPS	(2 * FXTPROF_MAX_STACK_DEPTH)	/* kernel + user */
 
-/* Where the walk stands: 64-bit fields, as the 6.1 verifier keeps the
- * bounds of 64-bit stack slots only (see emit()). */
+/* Where the walk stands, in unwind_walk. */
 struct ustack_walk {
 	__u64 pc, sp, fp, lr;
 	__u64 base;		/* index in ips of the user leaf: nr_kernel */
@@ -100,6 +106,14 @@ struct ustack_walk {
 	/* frames by how they were found, as struct fxtprof_stats counts */
 	__u64 table_frames, fp_frames, rule_frames;
 };
+
+/* Samples do not nest on a CPU: one walk per CPU at a time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ustack_walk);
+} unwind_walk SEC(".maps");
 
 enum ustack_frame_kind {
 	FRAME_TABLE,		/* a row's rule */
@@ -190,15 +204,20 @@ static __always_inline int row_of(__u32 id, __u64 rel,
  */
 static long unwind_step(__u32 i, void *ctx)
 {
-	__u32 key = FXTPROF_BPF_SCRATCH_SAMPLE;
+	__u32 key = FXTPROF_BPF_SCRATCH_SAMPLE, zero = 0, tgid;
 	const struct fxtprof_bpf_unwind_range *range = NULL;
 	const struct fxtprof_bpf_unwind_proc *proc;
-	struct ustack_walk *st = ctx;
 	struct fxtprof_unwind_row row;
 	struct fxtprof_sample *s;
-	__u64 pc, cfa, ra, fp = st->fp, frame[2], idx;
+	struct ustack_walk *st;
+	__u64 pc, cfa, ra, fp, frame[2], idx;
 	enum ustack_frame_kind kind = FRAME_FP;
-	__u32 tgid = st->tgid;
+
+	st = bpf_map_lookup_elem(&unwind_walk, &zero);
+	if (!st)
+		return 1;
+	fp = st->fp;
+	tgid = st->tgid;
 
 	/* A caller's pc is a return address: its call is the byte before. */
 	pc = st->n > 1 ? st->pc - 1 : st->pc;
@@ -317,44 +336,48 @@ static __always_inline __u32 unwind_user(struct bpf_perf_event_data *ctx,
 					 bool kernel, __u8 *flags, __u8 *end)
 {
 	struct fxtprof_bpf_unwind_stats *stats;
-	struct ustack_walk st;
-	__u32 key = 0;
+	struct ustack_walk *st;
+	__u32 key = 0, n;
 	__u64 mode = 0;
 
-	__builtin_memset(&st, 0, sizeof(st));
 	*end = FXTPROF_USTACK_END_NONE;
-	if (user_regs(ctx, kernel, &st, &mode) || nk >= MAX_UIPS ||
+	st = bpf_map_lookup_elem(&unwind_walk, &key);
+	if (!st)
+		return 0;
+	__builtin_memset(st, 0, sizeof(*st));
+	if (user_regs(ctx, kernel, st, &mode) || nk >= MAX_UIPS ||
 	    !ustack_depth)
 		return 0;
-	s->ips[nk & (MAX_UIPS - 1)] = st.pc;
-	st.n = 1;
+	s->ips[nk & (MAX_UIPS - 1)] = st->pc;
+	st->n = 1;
 	if (ureg_compat(mode)) {
 		/* 32-bit frames are another layout: the pc is all we give. */
-		st.end = FXTPROF_USTACK_END_COMPAT;
+		st->end = FXTPROF_USTACK_END_COMPAT;
 	} else {
-		st.base = nk;
-		st.max = ustack_depth;
-		st.tgid = bpf_get_current_pid_tgid() >> 32;
-		bpf_loop(ustack_depth, unwind_step, &st, 0);
+		st->base = nk;
+		st->max = ustack_depth;
+		st->tgid = bpf_get_current_pid_tgid() >> 32;
+		bpf_loop(ustack_depth, unwind_step, NULL, 0);
 		/* ustack_depth frames taken and none left to find */
-		if (!st.end)
-			st.end = FXTPROF_USTACK_END_DEPTH;
+		if (!st->end)
+			st->end = FXTPROF_USTACK_END_DEPTH;
 	}
-	if (st.end == FXTPROF_USTACK_END_DEPTH)
+	if (st->end == FXTPROF_USTACK_END_DEPTH)
 		*flags |= FXTPROF_SAMPLE_USTACK_TRUNCATED;
-	if (st.end == FXTPROF_USTACK_END_FAULT)
+	if (st->end == FXTPROF_USTACK_END_FAULT)
 		*flags |= FXTPROF_SAMPLE_USTACK_FAULT;
-	*end = st.end;
+	*end = st->end;
 
 	stats = bpf_map_lookup_elem(&unwind_stats, &key);
 	if (stats) {
-		stats->table_frames += st.table_frames;
-		stats->fp_frames += st.fp_frames;
-		stats->rule_frames += st.rule_frames;
-		stats->ustack_faults += st.end == FXTPROF_USTACK_END_FAULT;
-		stats->ustack_ends[st.end & (FXTPROF_USTACK_END_SLOTS - 1)]++;
+		stats->table_frames += st->table_frames;
+		stats->fp_frames += st->fp_frames;
+		stats->rule_frames += st->rule_frames;
+		stats->ustack_faults += st->end == FXTPROF_USTACK_END_FAULT;
+		stats->ustack_ends[st->end & (FXTPROF_USTACK_END_SLOTS - 1)]++;
 	}
-	return st.n;
+	n = st->n;
+	return n;
 }
 
 #endif /* FXTPROF_UNWIND_BPF_H */
