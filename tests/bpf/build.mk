@@ -69,6 +69,30 @@ $(B)/tests/bpf/libunwind_dl.so: tests/bpf/unwind_dl.c
 	$(CC) $(UNWIND_WORKLOAD_CFLAGS) -fomit-frame-pointer -fPIC -shared \
 		-o $@ $<
 
+# The same in every VM suite, static, with static programs (the guest
+# has no dynamic loader, so no dlopen test there).
+BPF_OBJCOPY := $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-objcopy,objcopy)
+$(B)/tests/bpf/vm/test_bpf_unwind: $(B)/tests/bpf/test_bpf_unwind.o \
+		$(BPF_TEST_LIBS) $(UNWIND_LIB) $(UTIL_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ \
+		$(UNWIND_STATIC_LDLIBS) $(BPF_SOURCE_LDLIBS) -lpthread
+$(B)/tests/bpf/vm/unwind_workload: tests/bpf/unwind_workload.c
+	@mkdir -p $(@D)
+	$(CC) $(UNWIND_WORKLOAD_CFLAGS) -fomit-frame-pointer $(LDFLAGS) \
+		$(STATIC_LDFLAGS) -o $@ $<
+$(B)/tests/bpf/vm/unwind_workload_noeh: tests/bpf/unwind_workload.c
+	@mkdir -p $(@D)
+	$(CC) $(UNWIND_WORKLOAD_CFLAGS) -fno-omit-frame-pointer $(LDFLAGS) \
+		$(STATIC_LDFLAGS) -o $@.tmp $<
+	$(BPF_OBJCOPY) --remove-section=.eh_frame \
+		--remove-section=.eh_frame_hdr --remove-section=.debug_frame \
+		$@.tmp $@
+	rm -f $@.tmp
+VM_TEST_PROGS += $(B)/tests/bpf/vm/test_bpf_unwind \
+		 $(B)/tests/bpf/vm/unwind_workload \
+		 $(B)/tests/bpf/vm/unwind_workload_noeh
+
 $(B)/tests/bpf/test_bpf_ring: $(B)/tests/bpf/test_bpf_ring.o \
 		$(B)/user/source/bpf/bpf_ring.o $(B)/lib/libfxtprof.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
