@@ -117,7 +117,7 @@ static void read_syms(struct mapping *m)
 			    GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
-			for (j = 0; name && j < sizeof(wanted) / sizeof(*wanted); j++) {
+			for (j = 0; name && j < ARRAY_SIZE(wanted); j++) {
 				if (strcmp(name, wanted[j]) ||
 				    m->nr_syms == MAX_SYMS)
 					continue;
@@ -361,13 +361,14 @@ static void record(struct __test_metadata *_metadata, struct run *r,
 		   const char *lib, const char *const *expect,
 		   struct child *c)
 {
-	struct unwind_cache *cache = unwind_cache__new(FXTPROF_DEFAULT_UNWIND_MEMORY);
+	struct unwind_cache *cache;
 	struct bpf_source src;
 	struct ctx x = { c, expect, &r->t };
 	unsigned int cpu;
 	int ret, status = 0;
 	long waited;
 
+	cache = unwind_cache__new(FXTPROF_DEFAULT_UNWIND_MEMORY);
 	ASSERT_NE(NULL, cache);
 	r->cfg.size = sizeof(r->cfg);
 	r->cfg.flags |= FXTPROF_CFG_SAMPLE | FXTPROF_CFG_USTACK;
@@ -446,6 +447,19 @@ static void setup_recurse_frames(unsigned int n)
 	recurse_frames[i] = NULL;
 }
 
+/* Record @name (a sibling program) in the recursion for @ms. */
+static void record_recursion(struct __test_metadata *_metadata,
+			     struct run *r, const char *name, const char *ms,
+			     unsigned int nr_recurse)
+{
+	struct child c;
+	char prog[600];
+
+	setup_recurse_frames(nr_recurse);
+	sibling(prog, sizeof(prog), name);
+	record(_metadata, r, prog, "recurse", ms, NULL, recurse_frames, &c);
+}
+
 /* Whether the bpf source cannot run here (the debug VM has no BTF). */
 static bool no_bpf_source(void)
 {
@@ -491,8 +505,8 @@ TEST(no_rbp_chain_in_the_workload)
 	FILE *p;
 
 	workload(prog, sizeof(prog));
-	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn %s 2>/dev/null",
-		 prog);
+	snprintf(cmd, sizeof(cmd),
+		 "objdump -d --no-show-raw-insn %s 2>/dev/null", prog);
 	p = popen(cmd, "r");
 	ASSERT_NE(NULL, p);
 	while (fgets(line, sizeof(line), p)) {
@@ -548,15 +562,10 @@ TEST(frame_pointers_give_short_stacks_on_the_same_program)
 TEST(deep_recursion_reaches_main)
 {
 	struct run r = { .cfg.flags = FXTPROF_CFG_UNWIND };
-	struct child c;
-	char prog[600];
 
 	NEED_BPF_SOURCE();
-
-	setup_recurse_frames(RECURSE_DEPTH);
-	workload(prog, sizeof(prog));
-	record(_metadata, &r, prog, "recurse", "1500", NULL, recurse_frames,
-	       &c);
+	record_recursion(_metadata, &r, "unwind_workload", "1500",
+			 RECURSE_DEPTH);
 	EXPECT_TRUE(whole_enough(&r.t));
 	EXPECT_LE(RECURSE_DEPTH + 3, r.t.max_user);
 }
@@ -604,15 +613,10 @@ static bool ranges_left(pid_t pid)
 TEST(process_exiting_within_50ms)
 {
 	struct run r = { .cfg.flags = FXTPROF_CFG_UNWIND };
-	struct child c;
-	char prog[600];
 
 	NEED_BPF_SOURCE();
-
-	setup_recurse_frames(RECURSE_DEPTH);
-	workload(prog, sizeof(prog));
-	record(_metadata, &r, prog, "recurse", "30", NULL, recurse_frames,
-	       &c);
+	record_recursion(_metadata, &r, "unwind_workload", "30",
+			 RECURSE_DEPTH);
 	/* About 30 samples at 997 Hz; a starved vCPU gives fewer. */
 	EXPECT_LE(3, r.t.in_prog);
 	EXPECT_LE(r.t.in_prog * 90, r.t.whole * 100);
@@ -623,21 +627,16 @@ TEST(process_exiting_within_50ms)
 TEST(no_eh_frame_falls_back_to_frame_pointers)
 {
 	struct run r = { .cfg.flags = FXTPROF_CFG_UNWIND };
-	struct child c;
-	char prog[600];
 
 	NEED_BPF_SOURCE();
-
 	/*
 	 * leaf has no frame record even with -fno-omit-frame-pointer (gcc
 	 * leaves it out of functions that call nothing), so a frame-pointer
 	 * step from it finds recurse(1)'s record and returns to recurse(2):
 	 * one frame fewer, which is all frame pointers can give.
 	 */
-	setup_recurse_frames(RECURSE_DEPTH - 1);
-	sibling(prog, sizeof(prog), "unwind_workload_noeh");
-	record(_metadata, &r, prog, "recurse", "1000", NULL, recurse_frames,
-	       &c);
+	record_recursion(_metadata, &r, "unwind_workload_noeh", "1000",
+			 RECURSE_DEPTH - 1);
 	EXPECT_TRUE(whole_enough(&r.t));
 	EXPECT_LT(r.t.in_prog * RECURSE_DEPTH, r.stats.unwind_fp_frames);
 }
@@ -648,15 +647,10 @@ TEST(depth_bound)
 		.cfg.flags = FXTPROF_CFG_UNWIND,
 		.cfg.ustack_depth = 16,
 	};
-	struct child c;
-	char prog[600];
 
 	NEED_BPF_SOURCE();
-
-	setup_recurse_frames(RECURSE_DEPTH);
-	workload(prog, sizeof(prog));
-	record(_metadata, &r, prog, "recurse", "500", NULL, recurse_frames,
-	       &c);
+	record_recursion(_metadata, &r, "unwind_workload", "500",
+			 RECURSE_DEPTH);
 	EXPECT_LE(20, r.t.samples);
 	EXPECT_EQ(16, r.t.max_user);
 	/* a leaf in the recursion is 44 deep: every one is cut */
@@ -671,15 +665,10 @@ TEST(budget_bound)
 		.cfg.flags = FXTPROF_CFG_UNWIND,
 		.cfg.unwind_budget = 4,
 	};
-	struct child c;
-	char prog[600];
 
 	NEED_BPF_SOURCE();
-
-	setup_recurse_frames(RECURSE_DEPTH);
-	workload(prog, sizeof(prog));
-	record(_metadata, &r, prog, "recurse", "500", NULL, recurse_frames,
-	       &c);
+	record_recursion(_metadata, &r, "unwind_workload", "500",
+			 RECURSE_DEPTH);
 	EXPECT_LE(20, r.t.samples);
 	/* one read per frame in the recursion: 4 reads, 5 frames */
 	EXPECT_GE(5, r.t.max_user);
@@ -733,7 +722,8 @@ TEST(load_and_map_contract)
 	NEED_BPF_SOURCE();
 
 	/* without FXTPROF_CFG_UNWIND: busy */
-	ASSERT_EQ(0, configured(&src, FXTPROF_CFG_SAMPLE | FXTPROF_CFG_USTACK, 0));
+	ASSERT_EQ(0, configured(&src, FXTPROF_CFG_SAMPLE |
+				FXTPROF_CFG_USTACK, 0));
 	table(&t, 1);
 	EXPECT_EQ(-EBUSY, bpf_source__unwind_load(&src, &t));
 	EXPECT_EQ(-EBUSY, bpf_source__unwind_map(&src, &m));

@@ -110,8 +110,8 @@ TEST(full_is_enospc_and_unchanged)
 
 	memset(&p, 0, sizeof(p));
 	for (i = 0; i < FXTPROF_BPF_UNWIND_MAX_RANGES; i++)
-		ASSERT_EQ(0, map(&p, 0x10000 * (i + 1), 0x10000 * (i + 1) + 0x100,
-				 i + 1, 0));
+		ASSERT_EQ(0, map(&p, 0x10000 * (i + 1),
+				 0x10000 * (i + 1) + 0x100, i + 1, 0));
 	memcpy(&before, &p, sizeof(p));
 	EXPECT_EQ(-ENOSPC, map(&p, 0x1000, 0x2000, 99, 0));
 	/* splitting one in two needs a slot too */

@@ -30,7 +30,8 @@ static unsigned long now_ms(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long)ts.tv_sec * 1000 + (unsigned long)ts.tv_nsec / 1000000;
+	return (unsigned long)ts.tv_sec * 1000 +
+	       (unsigned long)ts.tv_nsec / 1000000;
 }
 
 /* Some work per comparison, so that samples land here. */

@@ -18,7 +18,7 @@
 
 /* How unwind_memory is shared out: the maps' max_entries. */
 struct bpf_unwind_sizes {
-	__u32 row_elems;	/* unwind_rows: FXTPROF_BPF_UNWIND_ROWS_PER_ELEM rows each */
+	__u32 row_elems;	/* unwind_rows' elements, of two rows */
 	__u32 procs;		/* unwind_procs: processes with ranges */
 };
 
