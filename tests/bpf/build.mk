@@ -39,6 +39,60 @@ $(B)/tests/bpf/test_bpf_source: $(B)/tests/bpf/test_bpf_source.o \
 		$(BPF_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS) $(BPF_SOURCE_LDLIBS)
 
+# The walk from unwind tables: the test builds them with user/unwind/.
+$(B)/tests/bpf/test_bpf_unwind: $(B)/tests/bpf/test_bpf_unwind.o \
+		$(BPF_TEST_LIBS) $(UNWIND_LIB) $(UTIL_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(UNWIND_LDLIBS) $(BPF_SOURCE_LDLIBS)
+$(B)/tests/bpf/test_bpf_unwind: | $(B)/tests/bpf/unwind_workload \
+	$(B)/tests/bpf/unwind_workload_noeh $(B)/tests/bpf/libunwind_dl.so
+
+# A process's unwind ranges as the bpf source keeps them (no privileges).
+$(B)/tests/bpf/test_unwind_ranges: $(B)/tests/bpf/test_unwind_ranges.o \
+		$(B)/user/source/bpf/unwind_ranges.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+# test_bpf_unwind's programs: without frame pointers, as Debian builds
+# (the test checks with objdump), and a frame-pointer build whose
+# .eh_frame is removed, for the fallback.
+UNWIND_WORKLOAD_CFLAGS := -O2 -g -Wall
+$(B)/tests/bpf/unwind_workload: tests/bpf/unwind_workload.c
+	@mkdir -p $(@D)
+	$(CC) $(UNWIND_WORKLOAD_CFLAGS) -fomit-frame-pointer -o $@ $< -ldl
+$(B)/tests/bpf/unwind_workload_noeh: tests/bpf/unwind_workload.c
+	@mkdir -p $(@D)
+	$(CC) $(UNWIND_WORKLOAD_CFLAGS) -fno-omit-frame-pointer -o $@.tmp $< -ldl
+	objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr \
+		--remove-section=.debug_frame $@.tmp $@
+	rm -f $@.tmp
+$(B)/tests/bpf/libunwind_dl.so: tests/bpf/unwind_dl.c
+	@mkdir -p $(@D)
+	$(CC) $(UNWIND_WORKLOAD_CFLAGS) -fomit-frame-pointer -fPIC -shared \
+		-o $@ $<
+
+# The same in every VM suite, static, with static programs (the guest
+# has no dynamic loader, so no dlopen test there).
+BPF_OBJCOPY := $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-objcopy,objcopy)
+$(B)/tests/bpf/vm/test_bpf_unwind: $(B)/tests/bpf/test_bpf_unwind.o \
+		$(BPF_TEST_LIBS) $(UNWIND_LIB) $(UTIL_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ \
+		$(UNWIND_STATIC_LDLIBS) $(BPF_SOURCE_LDLIBS) -lpthread
+$(B)/tests/bpf/vm/unwind_workload: tests/bpf/unwind_workload.c
+	@mkdir -p $(@D)
+	$(CC) $(UNWIND_WORKLOAD_CFLAGS) -fomit-frame-pointer $(LDFLAGS) \
+		$(STATIC_LDFLAGS) -o $@ $<
+$(B)/tests/bpf/vm/unwind_workload_noeh: tests/bpf/unwind_workload.c
+	@mkdir -p $(@D)
+	$(CC) $(UNWIND_WORKLOAD_CFLAGS) -fno-omit-frame-pointer $(LDFLAGS) \
+		$(STATIC_LDFLAGS) -o $@.tmp $<
+	$(BPF_OBJCOPY) --remove-section=.eh_frame \
+		--remove-section=.eh_frame_hdr --remove-section=.debug_frame \
+		$@.tmp $@
+	rm -f $@.tmp
+VM_TEST_PROGS += $(B)/tests/bpf/vm/test_bpf_unwind \
+		 $(B)/tests/bpf/vm/unwind_workload \
+		 $(B)/tests/bpf/vm/unwind_workload_noeh
+
 $(B)/tests/bpf/test_bpf_ring: $(B)/tests/bpf/test_bpf_ring.o \
 		$(B)/user/source/bpf/bpf_ring.o $(B)/lib/libfxtprof.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
@@ -91,6 +145,7 @@ ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/test_bpf_ring \
 	      $(B)/tests/bpf/run_bpf_record $(B)/tests/bpf/run_record_auto \
 	      $(B)/tests/bpf/run_record_ready \
-	      $(B)/tests/bpf/run_core_check
+	      $(B)/tests/bpf/run_core_check $(B)/tests/bpf/test_bpf_unwind \
+	      $(B)/tests/bpf/test_unwind_ranges
 USER_PROGS += $(B)/tests/bpf/bpf_record $(B)/tests/bpf/fp_workload
 endif

@@ -32,6 +32,7 @@
 
 #include "bpf_source.h"
 #include "bpf_ring.h"
+#include "bpf_unwind.h"
 #include "fxtprof_bpf.h"
 #include "fxtprof.skel.h"
 #include "transport/clock.h"
@@ -81,6 +82,13 @@ struct bpf_source_impl {
 	struct bpf_link *task_links[4];
 	bool running, stopped;
 	uint64_t last_hotplug_ns;
+
+	/* the kernel's release, for what needs more than 5.8 */
+	unsigned int kernel_major, kernel_minor;
+	/* unwind tables (FXTPROF_CFG_UNWIND), once loaded */
+	struct bpf_unwind_sizes unwind_sizes;
+	struct bpf_unwind unwind;
+	bool unwind_ready;
 };
 
 static int fail(struct bpf_source *src, int err, const char *fmt, ...)
@@ -209,7 +217,8 @@ static int check_caps(struct bpf_source *src)
 }
 
 /* 5.8: ring buffer, bpf_ktime_get_boot_ns, task iterators, CAP_BPF. */
-static int check_kernel(struct bpf_source *src, const char *release)
+static int check_kernel(struct bpf_source *src, const char *release,
+			unsigned int *major, unsigned int *minor)
 {
 	struct utsname u;
 	unsigned int maj = 0, min = 0;
@@ -227,6 +236,8 @@ static int check_kernel(struct bpf_source *src, const char *release)
 			    "bpf source, which needs 5.8 (BPF ring buffer, "
 			    "boot-time clock, task iterator): use the module "
 			    "(--source module)", release);
+	*major = maj;
+	*minor = min;
 	return 0;
 }
 
@@ -234,6 +245,7 @@ int bpf_source__open(struct bpf_source *src, const struct bpf_source_opts *opts)
 {
 	const char *btf = opts && opts->btf_path ? opts->btf_path : BTF_VMLINUX;
 	struct bpf_source_impl *s;
+	unsigned int maj, min;
 	int ret, n;
 
 	memset(src, 0, sizeof(*src));
@@ -242,7 +254,7 @@ int bpf_source__open(struct bpf_source *src, const struct bpf_source_opts *opts)
 		return fail(src, -ENOENT, "no kernel BTF at %s (kernel built "
 			    "without CONFIG_DEBUG_INFO_BTF): use the module "
 			    "(--source module) or a kernel with BTF", btf);
-	ret = check_kernel(src, opts ? opts->kernel_release : NULL);
+	ret = check_kernel(src, opts ? opts->kernel_release : NULL, &maj, &min);
 	if (ret)
 		return ret;
 	ret = check_caps(src);
@@ -261,6 +273,8 @@ int bpf_source__open(struct bpf_source *src, const struct bpf_source_opts *opts)
 	if (!s)
 		return fail(src, -ENOMEM, "out of memory");
 	s->nr_cpus = (unsigned int)n;
+	s->kernel_major = maj;
+	s->kernel_minor = min;
 	s->epoll_fd = -1;
 	s->btf_path = opts && opts->btf_path ? opts->btf_path : NULL;
 	s->ev = calloc(s->nr_cpus, sizeof(*s->ev));
@@ -286,11 +300,40 @@ int bpf_source__open(struct bpf_source *src, const struct bpf_source_opts *opts)
 /* Configuration                                                       */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The unwind fields (ABI 5), as the module checks them.  The walk is a
+ * bpf_loop() (5.17) over frames and reads the registers of
+ * bpf_task_pt_regs() (5.15): older kernels get the frame-pointer walk.
+ */
+static int check_unwind(struct bpf_source *src, struct fxtprof_config *c)
+{
+	struct bpf_source_impl *s = src->impl;
+
+	if (c->reserved2 || c->unwind_memory > FXTPROF_MAX_UNWIND_MEMORY ||
+	    c->unwind_budget > FXTPROF_MAX_UNWIND_BUDGET ||
+	    ((c->flags & FXTPROF_CFG_UNWIND) &&
+	     !(c->flags & FXTPROF_CFG_USTACK)))
+		return fail(src, -EINVAL, "bad unwind configuration");
+	if (!c->unwind_memory)
+		c->unwind_memory = FXTPROF_DEFAULT_UNWIND_MEMORY;
+	if (!c->unwind_budget)
+		c->unwind_budget = FXTPROF_DEFAULT_UNWIND_BUDGET;
+	if ((c->flags & FXTPROF_CFG_UNWIND) &&
+	    (s->kernel_major < 5 ||
+	     (s->kernel_major == 5 && s->kernel_minor < 17)))
+		return fail(src, -EOPNOTSUPP, "kernel %u.%u is too old for "
+			    "unwinding with tables in the bpf source, which "
+			    "needs 5.17 (bpf_loop): use --call-graph fp or "
+			    "the module", s->kernel_major, s->kernel_minor);
+	return 0;
+}
+
 static int check_config(struct bpf_source *src, struct fxtprof_config *c)
 {
 	struct bpf_source_impl *s = src->impl;
 	long max_rate;
 	unsigned int i;
+	int ret;
 
 	if (c->size < FXTPROF_CONFIG_SIZE_VER0 || c->reserved ||
 	    (c->flags & ~FXTPROF_CFG_ALL))
@@ -328,6 +371,10 @@ static int check_config(struct bpf_source *src, struct fxtprof_config *c)
 			    "between %u and %u bytes",
 			    (unsigned long long)c->ring_size,
 			    FXTPROF_MIN_RING_SIZE, FXTPROF_MAX_RING_SIZE);
+
+	ret = check_unwind(src, c);
+	if (ret)
+		return ret;
 
 	memset(s->sample_mask, 0, sizeof(s->sample_mask));
 	if (c->cpumask_len) {
@@ -537,13 +584,38 @@ static int load_error(struct bpf_source *src, int err)
 		    "module", strerror(-err));
 }
 
+/*
+ * The unwind maps from unwind_memory (bpf_unwind.c shares it out); with
+ * no FXTPROF_CFG_UNWIND they keep their one element, and the program's
+ * walk, behind a constant, is not even verified.
+ */
+static int size_unwind(struct bpf_source *src)
+{
+	struct bpf_source_impl *s = src->impl;
+	struct fxtprof_bpf *skel = s->skel;
+	int ret;
+
+	skel->rodata->unwind_budget = s->cfg.unwind_budget;
+	if (!(s->cfg.flags & FXTPROF_CFG_UNWIND))
+		return 0;
+	bpf_unwind__size(s->cfg.unwind_memory, &s->unwind_sizes);
+	ret = bpf_map__set_max_entries(skel->maps.unwind_rows,
+				       s->unwind_sizes.row_elems);
+	if (!ret)
+		ret = bpf_map__set_max_entries(skel->maps.unwind_procs,
+					       s->unwind_sizes.procs);
+	if (ret)
+		return fail(src, ret, "cannot size the unwind maps");
+	return 0;
+}
+
 int bpf_source__configure(struct bpf_source *src,
 			  const struct fxtprof_config *cfg)
 {
 	struct bpf_source_impl *s = src->impl;
 	LIBBPF_OPTS(bpf_object_open_opts, oo);
 	struct fxtprof_bpf *skel;
-	bool tasks;
+	bool tasks, unwind;
 	int ret;
 
 	if (!s)
@@ -572,15 +644,20 @@ int bpf_source__configure(struct bpf_source *src,
 	skel->rodata->ustack_depth = s->cfg.ustack_depth;
 	skel->rodata->watermark = s->cfg.watermark ? s->cfg.watermark :
 				  s->rb_size / 4;
+	ret = size_unwind(src);
+	if (ret)
+		return ret;
 	ret = create_rings(src);
 	if (ret)
 		return ret;
 	tasks = s->cfg.flags & FXTPROF_CFG_TASKS;
+	unwind = s->cfg.flags & FXTPROF_CFG_UNWIND;
 	bpf_program__set_autoload(skel->progs.fxtprof_sample,
 				  s->cfg.flags & FXTPROF_CFG_SAMPLE);
 	bpf_program__set_autoload(skel->progs.fxtprof_fork, tasks);
-	bpf_program__set_autoload(skel->progs.fxtprof_exec, tasks);
-	bpf_program__set_autoload(skel->progs.fxtprof_exit, tasks);
+	/* exec and exit also drop a process's unwind ranges */
+	bpf_program__set_autoload(skel->progs.fxtprof_exec, tasks || unwind);
+	bpf_program__set_autoload(skel->progs.fxtprof_exit, tasks || unwind);
 	bpf_program__set_autoload(skel->progs.fxtprof_rename, tasks);
 	bpf_program__set_autoload(skel->progs.fxtprof_snapshot,
 				  s->cfg.flags & FXTPROF_CFG_SNAPSHOT);
@@ -596,7 +673,19 @@ int bpf_source__configure(struct bpf_source *src,
 	if (!skel->bss)
 		return fail(src, -EOPNOTSUPP, "the kernel cannot map BPF "
 			    "global data (5.5+): use the module");
-	return map_rings(src);
+	ret = map_rings(src);
+	if (ret || !unwind)
+		return ret;
+	ret = bpf_unwind__init(&s->unwind,
+			       bpf_map__fd(skel->maps.unwind_rows),
+			       bpf_map__fd(skel->maps.unwind_tables),
+			       bpf_map__fd(skel->maps.unwind_procs),
+			       &s->unwind_sizes);
+	if (ret)
+		return fail(src, ret, "cannot map the unwind rows (%s)",
+			    strerror(-ret));
+	s->unwind_ready = true;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -673,17 +762,18 @@ int bpf_source__start(struct bpf_source *src)
 	task_progs[2] = s->skel->progs.fxtprof_exit;
 	task_progs[3] = s->skel->progs.fxtprof_rename;
 	s->running = true;
-	if (s->cfg.flags & FXTPROF_CFG_TASKS) {
-		for (i = 0; i < 4; i++) {
-			s->task_links[i] = bpf_program__attach(task_progs[i]);
-			if (!s->task_links[i]) {
-				ret = fail(src, -errno, "cannot attach %s (%s): "
-					   "the kernel may be too old (5.5+ "
-					   "with BTF)",
-					   bpf_program__name(task_progs[i]),
-					   strerror(errno));
-				goto out_stop;
-			}
+	/* Those configure loaded: the four with tasks, exec and exit also
+	 * for the unwind ranges. */
+	for (i = 0; i < 4; i++) {
+		if (!bpf_program__autoload(task_progs[i]))
+			continue;
+		s->task_links[i] = bpf_program__attach(task_progs[i]);
+		if (!s->task_links[i]) {
+			ret = fail(src, -errno, "cannot attach %s (%s): the "
+				   "kernel may be too old (5.5+ with BTF)",
+				   bpf_program__name(task_progs[i]),
+				   strerror(errno));
+			goto out_stop;
 		}
 	}
 	if (s->cfg.flags & FXTPROF_CFG_SNAPSHOT) {
@@ -740,6 +830,7 @@ void bpf_source__close(struct bpf_source *src)
 	if (!s)
 		return;
 	bpf_source__stop(src);
+	bpf_unwind__close(&s->unwind);
 	/* The programs go first: they hold the array, which holds the rings. */
 	fxtprof_bpf__destroy(s->skel);
 	for (cpu = 0; s->rings && cpu < s->nr_cpus; cpu++) {
@@ -964,4 +1055,31 @@ void bpf_source__stats(struct bpf_source *src, struct fxtprof_stats *total,
 				"(%llu bytes) to a full BPF ring buffer\n", cpu,
 				(unsigned long long)lr, (unsigned long long)lb);
 	}
+	if (s->unwind_ready)
+		bpf_unwind__stats(bpf_map__fd(s->skel->maps.unwind_stats),
+				  s->nr_cpus, total);
+}
+
+/* ------------------------------------------------------------------ */
+/* Unwind tables                                                       */
+/* ------------------------------------------------------------------ */
+
+int bpf_source__unwind_load(struct bpf_source *src,
+			    struct fxtprof_unwind_table *t)
+{
+	struct bpf_source_impl *s = src->impl;
+
+	if (!s || !s->unwind_ready)
+		return -EBUSY;
+	return bpf_unwind__load(&s->unwind, t);
+}
+
+int bpf_source__unwind_map(struct bpf_source *src,
+			   const struct fxtprof_unwind_map *m)
+{
+	struct bpf_source_impl *s = src->impl;
+
+	if (!s || !s->unwind_ready)
+		return -EBUSY;
+	return bpf_unwind__map(&s->unwind, m);
 }

@@ -68,10 +68,21 @@ int bpf_source__drain(struct bpf_source *src, fxtprof_rec_cb cb, void *ctx,
 		      unsigned int *bad_cpu);
 
 /* Totals over the CPUs; with @report, a line per CPU that lost records.
- * handler_ns/calls, timer_overruns and ustack_faults are not available
- * from BPF and stay 0. */
+ * handler_ns/calls and timer_overruns are not available from BPF and stay
+ * 0, and so do ustack_faults and the unwind counters without
+ * FXTPROF_CFG_UNWIND (bpf_get_stack() does not say why it stopped). */
 void bpf_source__stats(struct bpf_source *src, struct fxtprof_stats *total,
 		       FILE *report);
+
+/*
+ * Unwind tables, for a session configured with FXTPROF_CFG_UNWIND, with
+ * the contract of FXTPROF_IOC_UNWIND_LOAD and _MAP (-EBUSY before the
+ * configuration or without the flag); no sentence in bpf_source__error().
+ */
+int bpf_source__unwind_load(struct bpf_source *src,
+			    struct fxtprof_unwind_table *t);
+int bpf_source__unwind_map(struct bpf_source *src,
+			   const struct fxtprof_unwind_map *m);
 
 /* The sentence of the last failure ("" if none). */
 const char *bpf_source__error(const struct bpf_source *src);

@@ -159,6 +159,18 @@ static void bpf_record_source__stats(struct source *src,
 	bpf_source__stats(loader(src), total, report);
 }
 
+static int bpf_record_source__unwind_load(struct source *src,
+					  struct fxtprof_unwind_table *t)
+{
+	return bpf_source__unwind_load(loader(src), t);
+}
+
+static int bpf_record_source__unwind_map(struct source *src,
+					 const struct fxtprof_unwind_map *map)
+{
+	return bpf_source__unwind_map(loader(src), map);
+}
+
 const struct source_ops bpf_source_ops = {
 	.name		= "bpf",
 	.desc		= "the bpf source",
@@ -174,4 +186,6 @@ const struct source_ops bpf_source_ops = {
 	.flush_done	= bpf_record_source__flush_done,
 	.drain		= bpf_record_source__drain,
 	.stats		= bpf_record_source__stats,
+	.unwind_load	= bpf_record_source__unwind_load,
+	.unwind_map	= bpf_record_source__unwind_map,
 };

@@ -78,6 +78,20 @@ void bpf_source__stats(struct bpf_source *src, struct fxtprof_stats *total,
 	memset(total, 0, sizeof(*total));
 }
 
+int bpf_source__unwind_load(struct bpf_source *src,
+			    struct fxtprof_unwind_table *t)
+{
+	(void)t;
+	return none(src);
+}
+
+int bpf_source__unwind_map(struct bpf_source *src,
+			   const struct fxtprof_unwind_map *m)
+{
+	(void)m;
+	return none(src);
+}
+
 const char *bpf_source__error(const struct bpf_source *src)
 {
 	return src->msg;

@@ -50,7 +50,8 @@ $(BPF_B)/vmlinux.h: $(filter-out /sys/%,$(BPF_BTF))
 	mv $@.tmp $@
 
 $(BPF_B)/fxtprof.bpf.o: user/source/bpf/fxtprof.bpf.c \
-		user/source/bpf/fxtprof_bpf.h include/uapi/linux/fxtprof.h \
+		user/source/bpf/fxtprof_bpf.h user/source/bpf/unwind.bpf.h \
+		include/uapi/linux/fxtprof.h \
 		$(BPF_B)/vmlinux.h
 	@mkdir -p $(@D)
 	$(BPF_CLANG) -target bpf -mcpu=v3 -g -O2 -Wall \
@@ -79,7 +80,9 @@ ifeq ($(BPF_SOURCE),0)
 BPF_SOURCE_OBJ := $(B)/user/source/bpf/bpf_source_none.o
 BPF_SOURCE_LDLIBS :=
 else
-BPF_SOURCE_OBJ := $(B)/user/source/bpf_source.o $(B)/user/source/bpf/bpf_ring.o
+BPF_SOURCE_OBJ := $(B)/user/source/bpf_source.o $(B)/user/source/bpf/bpf_ring.o \
+		  $(B)/user/source/bpf/bpf_unwind.o \
+		  $(B)/user/source/bpf/unwind_ranges.o
 $(B)/user/source/bpf_source.o: $(BPF_B)/fxtprof.skel.h
 endif
 # Either loader is a source.h back end through the same ops table.

@@ -4,7 +4,9 @@
  * records as fxtprof.ko (include/uapi/linux/fxtprof.h) into a BPF ring
  * buffer per CPU, which user/source/bpf_source.c drains.
  *
- *   fxtprof_sample    perf_event: a cpu-clock event per sampled CPU
+ *   fxtprof_sample    perf_event: a cpu-clock event per sampled CPU; user
+ *                     stacks by frame pointers, or from unwind tables
+ *                     (unwind.bpf.h) with FXTPROF_CFG_UNWIND
  *   fxtprof_fork/exec/exit/rename
  *                     tp_btf: the module's four task tracepoints
  *   fxtprof_snapshot  iter/task: one SNAPSHOT record per thread at start
@@ -139,6 +141,39 @@ static __always_inline int emit(void *rec, __u32 size, __u16 type, __u32 cpu,
 /* Sampling                                                            */
 /* ------------------------------------------------------------------ */
 
+#include "unwind.bpf.h"
+
+/*
+ * The frame-pointer walk of bpf_get_stack() (--call-graph fp), into
+ * s->ips[nk ..]: one frame more than the depth is asked for, and getting
+ * it back means the stack was cut.  bpf_get_stack() does not say why a
+ * walk stopped otherwise: it ended with the chain.
+ */
+static __always_inline __u32 fp_user(struct bpf_perf_event_data *ctx,
+				     struct fxtprof_sample *s, __u32 nk,
+				     __u8 *flags, __u8 *end)
+{
+	__u32 nu = 0, want;
+	long n;
+
+	want = ustack_depth + 1;
+	if (want > FXTPROF_MAX_STACK_DEPTH + 1)
+		want = FXTPROF_MAX_STACK_DEPTH + 1;
+	n = bpf_get_stack(ctx, (__u8 *)s->ips + nk * 8, want * 8,
+			  BPF_F_USER_STACK);
+	if (n > 0)
+		nu = (__u32)n / 8;
+	*end = nu ? FXTPROF_USTACK_END_FP_CHAIN : FXTPROF_USTACK_END_NONE;
+	if (nu >= want && want > 1) {
+		nu = want - 1;
+		*flags |= FXTPROF_SAMPLE_USTACK_TRUNCATED;
+		*end = FXTPROF_USTACK_END_DEPTH;
+	}
+	if (nu > FXTPROF_MAX_STACK_DEPTH)
+		nu = FXTPROF_MAX_STACK_DEPTH;
+	return nu;
+}
+
 SEC("perf_event")
 int fxtprof_sample(struct bpf_perf_event_data *ctx)
 {
@@ -149,7 +184,7 @@ int fxtprof_sample(struct bpf_perf_event_data *ctx)
 	struct fxtprof_sample *s;
 	__u32 nk = 0, nu = 0, size, want;
 	bool kernel;
-	__u8 flags = 0;
+	__u8 flags = 0, end = FXTPROF_USTACK_END_NONE;
 	long n;
 
 	/* Only the idle tasks have tid 0, one per CPU. */
@@ -183,17 +218,10 @@ int fxtprof_sample(struct bpf_perf_event_data *ctx)
 	/* A user task interrupted in the kernel: the kernel takes its user
 	 * registers from task_pt_regs(); kernel threads give nothing. */
 	if ((cfg_flags & FXTPROF_CFG_USTACK) && tid) {
-		want = ustack_depth + 1;
-		if (want > FXTPROF_MAX_STACK_DEPTH + 1)
-			want = FXTPROF_MAX_STACK_DEPTH + 1;
-		n = bpf_get_stack(ctx, (__u8 *)s->ips + nk * 8, want * 8,
-				  BPF_F_USER_STACK);
-		if (n > 0)
-			nu = (__u32)n / 8;
-		if (nu >= want && want > 1) {
-			nu = want - 1;
-			flags |= FXTPROF_SAMPLE_USTACK_TRUNCATED;
-		}
+		if (cfg_flags & FXTPROF_CFG_UNWIND)
+			nu = unwind_user(ctx, s, nk, kernel, &flags, &end);
+		else
+			nu = fp_user(ctx, s, nk, &flags, &end);
 		if (nu > FXTPROF_MAX_STACK_DEPTH)
 			nu = FXTPROF_MAX_STACK_DEPTH;
 	}
@@ -205,6 +233,7 @@ int fxtprof_sample(struct bpf_perf_event_data *ctx)
 	s->flags = flags;
 	s->nr_kernel = nk;
 	s->nr_user = nu;
+	s->ustack_end = end;
 	s->reserved = 0;
 	size = sizeof(*s) + (nk + nu) * 8;
 	if (size > sizeof(*s) + 2 * FXTPROF_MAX_STACK_DEPTH * 8)
@@ -258,6 +287,20 @@ int BPF_PROG(fxtprof_fork, struct task_struct *parent,
 	return 0;
 }
 
+/*
+ * A process's unwind ranges describe its old image after an exec and
+ * nothing after its exit: drop them, as the module does.  Loaded with
+ * FXTPROF_CFG_UNWIND even without FXTPROF_CFG_TASKS, which only the
+ * records need.
+ */
+static __always_inline void unwind_drop(struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	if (cfg_flags & FXTPROF_CFG_UNWIND)
+		bpf_map_delete_elem(&unwind_procs, &tgid);
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(fxtprof_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
@@ -268,6 +311,9 @@ int BPF_PROG(fxtprof_exec, struct task_struct *p, pid_t old_pid,
 	__u16 flags = 0;
 	long n;
 
+	unwind_drop(p);
+	if (!(cfg_flags & FXTPROF_CFG_TASKS))
+		return 0;
 	r = bpf_map_lookup_elem(&scratch, &key);
 	if (!r)
 		return 0;
@@ -311,12 +357,17 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(fxtprof_exit, struct task_struct *p)
 {
 	struct fxtprof_exit r;
+	bool group_dead = p->signal->live.counter == 0;
 
+	if (group_dead)
+		unwind_drop(p);
+	if (!(cfg_flags & FXTPROF_CFG_TASKS))
+		return 0;
 	__builtin_memset(&r, 0, sizeof(r));
 	r.pid = p->tgid;
 	r.tid = p->pid;
 	r.exit_code = p->exit_code;
-	r.flags = p->signal->live.counter == 0 ? FXTPROF_EXIT_GROUP_DEAD : 0;
+	r.flags = group_dead ? FXTPROF_EXIT_GROUP_DEAD : 0;
 	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), p->comm);
 	emit(&r, sizeof(r), FXTPROF_REC_EXIT, bpf_get_smp_processor_id(),
 	     bpf_ktime_get_boot_ns());
