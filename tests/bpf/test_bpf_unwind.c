@@ -15,7 +15,8 @@
  * through the bpf source's API, and names frames from the programs'
  * symbol tables.  Natively its programs are PIE and use the host's glibc;
  * in the VMs (tests/bpf/vm/, static) they are static, and what needs
- * objdump or a dynamic loader is skipped.
+ * objdump or a dynamic loader is skipped; where the bpf source cannot
+ * run (the debug kernel, without BTF), all but the ops' refusal is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -653,8 +654,9 @@ TEST(depth_bound)
 			 RECURSE_DEPTH);
 	EXPECT_LE(20, r.t.samples);
 	EXPECT_EQ(16, r.t.max_user);
-	/* a leaf in the recursion is 44 deep: every one is cut */
-	EXPECT_LE(r.t.in_prog, r.t.ends[FXTPROF_USTACK_END_DEPTH]);
+	/* a leaf in the recursion is 44 deep: cut (a sample in main or
+	 * recurse_loop is not) */
+	EXPECT_LE(r.t.in_prog * 9, r.t.ends[FXTPROF_USTACK_END_DEPTH] * 10);
 	EXPECT_EQ(r.t.ends[FXTPROF_USTACK_END_DEPTH], r.t.truncated);
 	EXPECT_EQ(0, r.t.whole);
 }
@@ -670,9 +672,13 @@ TEST(budget_bound)
 	record_recursion(_metadata, &r, "unwind_workload", "500",
 			 RECURSE_DEPTH);
 	EXPECT_LE(20, r.t.samples);
-	/* one read per frame in the recursion: 4 reads, 5 frames */
-	EXPECT_GE(5, r.t.max_user);
-	EXPECT_LE(r.t.in_prog, r.t.ends[FXTPROF_USTACK_END_BUDGET]);
+	/*
+	 * One read per frame in the recursion, none for a return address
+	 * still in the link register (arm64's leaf): 4 reads, 6 frames at
+	 * most.
+	 */
+	EXPECT_GE(6, r.t.max_user);
+	EXPECT_LE(r.t.in_prog * 9, r.t.ends[FXTPROF_USTACK_END_BUDGET] * 10);
 	EXPECT_EQ(0, r.t.whole);
 }
 
@@ -719,7 +725,15 @@ TEST(load_and_map_contract)
 	struct bpf_source src;
 	__u32 id;
 
-	NEED_BPF_SOURCE();
+	table(&t, 1);
+	if (no_bpf_source()) {
+		/* where it cannot run, the ops refuse an unopened source */
+		EXPECT_NE(0, bpf_source__open(&src, NULL));
+		EXPECT_EQ(-EBUSY, bpf_source__unwind_load(&src, &t));
+		EXPECT_EQ(-EBUSY, bpf_source__unwind_map(&src, &m));
+		bpf_source__close(&src);
+		return;
+	}
 
 	/* without FXTPROF_CFG_UNWIND: busy */
 	ASSERT_EQ(0, configured(&src, FXTPROF_CFG_SAMPLE |
