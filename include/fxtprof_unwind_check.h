@@ -4,6 +4,8 @@
  * make of their input (include/uapi/linux/fxtprof.h, ABI 5), as pure C
  * over the uapi structures, so that the module (kmod/) and the bpf
  * source's loader (user/source/bpf/) refuse exactly the same tables.
+ * Not installed: it is the two back ends' one definition of the rules,
+ * not an API.
  *
  * Include <linux/fxtprof.h> and the errno definitions (<linux/errno.h> in
  * the kernel, <errno.h> in user space) first.  Each function returns 0
@@ -46,7 +48,9 @@ static inline int fxtprof_unwind_row__check(
 	    (r->flags & ~FXTPROF_UNWIND_ROW_FLAGS))
 		return -EINVAL;
 	if (r->cfa_reg == FXTPROF_UNWIND_CFA_NONE)
-		return 0;
+		/* No rule: the frame pointer steps it; nothing is saved. */
+		return r->flags & (FXTPROF_UNWIND_ROW_RA_IN_LR |
+				   FXTPROF_UNWIND_ROW_FP_SAVED) ? -EINVAL : 0;
 	if (r->flags & FXTPROF_UNWIND_ROW_NO_RULE)
 		return -EINVAL;
 	if (r->flags & FXTPROF_UNWIND_ROW_OUTERMOST)
@@ -60,12 +64,17 @@ static inline int fxtprof_unwind_row__check(
 	return 0;
 }
 
-/* Every row of a table of @nr rows that ends at @pc_end. */
+/*
+ * Every row of a table of @nr rows (1 .. FXTPROF_UNWIND_MAX_ROWS) that
+ * ends at @pc_end.
+ */
 static inline int fxtprof_unwind_rows__check(
 	const struct fxtprof_unwind_row *rows, __u32 nr, __u32 pc_end)
 {
 	__u32 i;
 
+	if (!nr || nr > FXTPROF_UNWIND_MAX_ROWS)
+		return -EINVAL;
 	for (i = 0; i < nr; i++) {
 		if (fxtprof_unwind_row__check(&rows[i], i + 1 < nr ?
 					      rows[i + 1].pc : pc_end))

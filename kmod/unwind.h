@@ -14,8 +14,10 @@
 #ifndef _FXTPROF_UNWIND_H
 #define _FXTPROF_UNWIND_H
 
+#include <linux/errno.h>
 #include <linux/types.h>
 #include <linux/fxtprof.h>
+#include <fxtprof_unwind_check.h>	/* the row checks */
 
 /* A frame record as both x86-64 (rbp chain) and arm64 (x29 chain) lay it out. */
 struct fxtprof_frame {
@@ -75,8 +77,6 @@ struct fxtprof_ustack {
 };
 
 /* unwind_rows.c */
-int fxtprof_unwind_rows_check(const struct fxtprof_unwind_row *rows, u32 nr,
-			      u32 pc_end);
 const struct fxtprof_unwind_row *
 fxtprof_unwind_row_find(const struct fxtprof_unwind_tab *tab, u64 pc);
 const struct fxtprof_unwind_range *

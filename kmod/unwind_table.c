@@ -223,7 +223,7 @@ int fxtprof_unwind_load(struct fxtprof_session *sess,
 		ret = -EFAULT;
 		goto out_free_tab;
 	}
-	ret = fxtprof_unwind_rows_check(tab->rows, t->nr_rows, t->pc_end);
+	ret = fxtprof_unwind_rows__check(tab->rows, t->nr_rows, t->pc_end);
 	if (ret)
 		goto out_free_tab;
 	tab->nr_rows = t->nr_rows;

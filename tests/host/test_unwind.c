@@ -113,7 +113,7 @@ static struct fxtprof_unwind_tab *program_tab(__u8 a_flags, __s16 a_cfa,
 	};
 	struct fxtprof_unwind_tab *t = tab_new(rows, 8, 0x5000);
 
-	if (fxtprof_unwind_rows_check(t->rows, t->nr_rows, t->pc_end))
+	if (fxtprof_unwind_rows__check(t->rows, t->nr_rows, t->pc_end))
 		abort();
 	return t;
 }
@@ -434,16 +434,16 @@ TEST(checker_named_cases)
 	struct fxtprof_unwind_row rows[5];
 	unsigned int i;
 
-	EXPECT_EQ(0, fxtprof_unwind_rows_check(good, 5, 0x60));
-	EXPECT_EQ(-EINVAL, fxtprof_unwind_rows_check(good, 5, 0x50));
-	EXPECT_EQ(-EINVAL, fxtprof_unwind_rows_check(good, 0, 0x60));
-	EXPECT_EQ(-EINVAL, fxtprof_unwind_rows_check(good,
+	EXPECT_EQ(0, fxtprof_unwind_rows__check(good, 5, 0x60));
+	EXPECT_EQ(-EINVAL, fxtprof_unwind_rows__check(good, 5, 0x50));
+	EXPECT_EQ(-EINVAL, fxtprof_unwind_rows__check(good, 0, 0x60));
+	EXPECT_EQ(-EINVAL, fxtprof_unwind_rows__check(good,
 						     FXTPROF_UNWIND_MAX_ROWS + 1,
 						     0x60));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		memcpy(rows, good, sizeof(rows));
 		rows[bad[i].i] = bad[i].r;
-		EXPECT_EQ(-EINVAL, fxtprof_unwind_rows_check(rows, 5, 0x60))
+		EXPECT_EQ(-EINVAL, fxtprof_unwind_rows__check(rows, 5, 0x60))
 			TH_LOG("%s accepted", bad[i].what);
 	}
 }
@@ -563,7 +563,7 @@ TEST(checker_fuzz_random)
 		}
 		pc_end = pc + (rnd() % 8 ? 1 + rnd() % 64 : 0);
 		want = oracle(rows, nr, pc_end);
-		got = fxtprof_unwind_rows_check(rows, nr, pc_end);
+		got = fxtprof_unwind_rows__check(rows, nr, pc_end);
 		ASSERT_EQ(want, got)
 			TH_LOG("round %d: %u rows", n, nr);
 		if (got)
@@ -614,7 +614,7 @@ TEST(checker_fuzz_mutated)
 			break;
 		}
 		want = oracle(t->rows, t->nr_rows, t->pc_end);
-		got = fxtprof_unwind_rows_check(t->rows, t->nr_rows, t->pc_end);
+		got = fxtprof_unwind_rows__check(t->rows, t->nr_rows, t->pc_end);
 		ASSERT_EQ(want, got) TH_LOG("round %d", n);
 		if (got)
 			rejected++;

@@ -178,7 +178,7 @@ TEST(walk_fp_less_chain)
 	range.bias = bias;
 	tab = module_table(t);
 	ASSERT_NE(NULL, tab);
-	ASSERT_EQ(0, fxtprof_unwind_rows_check(tab->rows, tab->nr_rows,
+	ASSERT_EQ(0, fxtprof_unwind_rows__check(tab->rows, tab->nr_rows,
 					       tab->pc_end));
 	range.tab = tab;
 
