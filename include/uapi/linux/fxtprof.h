@@ -27,7 +27,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define FXTPROF_ABI_VERSION	5
+#define FXTPROF_ABI_VERSION	6
 #define FXTPROF_DEVICE		"/dev/fxtprof"
 /* Since ABI 3: where applications fire triggers; since ABI 4, annotate. */
 #define FXTPROF_ANNOTATE_DEVICE	"/dev/fxtprof-annotate"
@@ -54,6 +54,9 @@
 #define FXTPROF_DEFAULT_UNWIND_BUDGET	512	/* user reads per sample */
 #define FXTPROF_MAX_UNWIND_BUDGET	4096
 #define FXTPROF_UNWIND_MAX_ROWS		(1u << 24)	/* per table */
+/* Since ABI 6: user stack copies (FXTPROF_CFG_STACK_COPY). */
+#define FXTPROF_DEFAULT_STACK_COPY	8192	/* bytes of stack per sample */
+#define FXTPROF_MAX_STACK_COPY		16384
 
 /* ------------------------------------------------------------------ */
 /* ioctls                                                              */
@@ -109,7 +112,15 @@ struct fxtprof_info {
  * none.  Needs FXTPROF_CFG_USTACK.
  */
 #define FXTPROF_CFG_UNWIND	(1u << 8)
-#define FXTPROF_CFG_ALL		((1u << 9) - 1)
+/*
+ * ABI 6: every sample taken in a task with a user context also carries
+ * the user registers and up to stack_copy_size bytes of user stack from
+ * the user SP (struct fxtprof_stack_copy), for the reader to unwind.
+ * Independent of FXTPROF_CFG_USTACK and _UNWIND: with them, one sample
+ * holds both the walked pcs and the copy.
+ */
+#define FXTPROF_CFG_STACK_COPY	(1u << 9)
+#define FXTPROF_CFG_ALL		((1u << 10) - 1)
 #define FXTPROF_CFG_DEFAULT	(FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK | \
 				 FXTPROF_CFG_USTACK | FXTPROF_CFG_TASKS | \
 				 FXTPROF_CFG_SNAPSHOT | FXTPROF_CFG_ANNOTATE)
@@ -122,6 +133,10 @@ struct fxtprof_info {
  * most FXTPROF_MAX_CPUMASK_LEN) restricting sampling; bits beyond the
  * last CPU id must be zero, and a zero length samples every CPU.  Task
  * records come from every CPU whatever the mask.
+ * stack_copy_size (ABI 6) is read with FXTPROF_CFG_STACK_COPY only: 0
+ * selects FXTPROF_DEFAULT_STACK_COPY; otherwise a multiple of 8, at most
+ * FXTPROF_MAX_STACK_COPY, and small enough that the largest sample fits
+ * a quarter of the ring (-EINVAL otherwise).
  * Returns -EBUSY while running or while rings of an earlier
  * configuration are still mapped.
  */
@@ -140,6 +155,9 @@ struct fxtprof_config {
 	__u64 unwind_memory;	/* bytes of unwind tables and maps at most */
 	__u32 unwind_budget;	/* user memory reads per sample's walk */
 	__u32 reserved2;	/* must be zero */
+	/* since ABI 6 */
+	__u32 stack_copy_size;	/* bytes of user stack per sample */
+	__u32 reserved3;	/* must be zero */
 };
 
 /*
@@ -538,11 +556,14 @@ enum fxtprof_sample_mode {
 #define FXTPROF_SAMPLE_KSTACK_TRUNCATED	(1u << 0)	/* depth limit hit */
 #define FXTPROF_SAMPLE_USTACK_TRUNCATED	(1u << 1)
 #define FXTPROF_SAMPLE_USTACK_FAULT	(1u << 2)	/* unreadable frame */
+#define FXTPROF_SAMPLE_STACK_COPY	(1u << 3)	/* ABI 6: a copy follows */
 
 
 /*
  * A timer sample.  ips[] holds nr_kernel kernel addresses, leaf (the
- * interrupted pc) first, then nr_user user addresses, leaf first.
+ * interrupted pc) first, then nr_user user addresses, leaf first.  With
+ * FXTPROF_SAMPLE_STACK_COPY in flags, a struct fxtprof_stack_copy follows
+ * ips[nr_kernel + nr_user] and the record ends with it.
  */
 struct fxtprof_sample {
 	struct fxtprof_rec_hdr hdr;
@@ -555,6 +576,33 @@ struct fxtprof_sample {
 	__u8 ustack_end;	/* enum fxtprof_ustack_end, since ABI 5 */
 	__u8 reserved;
 	__u64 ips[];
+};
+
+/*
+ * The user registers and user stack of a sample (ABI 6), for a reader to
+ * unwind with its own CFI, as perf's PERF_SAMPLE_REGS_USER and _STACK_USER.
+ * regs[] is indexed by DWARF register number: on x86_64 rax, rdx, rcx,
+ * rbx, rsi, rdi, rbp, rsp, r8 .. r15, then rip (16); on arm64 x0 .. x30,
+ * sp (31), pc (32).  The pc is where the task was interrupted (not moved
+ * back a byte); arm64 pointer authentication bits are left in place.
+ * size bytes of stack, from regs[SP] upwards, follow regs[] and are zero
+ * padded to 8; size is below the configured size where the stack's top
+ * or an unreadable page came first (a read that faults ends the copy,
+ * never the sample).
+ */
+#define FXTPROF_STACK_COPY_REGS_X86_64	17
+#define FXTPROF_STACK_COPY_REGS_ARM64	33
+#define FXTPROF_STACK_COPY_SP_X86_64	7
+#define FXTPROF_STACK_COPY_PC_X86_64	16
+#define FXTPROF_STACK_COPY_SP_ARM64	31
+#define FXTPROF_STACK_COPY_PC_ARM64	32
+
+struct fxtprof_stack_copy {
+	__u16 machine;		/* EM_X86_64 (62) or EM_AARCH64 (183) */
+	__u16 nr_regs;		/* FXTPROF_STACK_COPY_REGS_* */
+	__u32 size;		/* stack bytes after regs[] */
+	__u64 regs[];
+	/* then size bytes of stack, zero padded to 8 */
 };
 
 /*
@@ -803,7 +851,7 @@ FXTPROF_ASSERT(sizeof(struct fxtprof_attach) == 48, "fxtprof_attach size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_sync) == 16, "fxtprof_sync size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_source) == 112, "fxtprof_source size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_trigger) == 72, "fxtprof_trigger size");
-FXTPROF_ASSERT(sizeof(struct fxtprof_config) == 64, "fxtprof_config size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_config) == 72, "fxtprof_config size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_flush) == 16, "fxtprof_flush size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_stats) == 248, "fxtprof_stats size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_row) == 12, "unwind_row size");
@@ -816,6 +864,7 @@ FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_ring_ctrl, producer_pos) == 64,
 FXTPROF_ASSERT_REC(fxtprof_rec_hdr, 16);
 FXTPROF_ASSERT_REC(fxtprof_sample, 32);
 FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_sample, ips) == 32, "ips");
+FXTPROF_ASSERT(sizeof(struct fxtprof_stack_copy) == 8, "stack_copy size");
 FXTPROF_ASSERT_REC(fxtprof_fork, 56);
 FXTPROF_ASSERT_REC(fxtprof_exec, 48);
 FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_exec, filename) == 48, "filename");
