@@ -47,6 +47,7 @@ struct fxtprof_session {
 	u64 mmap_stride;
 	cpumask_var_t sample_mask;
 	u32 unwind_budget;
+	u32 stack_copy_size;		/* with FXTPROF_CFG_STACK_COPY */
 	/*
 	 * Tables and process ranges (kmod/unwind_table.c), with
 	 * FXTPROF_CFG_UNWIND; replaced only by configure, like the rings.
@@ -196,6 +197,12 @@ unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
 				  unsigned int max, u8 *flags);
 struct fxtprof_ustack;
 void fxtprof_user_stack(struct pt_regs *regs, struct fxtprof_ustack *w);
+bool fxtprof_user_64bit(struct pt_regs *regs);
+
+/* stack_copy.c: a sample's user registers and stack bytes. */
+u32 fxtprof_stack_copy_max(u32 stack_size);
+u32 fxtprof_stack_copy(struct pt_regs *regs, struct fxtprof_stack_copy *dst,
+		       u32 stack_size);
 
 /* probes.c: tracepoint probes that live from first use to unload. */
 struct fxtprof_probe {

@@ -125,7 +125,9 @@ void *fxtprof_kring_reserve(struct fxtprof_kring *ring, u32 size, u16 type,
 /**
  * fxtprof_kring_commit - publish the record from the last reserve
  * @ring: the ring passed to fxtprof_kring_reserve(), interrupts still disabled
- * @size: the size passed to fxtprof_kring_reserve()
+ * @size: the size passed to fxtprof_kring_reserve(), or less: a producer
+ *	  that reserved room for its largest record commits what it
+ *	  filled, having set the header's size to it
  *
  * Publishes a LOST record written by the reserve together with the record.
  */

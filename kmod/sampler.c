@@ -44,9 +44,10 @@ static void fxtprof_sample(struct fxtprof_session *sess,
 	struct task_struct *task = current;
 	struct fxtprof_sample *rec;
 	struct fxtprof_ustack w = { .end = FXTPROF_USTACK_END_NONE };
+	struct pt_regs *uregs = NULL;
 	unsigned int nr_k = 0;
+	u32 size, copy_max = 0, copied = 0;
 	u8 mode, flags = 0;
-	u32 size;
 
 	if (is_idle_task(task)) {
 		if (sess->flags & FXTPROF_CFG_SKIP_IDLE)
@@ -65,11 +66,10 @@ static void fxtprof_sample(struct fxtprof_session *sess,
 	 * saved at kernel entry; kernel threads (even with a borrowed mm)
 	 * have no user stack.
 	 */
-	if ((sess->flags & FXTPROF_CFG_USTACK) && task->mm &&
-	    !(task->flags & PF_KTHREAD)) {
-		struct pt_regs *uregs = user_mode(regs) ? regs :
-							  task_pt_regs(task);
+	if (task->mm && !(task->flags & PF_KTHREAD))
+		uregs = user_mode(regs) ? regs : task_pt_regs(task);
 
+	if ((sess->flags & FXTPROF_CFG_USTACK) && uregs) {
 		w.ips = pc->ips + nr_k;
 		w.max = sess->ustack_depth;
 		w.budget = sess->unwind_budget;
@@ -86,9 +86,23 @@ static void fxtprof_sample(struct fxtprof_session *sess,
 	}
 
 	size = sizeof(*rec) + (nr_k + w.nr) * sizeof(u64);
-	rec = fxtprof_kring_reserve(ring, size, FXTPROF_REC_SAMPLE, now);
+	/*
+	 * Room for the largest copy; the record shrinks to what was
+	 * readable before it is committed.
+	 */
+	if ((sess->flags & FXTPROF_CFG_STACK_COPY) && uregs)
+		copy_max = fxtprof_stack_copy_max(sess->stack_copy_size);
+	rec = fxtprof_kring_reserve(ring, size + copy_max, FXTPROF_REC_SAMPLE,
+				    now);
 	if (!rec)
 		return;
+	if (copy_max)
+		copied = fxtprof_stack_copy(uregs, (void *)&rec->ips[nr_k + w.nr],
+					    sess->stack_copy_size);
+	if (copied)
+		flags |= FXTPROF_SAMPLE_STACK_COPY;
+	size += copied;
+	rec->hdr.size = size;
 	rec->pid = task->tgid;
 	rec->tid = task->pid;
 	rec->mode = mode;

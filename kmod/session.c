@@ -145,9 +145,21 @@ out_free_words:
  * the session, so bad input changes nothing.  Reads the user's CPU list into
  * @mask; the caller must not hold sess->lock (see fxtprof_ioctl()).
  */
+/* The bytes of the largest sample record of @c, defaults filled in. */
+static u64 fxtprof_sample_max(const struct fxtprof_config *c)
+{
+	u64 size = sizeof(struct fxtprof_sample) +
+		   ((u64)c->kstack_depth + c->ustack_depth) * sizeof(u64);
+
+	if (c->flags & FXTPROF_CFG_STACK_COPY)
+		size += fxtprof_stack_copy_max(c->stack_copy_size);
+	return size;
+}
+
 int fxtprof_config_check(struct fxtprof_config *c, struct cpumask *mask)
 {
-	if (c->flags & ~FXTPROF_CFG_ALL || c->reserved || c->reserved2)
+	if (c->flags & ~FXTPROF_CFG_ALL || c->reserved || c->reserved2 ||
+	    c->reserved3)
 		return -EINVAL;
 	/* Tables say how to walk a user stack: there must be one to walk. */
 	if (c->flags & FXTPROF_CFG_UNWIND && !(c->flags & FXTPROF_CFG_USTACK))
@@ -191,6 +203,19 @@ int fxtprof_config_check(struct fxtprof_config *c, struct cpumask *mask)
 		c->unwind_budget = FXTPROF_DEFAULT_UNWIND_BUDGET;
 	if (c->unwind_memory > FXTPROF_MAX_UNWIND_MEMORY ||
 	    c->unwind_budget > FXTPROF_MAX_UNWIND_BUDGET)
+		return -EINVAL;
+
+	if (!c->stack_copy_size)
+		c->stack_copy_size = FXTPROF_DEFAULT_STACK_COPY;
+	if (c->stack_copy_size % 8 ||
+	    c->stack_copy_size > FXTPROF_MAX_STACK_COPY)
+		return -EINVAL;
+	/*
+	 * A sample is reserved at its largest: at most half the ring, so
+	 * that one does not wait for the reader to empty the ring.
+	 */
+	if (c->flags & FXTPROF_CFG_STACK_COPY &&
+	    fxtprof_sample_max(c) > c->ring_size / 2)
 		return -EINVAL;
 
 	return fxtprof_read_cpumask(c, mask);
@@ -257,6 +282,7 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 	fxtprof_unwind_store_free(sess->unwind);
 	sess->unwind = unwind;
 	sess->unwind_budget = cfg->unwind_budget;
+	sess->stack_copy_size = cfg->stack_copy_size;
 	sess->flags = cfg->flags;
 	sess->freq_hz = cfg->freq_hz;
 	sess->period_ns = div_u64(NSEC_PER_SEC, cfg->freq_hz);

@@ -51,7 +51,7 @@ unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
 	return n;
 }
 
-static bool fxtprof_user_64bit(struct pt_regs *regs)
+bool fxtprof_user_64bit(struct pt_regs *regs)
 {
 	return user_64bit_mode(regs);
 }
@@ -99,7 +99,7 @@ unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
 	return n;
 }
 
-static bool fxtprof_user_64bit(struct pt_regs *regs)
+bool fxtprof_user_64bit(struct pt_regs *regs)
 {
 	return !compat_user_mode(regs);
 }

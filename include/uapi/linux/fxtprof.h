@@ -133,10 +133,10 @@ struct fxtprof_info {
  * most FXTPROF_MAX_CPUMASK_LEN) restricting sampling; bits beyond the
  * last CPU id must be zero, and a zero length samples every CPU.  Task
  * records come from every CPU whatever the mask.
- * stack_copy_size (ABI 6) is read with FXTPROF_CFG_STACK_COPY only: 0
- * selects FXTPROF_DEFAULT_STACK_COPY; otherwise a multiple of 8, at most
- * FXTPROF_MAX_STACK_COPY, and small enough that the largest sample fits
- * a quarter of the ring (-EINVAL otherwise).
+ * stack_copy_size (ABI 6): 0 selects FXTPROF_DEFAULT_STACK_COPY; else a
+ * multiple of 8, at most FXTPROF_MAX_STACK_COPY; with
+ * FXTPROF_CFG_STACK_COPY, the largest sample it makes (both stack depths
+ * and the copy) must fit half the ring (-EINVAL otherwise).
  * Returns -EBUSY while running or while rings of an earlier
  * configuration are still mapped.
  */
