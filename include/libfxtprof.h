@@ -128,10 +128,23 @@ int fxtprof_ring__drain(struct fxtprof_ring *ring, fxtprof_rec_cb cb,
 /*
  * Check one record: @avail bytes are readable at @rec.  Size >= 16,
  * multiple of 8, <= @avail, known type, at least the type's struct,
- * sample stack counts and exec filename inside the record.
+ * sample stack counts, a sample's stack copy (registers and stack bytes)
+ * and exec filename inside the record.
  * Returns 0 or -EPROTO.
  */
 int fxtprof_rec__validate(const struct fxtprof_rec_hdr *rec, size_t avail);
+
+/*
+ * The stack copy of a validated sample (ABI 6, FXTPROF_CFG_STACK_COPY),
+ * NULL if it has none: 8 + 8 * nr_regs + size bytes, inside the record.
+ */
+static inline const struct fxtprof_stack_copy *
+fxtprof_sample__stack_copy(const struct fxtprof_sample *s)
+{
+	if (!(s->flags & FXTPROF_SAMPLE_STACK_COPY))
+		return NULL;
+	return (const void *)&s->ips[(__u32)s->nr_kernel + s->nr_user];
+}
 
 /* ------------------------------------------------------------------ */
 /* The device                                                          */

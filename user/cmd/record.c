@@ -170,6 +170,11 @@ static int source_open(struct recorder *r)
 		if (ret)
 			return ret;
 	}
+	if ((cfg.flags & FXTPROF_CFG_STACK_COPY) && !ops->stack_copy)
+		return reader_err(-EOPNOTSUPP, "--call-graph dwarf needs stack "
+				  "copies, which %s cannot take: record with "
+				  "--source module, or use --call-graph cfi",
+				  ops->desc);
 	record_unwind__config(o, ops, &cfg);
 	ret = ops->configure(r->src, &cfg);
 	if (ret && record_unwind__fallback(o, ret, source__error(r->src),

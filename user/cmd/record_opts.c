@@ -90,8 +90,11 @@ static void record_usage(FILE *f)
 "                         user or none; and how user stacks are walked:\n"
 "                         cfi (default: unwind tables built from each\n"
 "                         file's CFI, frame pointers where there are none)\n"
-"                         or fp (frame pointers only); fp or cfi alone\n"
-"                         mean kernel,user\n"
+"                         or fp (frame pointers only), or dwarf[,SIZE]\n"
+"                         (copy the registers and SIZE bytes of user\n"
+"                         stack, default %uK, at most %uK, and unwind\n"
+"                         them on the host; the module only); fp, cfi or\n"
+"                         dwarf alone mean kernel,user\n"
 "      --unwind-memory SIZE  unwind tables the source may hold (default\n"
 "                         %uM); what does not fit is counted\n"
 "      --max-stack N      frames per stack kind (1..%d, default %d)\n"
@@ -162,6 +165,7 @@ static void record_usage(FILE *f)
 "Records the kernel rings lost are reported, in the stream and here, and\n"
 "do not change the status.\n",
 		FXTPROF_MIN_FREQ, FXTPROF_MAX_FREQ, FXTPROF_DEFAULT_FREQ,
+		FXTPROF_DEFAULT_STACK_COPY >> 10, FXTPROF_MAX_STACK_COPY >> 10,
 		FXTPROF_DEFAULT_UNWIND_MEMORY >> 20, FXTPROF_MAX_STACK_DEPTH, FXTPROF_DEFAULT_STACK_DEPTH,
 		FXTPROF_DEFAULT_RING_SIZE >> 10, SINK_DEFAULT_MAX_BUFFERED >> 20,
 		FXTPROF_DEVICE,
@@ -172,8 +176,34 @@ static void record_usage(FILE *f)
 }
 
 /*
+ * dwarf's optional SIZE: the token after it, if it starts with a digit.
+ * *len becomes that token's length, 0 without one.
+ */
+static int parse_stack_copy_size(struct record_opts *o, const char *p,
+				 size_t *len)
+{
+	char tok[32];
+	uint64_t size;
+
+	*len = 0;
+	if (*p < '0' || *p > '9')
+		return 0;
+	*len = strcspn(p, ",");
+	if (*len >= sizeof(tok))
+		return -EINVAL;
+	memcpy(tok, p, *len);
+	tok[*len] = '\0';
+	if (reader_parse_size(tok, &size) || !size || size % 8 ||
+	    size > FXTPROF_MAX_STACK_COPY)
+		return -EINVAL;
+	o->stack_copy_size = (uint32_t)size;
+	return 0;
+}
+
+/*
  * -g's list: the stacks (kernel, user, none) and the user walk (cfi, fp,
- * which alone mean kernel,user as perf's --call-graph fp does).
+ * dwarf[,SIZE], which alone mean kernel,user as perf's --call-graph fp
+ * does).
  */
 static int parse_call_graph(struct record_opts *o, const char *list)
 {
@@ -196,6 +226,14 @@ static int parse_call_graph(struct record_opts *o, const char *list)
 		} else if (len == 2 && !memcmp(p, "fp", 2)) {
 			o->ustack_walk = RECORD_USTACK_FP;
 			walk = true;
+		} else if (len == 5 && !memcmp(p, "dwarf", 5)) {
+			o->ustack_walk = RECORD_USTACK_DWARF;
+			walk = true;
+			p += len + (p[len] == ',');
+			if (parse_stack_copy_size(o, p, &len))
+				return -EINVAL;
+			if (!len)
+				continue;
 		} else {
 			return -EINVAL;
 		}
@@ -509,6 +547,16 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	}
 	if (o->ntriggers && !o->flight_secs)
 		return reader_err(-EINVAL, "--trigger needs --flight-recorder");
+	/*
+	 * dwarf: the module copies the stack and walks only to the leaf, so
+	 * that a tool that reads no copy still sees where a sample hit.
+	 */
+	if (o->ustack_walk == RECORD_USTACK_DWARF &&
+	    (o->cfg.flags & FXTPROF_CFG_USTACK)) {
+		o->cfg.flags |= FXTPROF_CFG_STACK_COPY;
+		o->cfg.stack_copy_size = o->stack_copy_size;
+		o->cfg.ustack_depth = 1;
+	}
 	if (o->flight_secs) {
 		if (!record_opts__path(o->uri))
 			return reader_err(-EINVAL, "--flight-recorder writes snapshot files: %s is not a directory or a file pattern",

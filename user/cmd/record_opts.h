@@ -16,10 +16,11 @@ struct source_ops;
 
 #define RECORD_MAX_TRIGGERS	32	/* names in --trigger */
 
-/* How -g walks user stacks (--call-graph fp|cfi). */
+/* How -g walks user stacks (--call-graph fp|cfi|dwarf). */
 enum record_ustack_walk {
 	RECORD_USTACK_TABLES,	/* the default: tables, fp where none */
 	RECORD_USTACK_FP,	/* frame pointers only, as before ABI 5 */
+	RECORD_USTACK_DWARF,	/* stack copies, unwound on the host (ABI 6) */
 };
 
 struct record_opts {
@@ -41,6 +42,7 @@ struct record_opts {
 	bool symbolize;		/* append the Perfetto profile at the end */
 	enum record_ustack_walk ustack_walk;
 	uint64_t unwind_memory;	/* --unwind-memory */
+	uint32_t stack_copy_size;	/* --call-graph dwarf,SIZE; 0: default */
 	/* --flight-recorder: a window of this many seconds, 0 = off. */
 	double flight_secs;
 	uint64_t max_window_bytes;

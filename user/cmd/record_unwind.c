@@ -30,7 +30,7 @@ void record_unwind__config(const struct record_opts *o,
 			   struct fxtprof_config *cfg)
 {
 	if (!(cfg->flags & FXTPROF_CFG_USTACK) ||
-	    o->ustack_walk == RECORD_USTACK_FP)
+	    o->ustack_walk != RECORD_USTACK_TABLES)
 		return;
 	if (!ops->unwind_load || !ops->unwind_map) {
 		if (!o->quiet)

@@ -41,8 +41,9 @@ struct record_unwind {
 
 /*
  * Before the source is configured: ask for tables (FXTPROF_CFG_UNWIND,
- * unwind_memory) when user stacks are taken, the walk is not --call-graph
- * fp, and @ops can load tables; say in one line when it cannot.
+ * unwind_memory) when user stacks are taken, the walk is --call-graph cfi
+ * (not fp or dwarf), and @ops can load tables; say in one line when it
+ * cannot.
  */
 void record_unwind__config(const struct record_opts *o,
 			   const struct source_ops *ops,

@@ -79,6 +79,9 @@ struct fxt_encoder {
 	 */
 	bool ustack_end_pinned;
 	uint64_t partial_hdr, arg_ustack_end[FXTPROF_USTACK_END_MAX];
+	/* The stack copies' blob name, pinned at a segment's first copy. */
+	bool stack_copy_pinned;
+	struct fxt_sref stack_copy_name;
 };
 
 /* The sink's interface in the writer's callback types. */
@@ -225,17 +228,72 @@ static int ustack_end_arg(struct fxt_encoder *e, unsigned int end,
 }
 
 /*
+ * A sample's stack copy (fxt_profile.h, FXT_PROFILE_EV_USTACK_COPY), the
+ * uapi struct as it is: the host unwinder reads it where it reads a live
+ * copy.  fxtprof_rec__validate() checked that it lies inside the record.
+ */
+static int on_stack_copy(struct fxt_encoder *e, const struct fxtprof_sample *s)
+{
+	const struct fxtprof_stack_copy *c = fxtprof_sample__stack_copy(s);
+	struct fxt_tref thread = fxt_tref_inline(s->pid, s->tid);
+	int ret;
+
+	if (!e->stack_copy_pinned) {
+		ret = fxt_writer__string_pin(e->w, FXT_PROFILE_EV_USTACK_COPY,
+					     strlen(FXT_PROFILE_EV_USTACK_COPY),
+					     &e->stack_copy_name);
+		if (ret)
+			return ret;
+		e->stack_copy_pinned = true;
+	}
+	return fxt_writer__large_blob(e->w, s->hdr.time_ns, &thread,
+				      e->ref[S_META], e->stack_copy_name,
+				      NULL, 0, c, sizeof(*c) +
+				      c->nr_regs * sizeof(c->regs[0]) + c->size);
+}
+
+/*
  * The hot record, built word by word in the sink's memory from the words
  * fxt_enc_pin() precomputed: the same bytes fxt_writer__instant() and
  * fxt_writer__stack_sample() would write, without their validation (every
  * input here is a number or a pinned ref) or their argument walks.
  */
+/*
+ * A sample's stack blob.  The Fuchsia kernel-sampler convention: empty
+ * category and name, inline thread, leaf first; the leaf end is kept past
+ * FXT_MAX_FRAMES.
+ */
+static int on_sample_stack(struct fxt_encoder *e,
+			   const struct fxtprof_sample *s, size_t frames)
+{
+	size_t words, i;
+	uint64_t *p;
+	int ret;
+
+	if (frames > FXT_MAX_FRAMES)
+		frames = FXT_MAX_FRAMES;
+	words = FXT_STACK_FRAMES + frames;
+	p = fxt_writer__begin(e->w, words, FXT_REC_LARGE, &ret);
+	if (!p)
+		return ret;
+	p[FXT_STACK_HDR] = fxt_large_blob_hdr(words);
+	p[FXT_STACK_FORMAT] = fxt_large_blob_format(0, 0, 0, 0);
+	p[FXT_STACK_TS] = s->hdr.time_ns;
+	p[FXT_STACK_PID] = s->pid;
+	p[FXT_STACK_TID] = s->tid;
+	p[FXT_STACK_SIZE] = frames * 8;
+	/* Word by word: a short copy, where a string move starts slow. */
+	for (i = 0; i < frames; i++)
+		p[FXT_STACK_FRAMES + i] = s->ips[i];
+	return fxt_writer__end(e->w, words);
+}
+
 static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 {
-	size_t frames = (size_t)s->nr_kernel + s->nr_user, words, i;
+	size_t frames = (size_t)s->nr_kernel + s->nr_user;
 	size_t event_words = FXT_SAMPLE_EVENT_WORDS;
 	uint64_t *p, ustack_end = 0;
-	int ret, ret2;
+	int ret, ret2 = 0, ret3 = 0;
 
 	if (s->ustack_end > FXTPROF_USTACK_END_FP_CHAIN) {	/* rare */
 		ret = ustack_end_arg(e, s->ustack_end, &ustack_end);
@@ -259,31 +317,15 @@ static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 			p[FXT_SAMPLE_USTACK_END] = ustack_end;
 		ret = fxt_writer__end(e->w, event_words);
 	}
-	if (!frames)
-		return ret;
 	/*
-	 * Offer the stack even when the event was dropped: the sink counts
-	 * every record it refuses, and a stack blob stands on its own.  The
-	 * Fuchsia kernel-sampler convention: empty category and name, inline
-	 * thread, leaf first; the leaf end is kept past FXT_MAX_FRAMES.
+	 * Offer the stack and the copy even when the event was dropped: the
+	 * sink counts every record it refuses, and a blob stands on its own.
 	 */
-	if (frames > FXT_MAX_FRAMES)
-		frames = FXT_MAX_FRAMES;
-	words = FXT_STACK_FRAMES + frames;
-	p = fxt_writer__begin(e->w, words, FXT_REC_LARGE, &ret2);
-	if (p) {
-		p[FXT_STACK_HDR] = fxt_large_blob_hdr(words);
-		p[FXT_STACK_FORMAT] = fxt_large_blob_format(0, 0, 0, 0);
-		p[FXT_STACK_TS] = s->hdr.time_ns;
-		p[FXT_STACK_PID] = s->pid;
-		p[FXT_STACK_TID] = s->tid;
-		p[FXT_STACK_SIZE] = frames * 8;
-		/* Word by word: a short copy, where a string move starts slow. */
-		for (i = 0; i < frames; i++)
-			p[FXT_STACK_FRAMES + i] = s->ips[i];
-		ret2 = fxt_writer__end(e->w, words);
-	}
-	return ret ? ret : ret2;
+	if (frames)
+		ret2 = on_sample_stack(e, s, frames);
+	if (s->flags & FXTPROF_SAMPLE_STACK_COPY)
+		ret3 = on_stack_copy(e, s);
+	return ret ? ret : ret2 ? ret2 : ret3;
 }
 
 static int on_fork(struct fxt_encoder *e, const struct fxtprof_fork *f)
@@ -696,6 +738,7 @@ static int fxt_enc_begin_segment(void *ctx)
 	e->pinned = false;
 	e->sched_pinned = false;
 	e->ustack_end_pinned = false;
+	e->stack_copy_pinned = false;
 	ret = fxt_writer__prologue(e->w, FXT_ENCODER_PROVIDER_ID,
 				   FXT_ENCODER_PROVIDER_NAME, FXT_NS_PER_SEC);
 	return ret ? ret : fxt_enc_pin(e);

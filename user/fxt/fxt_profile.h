@@ -186,6 +186,15 @@ enum fxt_sample_stack_word {
 	FXT_STACK_FRAMES,		/* the first frame's word */
 };
 
+/*
+ * A sample with a stack copy (FXTPROF_SAMPLE_STACK_COPY, ABI 6) has, right
+ * after its stack (or its event, if it has no frames), a second large blob
+ * with metadata: category FXT_PROFILE_CAT_META, this name, the sample's
+ * timestamp and inline thread, no arguments, and as payload the struct
+ * fxtprof_stack_copy verbatim (8 + 8 * nr_regs + size bytes).
+ */
+#define FXT_PROFILE_EV_USTACK_COPY	"ustack_copy"
+
 /* ---- readers --------------------------------------------------------- */
 
 #include <stdbool.h>

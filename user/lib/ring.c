@@ -153,6 +153,16 @@ static bool annotation_ok(const struct fxtprof_annotation_rec *a,
 	return !memchr(a->name, '\0', a->name_len);
 }
 
+/* A sample's stack copy, in the @left bytes after its ips[]. */
+static bool stack_copy_ok(const struct fxtprof_stack_copy *c, __u32 left)
+{
+	if (left < sizeof(*c) || c->size > FXTPROF_MAX_STACK_COPY)
+		return false;
+	left -= sizeof(*c);
+	return c->nr_regs <= left / sizeof(c->regs[0]) &&
+	       c->size <= left - c->nr_regs * sizeof(c->regs[0]);
+}
+
 /* Validate @rec and return its size, read exactly once, or 0. */
 static __u32 rec_check(const struct fxtprof_rec_hdr *rec, size_t avail)
 {
@@ -182,6 +192,10 @@ static __u32 rec_check(const struct fxtprof_rec_hdr *rec, size_t avail)
 		if (s->nr_kernel > FXTPROF_MAX_STACK_DEPTH ||
 		    s->nr_user > FXTPROF_MAX_STACK_DEPTH ||
 		    nr > (size - sizeof(*s)) / sizeof(s->ips[0]))
+			return 0;
+		if ((s->flags & FXTPROF_SAMPLE_STACK_COPY) &&
+		    !stack_copy_ok(fxtprof_sample__stack_copy(s),
+				   size - sizeof(*s) - nr * sizeof(s->ips[0])))
 			return 0;
 		break;
 	}

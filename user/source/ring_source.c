@@ -191,4 +191,5 @@ const struct source_ops ring_source_ops = {
 	.stats		= ring_source__stats,
 	.unwind_load	= ring_source__unwind_load,
 	.unwind_map	= ring_source__unwind_map,
+	.stack_copy	= true,
 };

@@ -85,6 +85,8 @@ struct source_ops {
 	int (*unwind_load)(struct source *src, struct fxtprof_unwind_table *t);
 	int (*unwind_map)(struct source *src,
 			  const struct fxtprof_unwind_map *map);
+	/* It takes FXTPROF_CFG_STACK_COPY: samples carry stack copies. */
+	bool stack_copy;
 };
 
 extern const struct source_ops ring_source_ops;
