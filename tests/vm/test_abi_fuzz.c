@@ -13,7 +13,9 @@
  * Unwind tables (ABI 5) get their own walk: random and mutated rows fed
  * to FXTPROF_IOC_UNWIND_LOAD, and ranges of this process and of nobody
  * to FXTPROF_IOC_UNWIND_MAP, while the sampler walks this process's
- * threads, which spin, by whatever tables were taken.
+ * threads, which spin, by whatever tables were taken, and copies their
+ * stacks (FXTPROF_CFG_STACK_COPY, ABI 6).  The configure fuzz sets
+ * stack_copy_size and reserved3 too.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -223,6 +225,14 @@ static void fuzz_ioctl(struct fuzz *f)
 		arg.cfg.cpumask_len = fuzz_below(f, 2) ? 8 * fuzz_below(f, 3)
 						       : fuzz_rand(f);
 		arg.cfg.reserved = fuzz_below(f, 8) ? 0 : fuzz_rand(f);
+		/* Mostly the sizes a recorder asks for, with the flag on. */
+		switch (fuzz_below(f, 4)) {
+		case 0: arg.cfg.stack_copy_size = 0; break;
+		case 1: arg.cfg.stack_copy_size = 8 * fuzz_below(f, 2049); break;
+		case 2: arg.cfg.stack_copy_size = fuzz_rand(f); break;
+		default: arg.cfg.stack_copy_size = 512; break;
+		}
+		arg.cfg.reserved3 = fuzz_below(f, 8) ? 0 : fuzz_rand(f);
 	}
 	if (req == FXTPROF_IOC_GET_STATS)
 		arg.stats.cpu = fuzz_below(f, 4) ? fuzz_below(f, 4) : fuzz_rand(f);
@@ -462,7 +472,9 @@ TEST(unwind_tables_while_sampling)
 			  .page = sysconf(_SC_PAGESIZE) };
 	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE |
 					    FXTPROF_CFG_USTACK |
-					    FXTPROF_CFG_UNWIND, 2000, 1 << 16);
+					    FXTPROF_CFG_UNWIND |
+					    FXTPROF_CFG_STACK_COPY, 2000,
+					    1 << 16);
 	union {
 		struct fxtprof_unwind_table table;
 		struct fxtprof_unwind_map map;
