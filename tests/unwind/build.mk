@@ -73,6 +73,18 @@ $(UW_T)/test_unwind_walk: tests/unwind/test_unwind_walk.c $(UNWIND_LIB) \
 		$(UW_NOFP_FLAGS) -rdynamic -o $@ $< $(UNWIND_SIM_SRCS) \
 		$(UNWIND_LIB) $(UTIL_LIB) $(UNWIND_LDLIBS)
 
+# Stack copies (user/unwind/stack_copy.c) of the nofp fixture, taken
+# with perf_event_open, unwound; plain and under ASan+UBSan.
+$(UW_T)/test_stack_copy: tests/unwind/test_stack_copy.c $(UNWIND_LIB) \
+		$(UTIL_LIB) $(UNWIND_HDRS) $(UW_FIXTURES)
+	$(CC) $(UW_TEST_FLAGS) $(CFLAGS) -o $@ $< $(UNWIND_LIB) $(UTIL_LIB) \
+		$(UNWIND_LDLIBS)
+$(B)/asan/tests/unwind/test_stack_copy: tests/unwind/test_stack_copy.c \
+		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_HDRS) $(UW_FIXTURES)
+	@mkdir -p $(@D)
+	$(CC) $(UW_TEST_FLAGS) $(CFLAGS) $(FXT_SAN_FLAGS) -o $@ $< \
+		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_LDLIBS)
+
 # The recorder's side, record_unwind.c, against a fake source.
 $(UW_T)/test_record_unwind: tests/unwind/test_record_unwind.c \
 		user/cmd/record_unwind.c user/cmd/record_unwind.h \
@@ -90,5 +102,6 @@ $(UW_T)/run_unwind_cmd: tests/unwind/run_unwind_cmd.sh $(B)/bin/fxtprof \
 
 HOST_TESTS += $(UW_T)/test_unwind_cfi $(UW_T)/test_unwind_bad \
 	$(B)/asan/tests/unwind/test_unwind_bad $(UW_T)/test_unwind_walk \
-	$(UW_T)/test_record_unwind $(UW_T)/run_unwind_cmd
+	$(UW_T)/test_record_unwind $(UW_T)/run_unwind_cmd \
+	$(UW_T)/test_stack_copy $(B)/asan/tests/unwind/test_stack_copy
 endif

@@ -12,7 +12,7 @@
 
 UNWIND_SRCS := user/unwind/cfi_fde.c user/unwind/unwind_rule.c \
 	       user/unwind/unwind_table.c user/unwind/unwind_build.c \
-	       user/unwind/unwind_cache.c
+	       user/unwind/unwind_cache.c user/unwind/stack_copy.c
 UNWIND_HDRS := $(wildcard user/unwind/*.h)
 UNWIND_LIB := $(B)/lib/libunwindtab.a
 UNWIND_LIB_ASAN := $(B)/asan/lib/libunwindtab.a
