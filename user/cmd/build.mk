@@ -34,7 +34,7 @@ CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS) \
 ifneq ($(SYMBOLS),)
 CMD_SRCS += user/cmd/report.c \
 	    user/cmd/flamegraph.c user/cmd/tree_cmd.c user/cmd/export.c \
-	    user/cmd/symbolize.c
+	    user/cmd/symbolize.c user/cmd/copy_unwind.c
 CMD_LIBS_SYMBOLS := $(B)/lib/libreport.a $(B)/lib/libexport.a \
 		    $(B)/lib/libsymbolize.a $(B)/lib/libprofile.a
 endif

@@ -23,6 +23,7 @@
 
 #include "cmd.h"
 #include "archive_input.h"
+#include "copy_unwind.h"
 #include "export.h"
 #include "export/pprof.h"
 #include "profile/profile.h"
@@ -213,6 +214,9 @@ int export_cmd__load(struct export_cmd *c)
 				  "cannot load the recording");
 	note_input_end(c);
 	if (c->time && (err = export_clip_time(c)))
+		return err;
+	err = copy_unwind__apply(c->profile, &c->sym);
+	if (err)
 		return err;
 	err = symbolizer__new(&c->sym, &c->symbolizer);
 	if (err)

@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "archive_input.h"
+#include "copy_unwind.h"
 #include "tree_cmd.h"
 #include "report/report_tree.h"
 
@@ -16,6 +17,7 @@ int tree_cmd__parse(const struct tree_cmd_args *ta, int argc, char **argv)
 	int i, ret;
 
 	ta->rt->filter.parse_time = archive_time_spec__parse;
+	ta->rt->unwind_copies = copy_unwind__apply;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 

@@ -15,7 +15,9 @@
  *    mappings;
  *  - the wall-clock anchor (0x83), the first one read: every segment
  *    repeats the recorder's;
- *  - the application's annotations, kept by profile_annot.c.
+ *  - the application's annotations, kept by profile_annot.c;
+ *  - stack copies (`fxtprof`/`ustack_copy` blobs after a sample's), kept
+ *    whole until profile__unwind_copies() gives their samples frames.
  * Lookups are binary searches over arrays sorted once at the end.
  */
 #define _GNU_SOURCE
@@ -245,6 +247,13 @@ struct pid_maps {
 	size_t first, n;
 };
 
+/* A sample's stack copy, by the sample's file position. */
+struct copy_ent {
+	uint64_t seq;
+	size_t len;
+	void *data;			/* struct fxtprof_stack_copy */
+};
+
 struct profile {
 	struct strpool strs;
 	struct sample_ent *samples;
@@ -284,6 +293,11 @@ struct profile {
 	bool has_clock;
 	const char *swapper[256];	/* swapper/N names, by cpu */
 	struct profile_annots *annots;
+
+	struct copy_ent *copies;
+	size_t nr_copies, cap_copies;
+	struct hmap stacks;		/* the loader's, kept for the copies */
+	struct profile_copy_stats copy_stats;
 };
 
 /* Loader state that does not outlive the load. */
@@ -294,6 +308,7 @@ struct loader {
 	struct profile_error *err;
 	uint64_t seq;
 	size_t last_sample;		/* index + 1 of the newest sample */
+	size_t copy_sample;		/* the same, kept past its frames */
 	uint16_t kframes;		/* its kframes argument, 0 if none */
 	bool unsorted;			/* a sample before its predecessor */
 	struct hmap stacks;		/* stack (a pointer) -> frames, by hash */
@@ -525,6 +540,7 @@ static int on_sample(struct loader *ld, const struct fxt_record *rec)
 	}
 	e->seq = ld->seq;
 	ld->last_sample = p->nr_samples;
+	ld->copy_sample = p->nr_samples;
 	if (p->nr_samples > 1 && e->s.ts < e[-1].s.ts)
 		ld->unsorted = true;
 	return 0;
@@ -588,13 +604,12 @@ static uint64_t *frames_room(struct profile *p, size_t n)
  * loop's), so this keeps the frames, and what later walks them, to the
  * distinct stacks.
  */
-static int intern_stack(struct loader *ld, struct sample_ent *e,
-			const uint64_t *ips, uint32_t n)
+static int intern_stack(struct profile *p, struct hmap *stacks,
+			struct sample_ent *e, const uint64_t *ips, uint32_t n)
 {
-	struct profile *p = ld->p;
 	struct stack_key k = { .ips = ips, .n = n };
 	uint64_t hash = stack_hash(ips, n);
-	struct hmap_slot *hit = hmap__find(&ld->stacks, hash, stack_eq, &k);
+	struct hmap_slot *hit = hmap__find(stacks, hash, stack_eq, &k);
 
 	if (hit) {
 		e->s.ips = (const uint64_t *)(uintptr_t)hit->key;
@@ -602,7 +617,7 @@ static int intern_stack(struct loader *ld, struct sample_ent *e,
 	}
 	e->s.ips = ips;
 	p->frames->n += n;
-	return hmap__add(&ld->stacks, hash, (uintptr_t)ips, n, NULL);
+	return hmap__add(stacks, hash, (uintptr_t)ips, n, NULL);
 }
 
 /*
@@ -652,7 +667,39 @@ static int on_stack(struct loader *ld, const struct fxt_record *rec)
 	e->s.nr_user = (uint16_t)(n - e->s.nr_kernel);
 	p->frames_total += n;
 	ld->last_sample = 0;
-	return intern_stack(ld, e, ips, n);
+	return intern_stack(p, &ld->stacks, e, ips, n);
+}
+
+/*
+ * A stack copy: kept with the file position of its sample, the newest,
+ * which it follows on the same thread at the same time (after the
+ * sample's frames, if any).  One that follows no sample is skipped.
+ */
+static int on_copy(struct loader *ld, const struct fxt_record *rec)
+{
+	struct profile *p = ld->p;
+	struct sample_ent *e;
+	struct copy_ent *c;
+
+	if (!ld->copy_sample)
+		return 0;
+	e = &p->samples[ld->copy_sample - 1];
+	ld->copy_sample = 0;
+	if (e->s.pid != rec->thread.pid || e->s.tid != rec->thread.tid ||
+	    e->s.ts != to_ns(ld, rec->ts))
+		return 0;
+	c = VEC_PUSH(p->copies, p->nr_copies, p->cap_copies);
+	if (!c)
+		return -ENOMEM;
+	c->seq = e->seq;
+	c->len = rec->large.len;
+	c->data = malloc(c->len ? c->len : 1);
+	if (!c->data) {
+		p->nr_copies--;
+		return -ENOMEM;
+	}
+	memcpy(c->data, rec->large.data, c->len);
+	return 0;
 }
 
 static int on_task(struct loader *ld, const struct fxt_record *rec)
@@ -944,9 +991,13 @@ static int on_record(struct loader *ld, const struct fxt_record *rec)
 	case FXT_REC_KERNEL_OBJ:
 		return on_kobj(ld, rec);
 	case FXT_REC_LARGE:
-		if (rec->subtype == FXT_LARGE_BLOB && !rec->large.category.len &&
-		    !rec->large.name.len)
+		if (rec->subtype != FXT_LARGE_BLOB)
+			return 0;
+		if (!rec->large.category.len && !rec->large.name.len)
 			return on_stack(ld, rec);
+		if (fxt_str__is(&rec->large.category, FXT_PROFILE_CAT_META) &&
+		    fxt_str__is(&rec->large.name, FXT_PROFILE_EV_USTACK_COPY))
+			return on_copy(ld, rec);
 		return 0;
 	}
 	return 0;
@@ -1224,7 +1275,11 @@ static int load_end(struct loader *ld, int ret, struct profile **out)
 		ret = fail(ld, 0, -ret, "out of memory");
 	fxt_reader__free(ld->rd);
 	free(ld->rec);
-	hmap__free(&ld->stacks);
+	/* The copies' frames will be interned with the others. */
+	if (!ret && ld->p->nr_copies)
+		ld->p->stacks = ld->stacks;
+	else
+		hmap__free(&ld->stacks);
 	if (ret) {
 		profile__free(ld->p);
 		return ret;
@@ -1294,6 +1349,8 @@ int profile__load(const char *path, struct profile **out,
 
 void profile__free(struct profile *p)
 {
+	size_t i;
+
 	if (!p)
 		return;
 	strpool_free(&p->strs);
@@ -1321,6 +1378,10 @@ void profile__free(struct profile *p)
 	free(p->kmods);
 	free(p->ksyms);
 	profile_annots__free(p->annots);
+	for (i = 0; i < p->nr_copies; i++)
+		free(p->copies[i].data);
+	free(p->copies);
+	hmap__free(&p->stacks);
 	free(p);
 }
 
@@ -1474,6 +1535,42 @@ uint64_t profile__mapping_epoch(const struct profile *p, uint32_t pid,
 	return lo;
 }
 
+int profile__for_each_mapping(const struct profile *p, uint32_t pid,
+			      uint64_t ts,
+			      int (*fn)(void *ctx,
+					const struct profile_mapping *m),
+			      void *ctx)
+{
+	uint32_t who = pid;
+	uint64_t when = ts;
+	unsigned int depth;
+	int ret;
+
+	/* Up the fork chain as profile__find_mapping() goes. */
+	for (depth = 0; depth < MAX_FORK_DEPTH; depth++) {
+		const struct pid_maps *pm = pid_maps_of(p, who);
+		const struct fork_ent *f;
+		size_t i;
+
+		for (i = 0; pm && i < pm->n; i++) {
+			const struct profile_mapping *m = &p->maps[pm->first + i];
+
+			if (m->time > when ||
+			    profile__find_mapping(p, pid, m->start, ts) != m)
+				continue;
+			ret = fn(ctx, m);
+			if (ret)
+				return ret;
+		}
+		f = fork_of(p, who, when);
+		if (!f || f->parent == who || exec_between(p, who, f->ts, when))
+			break;
+		who = f->parent;
+		when = f->ts;
+	}
+	return 0;
+}
+
 size_t profile__nr_mappings(const struct profile *p)
 {
 	return p->nr_maps;
@@ -1569,4 +1666,95 @@ void profile__stats(const struct profile *p, struct profile_stats *st)
 	       sizeof(st->partial_ustacks));
 	st->has_mappings = p->nr_maps > 0;
 	st->has_kernel = p->nr_kmods || p->nr_ksyms;
+}
+
+/* ---- stack copies --------------------------------------------------- */
+
+/* The most user frames a copy's unwind gives a sample. */
+#define COPY_MAX_FRAMES		512
+
+/* Whether e's user stack wants its copy's: only the leaf, or partial. */
+static bool wants_copy(const struct profile_sample *s)
+{
+	return s->nr_user <= 1 || s->ustack_end;
+}
+
+/* e's frames: its kernel ones, then the n user pcs. */
+static int copy_frames(struct profile *p, struct sample_ent *e,
+		       const uint64_t *pcs, unsigned int n)
+{
+	unsigned int nk = e->s.nr_kernel;
+	uint64_t *ips = frames_room(p, nk + n);
+
+	if (!ips)
+		return -ENOMEM;
+	if (nk)
+		memcpy(ips, e->s.ips, nk * sizeof(*ips));
+	memcpy(ips + nk, pcs, n * sizeof(*ips));
+	e->s.nr_user = (uint16_t)n;
+	p->frames_total += n;
+	return intern_stack(p, &p->stacks, e, ips, nk + n);
+}
+
+int profile__unwind_copies(struct profile *p,
+			   const struct profile_unwinder *uw)
+{
+	struct profile_copy_stats *st = &p->copy_stats;
+	struct u64map by_seq = { 0 };
+	uint64_t *pcs;
+	size_t i;
+	int ret = 0;
+
+	if (!p->nr_copies || st->copies)
+		return 0;
+	pcs = malloc(COPY_MAX_FRAMES * sizeof(*pcs));
+	if (!pcs)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_copies; i++) {
+		uint64_t *v = u64map_get(&by_seq, p->copies[i].seq, i + 1);
+
+		if (!v) {
+			ret = -ENOMEM;
+			goto free_map;
+		}
+	}
+	st->why_name = uw->why_name;
+	for (i = 0; !ret && i < p->nr_samples; i++) {
+		struct sample_ent *e = &p->samples[i];
+		const uint64_t *v = u64map_find(&by_seq, e->seq);
+		const struct copy_ent *c;
+		unsigned int why = 0;
+		int n;
+
+		if (!v)
+			continue;
+		st->copies++;
+		if (!wants_copy(&e->s))
+			continue;
+		c = &p->copies[*v - 1];
+		n = uw->unwind(uw->ctx, p, &e->s, c->data, c->len, pcs,
+			       COPY_MAX_FRAMES, &why);
+		if (n < 0) {
+			ret = n;
+		} else if (!n) {
+			st->failed++;
+			st->failed_why[why < PROFILE_COPY_WHY_MAX ? why : 0]++;
+		} else {
+			st->unwound++;
+			ret = copy_frames(p, e, pcs, (unsigned int)n);
+		}
+	}
+free_map:
+	u64map_free(&by_seq);
+	free(pcs);
+	return ret;
+}
+
+void profile__copy_stats(const struct profile *p,
+			 struct profile_copy_stats *st)
+{
+	*st = p->copy_stats;
+	/* Copies not unwound (yet) are still counted. */
+	if (!st->copies)
+		st->copies = p->nr_copies;
 }

@@ -101,6 +101,15 @@ const struct profile_mapping *profile__find_mapping(const struct profile *p,
 						    uint64_t addr,
 						    uint64_t ts);
 size_t profile__nr_mappings(const struct profile *p);
+/*
+ * Call fn for each mapping profile__find_mapping() answers for some
+ * address of pid at ts, until fn returns non-zero (returned).
+ */
+int profile__for_each_mapping(const struct profile *p, uint32_t pid,
+			      uint64_t ts,
+			      int (*fn)(void *ctx,
+					const struct profile_mapping *m),
+			      void *ctx);
 
 /*
  * The epoch of process pid's mappings at time ts: what
@@ -149,5 +158,44 @@ struct profile_stats {
 	bool has_kernel;		/* any kernel image or symbol record */
 };
 void profile__stats(const struct profile *p, struct profile_stats *st);
+
+/*
+ * Stack copies (`--call-graph dwarf`): a sample may carry a copy of its
+ * user registers and stack (struct fxtprof_stack_copy).  The profile does
+ * not unwind them itself (that takes libdwfl): a command passes an
+ * unwinder, and profile__unwind_copies() gives each sample whose user
+ * stack was not walked (the leaf only) or ended partial the frames the
+ * unwinder found, its kernel frames kept.
+ */
+#define PROFILE_COPY_WHY_MAX	8
+
+struct profile_unwinder {
+	/*
+	 * Unwind smp's copy, len bytes, into up to max user pcs, leaf first:
+	 * their number (> 0); or 0 and *why (< PROFILE_COPY_WHY_MAX) when
+	 * it failed; or -ENOMEM.
+	 */
+	int (*unwind)(void *ctx, const struct profile *p,
+		      const struct profile_sample *smp, const void *copy,
+		      size_t len, uint64_t *pcs, unsigned int max,
+		      unsigned int *why);
+	/* What a failure's why means, for the reports. */
+	const char *(*why_name)(unsigned int why);
+	void *ctx;
+};
+
+struct profile_copy_stats {
+	uint64_t copies;		/* samples with a copy */
+	uint64_t unwound;		/* given their frames by the unwinder */
+	uint64_t failed;		/* tried, and the unwinder failed */
+	uint64_t failed_why[PROFILE_COPY_WHY_MAX];
+	const char *(*why_name)(unsigned int why);
+};
+
+/* 0 (also with no copies: then nothing is done), or -ENOMEM. */
+int profile__unwind_copies(struct profile *p,
+			   const struct profile_unwinder *uw);
+void profile__copy_stats(const struct profile *p,
+			 struct profile_copy_stats *st);
 
 #endif /* FXTPROF_PROFILE_H */

@@ -772,6 +772,11 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			path, err.offset, err.msg[0] ? err.msg : strerror(-ret));
 		return ret;
 	}
+	if (o->unwind_copies) {
+		ret = o->unwind_copies(t->p, &o->sym);
+		if (ret)
+			return ret;
+	}
 	ret = parse_time(t, &o->filter);
 	if (ret)
 		return ret;
@@ -873,6 +878,26 @@ static void print_partial_ustacks(const struct profile_stats *st, FILE *f)
 	fputc('\n', f);
 }
 
+/* The samples given their user frames from a stack copy, or not and why. */
+static void print_copies(const struct profile *p, FILE *f)
+{
+	struct profile_copy_stats st;
+	unsigned int i;
+
+	profile__copy_stats(p, &st);
+	if (!st.copies)
+		return;
+	fprintf(f, "# stack copies: %" PRIu64 ", %" PRIu64 " samples unwound "
+		"from them, %" PRIu64 " failed", st.copies, st.unwound,
+		st.failed);
+	for (i = 0; i < PROFILE_COPY_WHY_MAX; i++)
+		if (st.failed_why[i])
+			fprintf(f, "%s %s %" PRIu64, i ? ";" : ":",
+				st.why_name ? st.why_name(i) : "?",
+				st.failed_why[i]);
+	fputc('\n', f);
+}
+
 void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 {
 	const struct caches *c = t->priv;
@@ -904,6 +929,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 		fprintf(f, "# %" PRIu64 " samples carry no frames: shown as "
 			"[unknown]\n", c->no_frames);
 	print_partial_ustacks(&st, f);
+	print_copies(t->p, f);
 	fprintf(f, "# recording: %" PRIu64 " mappings, %" PRIu64 " kernel "
 		"images, %" PRIu64 " kernel symbols\n", st.mappings, st.kmods,
 		st.ksyms);

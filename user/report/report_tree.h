@@ -45,6 +45,12 @@ struct rt_opts {
 	struct rt_filter filter;
 	struct symbolizer_opts sym;
 	struct rt_annot_opts annot;	/* --region..., --by-region */
+	/*
+	 * Set by the command (user/cmd/copy_unwind.h): gives the samples
+	 * with a stack copy their unwound user frames after the load.
+	 */
+	int (*unwind_copies)(struct profile *p,
+			     const struct symbolizer_opts *sym);
 };
 
 /*

@@ -503,6 +503,18 @@ static struct sym_object *mapping_object(struct symbolizer *s,
 	return o;
 }
 
+const char *symbolizer__mapping_file(struct symbolizer *s,
+				     const struct profile_mapping *m)
+{
+	struct sym_object *o = mapping_object(s, m);
+
+	if (!o || o->status != SYM_OK)
+		return NULL;
+	if (!o->main->debug_only)
+		return o->main->path;
+	return o->extra ? o->extra->path : NULL;
+}
+
 /*
  * File offset to ELF address.  A debug-only file without its runtime file
  * has no true offsets: the mapping is taken to be its executable segment,

@@ -98,6 +98,15 @@ int symbolizer__file_addr(struct symbolizer *s, const char *path,
 			  const uint8_t *build_id, unsigned int build_id_size,
 			  uint64_t vaddr, struct sym_result *res);
 
+/*
+ * The runtime ELF file found for mapping m of profile p (by build id, in
+ * symfs, at its path: as frames are named), or NULL if none: for an
+ * unwinder that reads the file's CFI.  Valid until the symbolizer is
+ * freed.
+ */
+const char *symbolizer__mapping_file(struct symbolizer *s,
+				     const struct profile_mapping *m);
+
 /* The frames that could not be named, by reason, since the start. */
 struct symbolizer_stats {
 	uint64_t lookups;
