@@ -16,12 +16,16 @@ ifeq ($(ARCH),x86_64)
 UW_T := $(B)/tests/unwind
 UW_NOFP_FLAGS := -O2 -g -fomit-frame-pointer
 UW_FIXTURES := $(UW_T)/nofp $(UW_T)/nofp-arm64 $(UW_T)/throw \
+	$(UW_T)/scopy_work \
 	$(UW_T)/nofp-debug-frame $(UW_T)/nofp-no-eh $(UW_T)/nofp-no-id
 UW_TEST_FLAGS = $(CPPFLAGS) -Iuser -isystem $(KSFT_INC) \
 	-DUNWIND_FIXTURES='"$(abspath $(UW_T))"' \
 	-DUNWIND_ARM64_ROOT='"$(abspath $(DEPS)/arm64/root)"'
 
 $(UW_T)/nofp: tests/unwind/nofp.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(UW_NOFP_FLAGS) -o $@ $<
+$(UW_T)/scopy_work: tests/unwind/scopy_work.c
 	@mkdir -p $(@D)
 	$(HOSTCC) $(UW_NOFP_FLAGS) -o $@ $<
 $(UW_T)/nofp-no-id: tests/unwind/nofp.c
@@ -51,12 +55,12 @@ $(UW_T)/nofp-no-eh: tests/unwind/nofp.c
 $(UW_T)/test_unwind_cfi: tests/unwind/test_unwind_cfi.c $(UNWIND_LIB) \
 		$(UTIL_LIB) $(UNWIND_HDRS) $(UW_FIXTURES)
 	$(CC) $(UW_TEST_FLAGS) $(CFLAGS) -o $@ $< $(UNWIND_LIB) $(UTIL_LIB) \
-		$(UNWIND_LDLIBS)
+		$(UW_SCOPY_LDLIBS)
 
 $(UW_T)/test_unwind_bad: tests/unwind/test_unwind_bad.c $(UNWIND_LIB) \
 		$(UTIL_LIB) $(UNWIND_HDRS) $(UW_FIXTURES)
 	$(CC) $(UW_TEST_FLAGS) $(CFLAGS) -o $@ $< $(UNWIND_LIB) $(UTIL_LIB) \
-		$(UNWIND_LDLIBS)
+		$(UW_SCOPY_LDLIBS)
 $(B)/asan/tests/unwind/test_unwind_bad: tests/unwind/test_unwind_bad.c \
 		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_HDRS) $(UW_FIXTURES)
 	@mkdir -p $(@D)
@@ -73,17 +77,26 @@ $(UW_T)/test_unwind_walk: tests/unwind/test_unwind_walk.c $(UNWIND_LIB) \
 		$(UW_NOFP_FLAGS) -rdynamic -o $@ $< $(UNWIND_SIM_SRCS) \
 		$(UNWIND_LIB) $(UTIL_LIB) $(UNWIND_LDLIBS)
 
-# Stack copies (user/unwind/stack_copy.c) of the nofp fixture, taken
+# Stack copies (user/unwind/stack_copy.c) of scopy_work, taken
 # with perf_event_open, unwound; plain and under ASan+UBSan.
+# The recording of them goes through the encoder and `fxtprof report`.
+UW_SCOPY_LIBS := $(B)/lib/libencode.a $(B)/lib/libsink.a $(ARCHIVE_LIB) \
+	$(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(FXT_LIB)
+UW_SCOPY_LDLIBS := $(UNWIND_LDLIBS) $(ARCHIVE_LDLIBS) -luring
+UW_SCOPY_FLAGS = $(UW_TEST_FLAGS) -Iuser/fxt -Iuser/lib \
+	-DFXTPROF_BIN='"$(abspath $(B)/bin/fxtprof)"'
 $(UW_T)/test_stack_copy: tests/unwind/test_stack_copy.c $(UNWIND_LIB) \
-		$(UTIL_LIB) $(UNWIND_HDRS) $(UW_FIXTURES)
-	$(CC) $(UW_TEST_FLAGS) $(CFLAGS) -o $@ $< $(UNWIND_LIB) $(UTIL_LIB) \
-		$(UNWIND_LDLIBS)
+		$(UTIL_LIB) $(UNWIND_HDRS) $(UW_FIXTURES) $(UW_SCOPY_LIBS) \
+		$(B)/bin/fxtprof
+	$(CC) $(UW_SCOPY_FLAGS) $(CFLAGS) -o $@ $< $(UNWIND_LIB) \
+		$(UW_SCOPY_LIBS) $(UTIL_LIB) $(UW_SCOPY_LDLIBS)
 $(B)/asan/tests/unwind/test_stack_copy: tests/unwind/test_stack_copy.c \
-		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_HDRS) $(UW_FIXTURES)
+		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_HDRS) $(UW_FIXTURES) \
+		$(UW_SCOPY_LIBS) $(B)/bin/fxtprof
 	@mkdir -p $(@D)
-	$(CC) $(UW_TEST_FLAGS) $(CFLAGS) $(FXT_SAN_FLAGS) -o $@ $< \
-		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_LDLIBS)
+	$(CC) $(UW_SCOPY_FLAGS) $(CFLAGS) $(FXT_SAN_FLAGS) -o $@ $< \
+		$(UNWIND_LIB_ASAN) $(UW_SCOPY_LIBS) $(UTIL_LIB_ASAN) \
+		$(UW_SCOPY_LDLIBS)
 
 # The recorder's side, record_unwind.c, against a fake source.
 $(UW_T)/test_record_unwind: tests/unwind/test_record_unwind.c \

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_stack_copy.c - the host's unwind of stack copies
- * (user/unwind/stack_copy.h) on real copies: the nofp fixture (-O2, no
- * frame pointers, hot in qsort's callback and in a 41-deep recursion) is
- * sampled with perf_event_open (PERF_SAMPLE_REGS_USER | _STACK_USER),
- * each sample turned into a struct fxtprof_stack_copy and unwound with
- * the files of /proc/PID/maps.  Of the samples whose leaf is in the
- * program, 95 % must reach main through the frames the code calls in
- * order.  Bad copies end in a counted failure; an aarch64 copy made by
- * hand unwinds on this x86_64 host.  Needs root (perf of a child with
- * its user stack).  Prints TAP.
+ * (user/unwind/stack_copy.h) on real copies: scopy_work (-O2, no frame
+ * pointers, hot in qsort's callback and at the bottom of a 41-deep
+ * recursion) is sampled with perf_event_open (PERF_SAMPLE_REGS_USER |
+ * _STACK_USER), each sample turned into a struct fxtprof_stack_copy and
+ * unwound with the files of /proc/PID/maps.  Of the samples whose leaf
+ * is in the program, 95 % must reach main through every frame the code
+ * calls, in order.  The same copies, encoded as the recorder does, go
+ * through `fxtprof report`.  Bad copies end in a counted failure; an
+ * aarch64 copy made by hand unwinds on this x86_64 host.  Needs root
+ * (perf of a child with its user stack).  Prints TAP.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -31,9 +32,14 @@
 
 #include "kselftest_harness.h"
 
+#include "encode/encoder.h"
+#include "encode/fxt_encoder.h"
+#include "fxt/fxt.h"
 #include "unwind/stack_copy.h"
 
+#define WORK		UNWIND_FIXTURES "/scopy_work"
 #define NOFP		UNWIND_FIXTURES "/nofp"
+#define DEPTH		41
 #define NOFP_ARM64	UNWIND_FIXTURES "/nofp-arm64"
 #define WANT_SAMPLES	2000
 #define STACK_BYTES	8192
@@ -203,7 +209,7 @@ static void read_maps(struct capture *cap, pid_t pid)
 		fclose(f);
 }
 
-/* Run nofp and sample it until WANT_SAMPLES copies or 20 s. */
+/* Run scopy_work and sample it until WANT_SAMPLES copies or 20 s. */
 static int capture(struct capture *cap)
 {
 	struct perf_event_attr a = {
@@ -241,7 +247,7 @@ static int capture(struct capture *cap)
 		if (read(go[0], &c, 1) != 1)
 			_exit(1);
 		alarm(30);	/* never outlive a test that died */
-		execl(NOFP, NOFP, "1000000000", (char *)NULL);
+		execl(WORK, WORK, "1000000000", (char *)NULL);
 		_exit(127);
 	}
 	close(go[0]);
@@ -275,7 +281,7 @@ static int capture(struct capture *cap)
 	close(fd);
 	close(go[1]);
 	for (i = 0; i < (int)cap->nr_maps; i++)
-		if (strstr(cap->maps[i].path, "/nofp"))
+		if (strstr(cap->maps[i].path, "/scopy_work"))
 			cap->prog_bias = cap->maps[i].start - cap->maps[i].pgoff;
 	return cap->nr ? 0 : -ENODATA;
 }
@@ -303,11 +309,21 @@ static int new_unwinder(struct capture *cap, struct stack_copy_unwinder **u)
 enum verdict { NOT_OURS, GOOD, BAD };
 
 struct funcs {
-	struct func cmp, rec, main;
+	struct func cmp, sort, spin, rec, deep, main;
 };
 
+static int funcs__find(struct funcs *fn)
+{
+	return func_of(WORK, "slow_cmp", &fn->cmp) ||
+	       func_of(WORK, "sort_round", &fn->sort) ||
+	       func_of(WORK, "spin", &fn->spin) ||
+	       func_of(WORK, "descend", &fn->rec) ||
+	       func_of(WORK, "run_deep", &fn->deep) ||
+	       func_of(WORK, "main", &fn->main) ? -ENOENT : 0;
+}
+
 /*
- * The text of nofp is mapped at its ELF addresses plus a bias
+ * The text of scopy_work is mapped at its ELF addresses plus a bias
  * (start - pgoff: its segments' offsets equal their addresses).
  */
 static bool in(const struct capture *cap, const struct func *f, uint64_t pc)
@@ -320,21 +336,31 @@ static bool in_prog(const struct capture *cap, uint64_t pc)
 	unsigned int i;
 
 	for (i = 0; i < cap->nr_maps; i++)
-		if (strstr(cap->maps[i].path, "/nofp") &&
+		if (strstr(cap->maps[i].path, "/scopy_work") &&
 		    pc >= cap->maps[i].start && pc < cap->maps[i].end)
 			return true;
 	return false;
 }
 
+/* Whether frame *i (a return address: its call is at pc - 1) is in f. */
+static bool next_is(const struct capture *cap, const struct func *f,
+		    const uint64_t *pcs, unsigned int nr, unsigned int *i)
+{
+	if (*i >= nr || !in(cap, f, pcs[*i] - 1))
+		return false;
+	++*i;
+	return true;
+}
+
 /*
- * Leaf in nofp_cmp: libc's qsort frames, then main.  Leaf in recurse:
- * recurse up to 42 times, then main.  Return addresses are looked up at
- * pc - 1 (the call, not what follows it).
+ * Every frame the code calls, in order, up to main: slow_cmp, libc's
+ * qsort frames, sort_round, main; spin, descend x 41, run_deep, main
+ * (and every leaf on the way, with the frames above it).
  */
 static enum verdict judge(const struct capture *cap, const struct funcs *fn,
 			  const uint64_t *pcs, unsigned int nr)
 {
-	unsigned int i = 1;
+	unsigned int i = 1, levels = 0;
 
 	if (!nr || !in_prog(cap, pcs[0]))
 		return NOT_OURS;
@@ -345,15 +371,29 @@ static enum verdict judge(const struct capture *cap, const struct funcs *fn,
 			i++;
 		if (i == 1)
 			return BAD;	/* qsort's frames are missing */
-	} else if (in(cap, &fn->rec, pcs[0])) {
-		while (i < nr && in(cap, &fn->rec, pcs[i] - 1))
-			i++;
-		if (i > 42)
-			return BAD;
-	} else {
-		return NOT_OURS;	/* the loop of main's inlined rand() */
 	}
-	return i < nr && in(cap, &fn->main, pcs[i] - 1) ? GOOD : BAD;
+	if (in(cap, &fn->cmp, pcs[0]) || in(cap, &fn->sort, pcs[0])) {
+		if (!in(cap, &fn->sort, pcs[0]) &&
+		    !next_is(cap, &fn->sort, pcs, nr, &i))
+			return BAD;
+		return next_is(cap, &fn->main, pcs, nr, &i) ? GOOD : BAD;
+	}
+	/* A PLT stub, crt code: nothing known to expect. */
+	if (!in(cap, &fn->spin, pcs[0]) && !in(cap, &fn->rec, pcs[0]) &&
+	    !in(cap, &fn->deep, pcs[0]))
+		return NOT_OURS;
+	if (in(cap, &fn->spin, pcs[0]) || in(cap, &fn->rec, pcs[0])) {
+		levels = in(cap, &fn->rec, pcs[0]);
+		while (next_is(cap, &fn->rec, pcs, nr, &i))
+			levels++;
+		/* Below spin: all 41; elsewhere, as deep as it got. */
+		if (in(cap, &fn->spin, pcs[0]) ? levels != DEPTH :
+		    levels > DEPTH)
+			return BAD;
+	}
+	if (!in(cap, &fn->deep, pcs[0]) && !next_is(cap, &fn->deep, pcs, nr, &i))
+		return BAD;
+	return next_is(cap, &fn->main, pcs, nr, &i) ? GOOD : BAD;
 }
 
 static double now_us(void)
@@ -373,9 +413,7 @@ TEST(real_copies_reach_main)
 	struct funcs fn;
 	double t0, t1;
 
-	ASSERT_EQ(0, func_of(NOFP, "nofp_cmp", &fn.cmp));
-	ASSERT_EQ(0, func_of(NOFP, "recurse", &fn.rec));
-	ASSERT_EQ(0, func_of(NOFP, "main", &fn.main));
+	ASSERT_EQ(0, funcs__find(&fn));
 	ASSERT_EQ(0, capture(&cap));
 	ASSERT_GE(cap.nr, 500);
 	ASSERT_NE(0, cap.prog_bias);
@@ -397,7 +435,7 @@ TEST(real_copies_reach_main)
 		ours++;
 		good += v == GOOD;
 		in_cmp += in(&cap, &fn.cmp, pcs[0]);
-		in_rec += in(&cap, &fn.rec, pcs[0]);
+		in_rec += in(&cap, &fn.spin, pcs[0]);
 		if (v == BAD && ours - good <= 3) {
 			unsigned int k;
 
@@ -412,11 +450,11 @@ TEST(real_copies_reach_main)
 		if (ends[i])
 			TH_LOG("%u copies ended %s", ends[i],
 			       stack_copy_end__name(i));
-	TH_LOG("%u copies, %u with the leaf in nofp (%u in nofp_cmp, %u in "
-	       "recurse), %u reach main: %.1f us per copy", cap.nr, ours,
+	TH_LOG("%u copies, %u with the leaf in the program (%u in slow_cmp, "
+	       "%u in spin), %u reach main: %.1f us per copy", cap.nr, ours,
 	       in_cmp, in_rec, good, (t1 - t0) / cap.nr);
-	EXPECT_GE(in_cmp, 5);
-	EXPECT_GE(in_rec, 3);
+	EXPECT_GE(in_cmp * 5, ours);
+	EXPECT_GE(in_rec * 5, ours);
 	EXPECT_GE(good * 100, ours * 95);
 	stack_copy_unwinder__free(u);
 	release(&cap);
@@ -548,6 +586,136 @@ TEST(arm64_copy)
 	EXPECT_EQ(bias + fmain.start + 16, pcs[1]);
 	free(c);
 	stack_copy_unwinder__free(u);
+}
+
+/* ---- a recording with copies, through `fxtprof report` ------------- */
+
+struct membuf {
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+static int membuf_write(void *ctx, const void *rec, size_t len)
+{
+	struct membuf *m = ctx;
+
+	if (m->len + len > m->cap) {
+		size_t cap = 2 * (m->len + len);
+		unsigned char *b = realloc(m->buf, cap);
+
+		if (!b)
+			return -ENOMEM;
+		m->buf = b;
+		m->cap = cap;
+	}
+	memcpy(m->buf + m->len, rec, len);
+	m->len += len;
+	return 0;
+}
+
+static int encode_mmap(struct encoder *enc, uint32_t pid,
+		       const struct stack_copy_module *m)
+{
+	size_t flen = strlen(m->path), size = (sizeof(struct fxtprof_mmap) +
+					       flen + 1 + 7) & ~7ul;
+	struct fxtprof_mmap *r = calloc(1, size);
+	int err;
+
+	r->hdr.size = (uint32_t)size;
+	r->hdr.type = FXTPROF_REC_MMAP;
+	r->hdr.time_ns = 1;
+	r->pid = r->tid = pid;
+	r->start = m->start;
+	r->len = m->end - m->start;
+	r->pgoff = m->pgoff;
+	r->flags = FXTPROF_MMAP_INITIAL;
+	r->filename_len = (uint16_t)flen;
+	memcpy(r->filename, m->path, flen);
+	err = enc->ops->record(enc->ctx, &r->hdr);
+	free(r);
+	return err;
+}
+
+/* A sample of the leaf only, as the module sends it in dwarf mode. */
+static int encode_sample(struct encoder *enc, uint32_t pid, uint64_t ts,
+			 const struct copy *cp)
+{
+	size_t size = (sizeof(struct fxtprof_sample) + 8 + cp->len + 7) & ~7ul;
+	struct fxtprof_sample *s = calloc(1, size);
+	int err;
+
+	s->hdr.size = (uint32_t)size;
+	s->hdr.type = FXTPROF_REC_SAMPLE;
+	s->hdr.time_ns = ts;
+	s->pid = s->tid = pid;
+	s->mode = FXTPROF_MODE_USER;
+	s->flags = FXTPROF_SAMPLE_STACK_COPY;
+	s->nr_user = 1;
+	s->ips[0] = cp->c->regs[FXTPROF_STACK_COPY_PC_X86_64];
+	memcpy(&s->ips[1], cp->c, cp->len);
+	err = enc->ops->record(enc->ctx, &s->hdr);
+	free(s);
+	return err;
+}
+
+/*
+ * The copies, as the recorder writes them (user/encode), a bad one among
+ * them; `fxtprof report` counts them in its header and shows qsort's
+ * callback and the recursion under main.
+ */
+TEST(report_of_copies)
+{
+	static struct capture cap;
+	struct fxt_writer_opts wo = { .sz = sizeof(wo), .write = membuf_write };
+	struct membuf out = { 0 };
+	struct fxt_encoder *fe;
+	struct encoder enc;
+	char path[] = "/tmp/test_stack_copy.XXXXXX", cmd[512], line[1024];
+	unsigned int i;
+	bool header = false, cmp = false, rec = false;
+	double main_children = 0;
+	FILE *f;
+	int fd;
+
+	ASSERT_EQ(0, capture(&cap));
+	wo.ctx = &out;
+	ASSERT_EQ(0, fxt_encoder__new_opts(&fe, &wo));
+	enc = fxt_encoder__encoder(fe);
+	ASSERT_EQ(0, enc.ops->begin_segment(enc.ctx));
+	ASSERT_EQ(0, enc.ops->process_name(enc.ctx, 4242, "scopy_work"));
+	for (i = 0; i < cap.nr_maps; i++)
+		ASSERT_EQ(0, encode_mmap(&enc, 4242, &cap.maps[i]));
+	cap.copies[0].c->nr_regs = 3;	/* bad: counted, not unwound */
+	for (i = 0; i < cap.nr; i++)
+		ASSERT_EQ(0, encode_sample(&enc, 4242, 1000 + i,
+					   &cap.copies[i]));
+	fxt_encoder__free(fe);
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)out.len, write(fd, out.buf, out.len));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s report %s 2>&1", FXTPROF_BIN, path);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "# stack copies: ")) {
+			TH_LOG("%s", line);
+			header = strstr(line, "bad copy 1") != NULL;
+		}
+		cmp |= strstr(line, "[.] slow_cmp") != NULL;
+		rec |= strstr(line, "[.] descend") != NULL;
+		/* Every stack reaches main: main's children are all. */
+		if (strstr(line, "[.] main\n"))
+			sscanf(line, " %lf%%", &main_children);
+	}
+	EXPECT_EQ(0, pclose(f));
+	EXPECT_TRUE(header);
+	EXPECT_TRUE(cmp);
+	EXPECT_TRUE(rec);
+	EXPECT_LE(95.0, main_children);
+	unlink(path);
+	free(out.buf);
+	release(&cap);
 }
 
 TEST_HARNESS_MAIN

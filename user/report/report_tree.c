@@ -882,6 +882,7 @@ static void print_partial_ustacks(const struct profile_stats *st, FILE *f)
 static void print_copies(const struct profile *p, FILE *f)
 {
 	struct profile_copy_stats st;
+	const char *sep = ":";
 	unsigned int i;
 
 	profile__copy_stats(p, &st);
@@ -891,10 +892,12 @@ static void print_copies(const struct profile *p, FILE *f)
 		"from them, %" PRIu64 " failed", st.copies, st.unwound,
 		st.failed);
 	for (i = 0; i < PROFILE_COPY_WHY_MAX; i++)
-		if (st.failed_why[i])
-			fprintf(f, "%s %s %" PRIu64, i ? ";" : ":",
+		if (st.failed_why[i]) {
+			fprintf(f, "%s %s %" PRIu64, sep,
 				st.why_name ? st.why_name(i) : "?",
 				st.failed_why[i]);
+			sep = ";";
+		}
 	fputc('\n', f);
 }
 
