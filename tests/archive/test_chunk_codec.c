@@ -14,8 +14,8 @@
  * -EBADMSG, never crash.  Codec 1 (user/archive/chunk_codec.c), which
  * fxtprof only decodes now, is tested on the chunks of a committed archive
  * (tests/archive/fixtures/README): each decodes, and damage to them fails
- * the same way.  Built plain and
- * with ASan+UBSan.
+ * the same way.  Stack copies (ABI 6) go through the encoder, the
+ * checker and the codec unchanged.  Built plain and with ASan+UBSan.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +34,8 @@
 #include "archive/chunk_codec.h"
 #include "archive/chunk_codec2.h"
 #include "archive_gen.h"
+#include "fxt/fxt_profile.h"
+#include "fxt/fxt_reader.h"
 
 #define FRAMES_MAX	600	/* past FXT_MAX_FRAMES: the encoder cuts it */
 
@@ -264,6 +266,133 @@ TEST_F(codec, every_record_shape_comes_back_byte_identical)
 				       (unsigned long long)coded);
 		coded = 0;
 	}
+}
+
+/*
+ * A sample of fxtprof record --call-graph dwarf: @nu user frames (0 or
+ * more) and a stack copy (ABI 6) of @size bytes whose words are frames,
+ * stack addresses and noise, from @seed.  Returns the copy's bytes.
+ */
+static size_t copy_sample(struct gen *g, uint64_t ts, unsigned int nu,
+			  uint32_t size, uint64_t seed)
+{
+	static union {
+		struct fxtprof_sample s;
+		uint64_t w[4 + 8 + 1 + FXTPROF_STACK_COPY_REGS_X86_64 +
+			   FXTPROF_MAX_STACK_COPY / 8];
+	} u;
+	struct fxtprof_stack_copy *c;
+	unsigned char *stack;
+	size_t len;
+
+	memset(&u, 0, sizeof(u));
+	u.s.hdr.type = FXTPROF_REC_SAMPLE;
+	u.s.hdr.time_ns = ts;
+	u.s.pid = 100;
+	u.s.tid = 101;
+	u.s.mode = FXTPROF_MODE_USER;
+	u.s.flags = FXTPROF_SAMPLE_STACK_COPY;
+	u.s.nr_user = (uint16_t)nu;
+	for (unsigned int i = 0; i < nu; i++)
+		u.s.ips[i] = 0x401000 + 0x10 * (seed % 5) + 0x100 * i;
+	c = (void *)&u.s.ips[nu];
+	c->machine = 62;	/* EM_X86_64 */
+	c->nr_regs = FXTPROF_STACK_COPY_REGS_X86_64;
+	c->size = size;
+	for (unsigned int i = 0; i < c->nr_regs; i++)
+		c->regs[i] = 0x7ffd00000000ull + seed * 0x1000 + i;
+	stack = (unsigned char *)&c->regs[c->nr_regs];
+	for (uint32_t i = 0; i + 8 <= size; i += 8) {
+		uint64_t w = i % 24 == 0 ? 0x401000 + seed % 64 :
+			     i % 24 == 8 ? 0x7ffd00001000ull + i :
+			     (seed + i) * 0x9e3779b97f4a7c15ull;
+
+		memcpy(stack + i, &w, 8);
+	}
+	len = sizeof(*c) + c->nr_regs * 8 + size;
+	u.s.hdr.size = (uint32_t)(32 + 8 * nu + ((len + 7) & ~7ul));
+	gen_feed(g, &u.s);
+	return len;
+}
+
+/*
+ * Copies in FXT (fxt_profile.h, FXT_PROFILE_EV_USTACK_COPY): the
+ * encoder writes each as the large blob right after its sample's, the
+ * checker takes them, and the codec gives them back byte for byte, with
+ * and without frames, of every size up to the largest, in one chunk and
+ * in many.
+ */
+TEST(stack_copies_come_back_byte_identical)
+{
+	char dir[] = "/tmp/test_chunk_codec.XXXXXX", path[64];
+	uint32_t sizes[] = { 0, 8, 4, 512, 8192, FXTPROF_MAX_STACK_COPY };
+	struct fxt_checker *chk;
+	struct fxt_reader *rd;
+	struct fxt_record rec;
+	struct sink_opts so = { 0 };
+	struct codec c = { .id = 2 };
+	uint64_t ts = 2 * GEN_NS, last_sample_ts = 0, blobs = 0, fed = 0;
+	size_t len, off, end;
+	unsigned char *fxt;
+	struct gen g;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/copies.fxt", dir);
+	ASSERT_EQ(0, gen_open(&g, path, &so, 1000000ull));
+	gen_run(&g, 2 * GEN_NS);
+	for (unsigned int n = 0; n < 600; n++, ts += 500000) {
+		copy_sample(&g, ts, n % 3 ? 6 : 0,
+			    sizes[n % (sizeof(sizes) / sizeof(sizes[0]))],
+			    n % 7);
+		fed++;
+	}
+	ASSERT_EQ(0, gen_close(&g));
+	fxt = slurp(path, &len);
+	unlink(path);
+	rmdir(dir);
+	ASSERT_NE(NULL, fxt);
+
+	/* Each copy, as fed, with its sample's time and thread. */
+	ASSERT_EQ(0, fxt_reader__new(0, &rd));
+	ASSERT_EQ(0, fxt_reader__feed(rd, fxt, len));
+	while (fxt_reader__next(rd, &rec) == 1) {
+		const struct fxtprof_stack_copy *cp;
+
+		if (rec.type == FXT_REC_EVENT &&
+		    fxt_str__is(&rec.event.name, FXT_PROFILE_EV_SAMPLE))
+			last_sample_ts = rec.ts;
+		if (rec.type != FXT_REC_LARGE ||
+		    !fxt_str__is(&rec.large.name, FXT_PROFILE_EV_USTACK_COPY))
+			continue;
+		EXPECT_TRUE(fxt_str__is(&rec.large.category,
+					FXT_PROFILE_CAT_META));
+		EXPECT_EQ(last_sample_ts, rec.ts);
+		EXPECT_EQ(101, rec.thread.tid);
+		cp = rec.large.data;
+		ASSERT_LE(8, rec.large.len);
+		EXPECT_EQ(62, cp->machine);
+		EXPECT_EQ(rec.large.len, 8 + 8ull * cp->nr_regs + cp->size);
+		blobs++;
+	}
+	fxt_reader__free(rd);
+	EXPECT_EQ(fed, blobs);
+
+	ASSERT_EQ(0, fxt_checker__new(NULL, NULL, &chk));
+	EXPECT_EQ(0, fxt_checker__feed(chk, fxt, len));
+	EXPECT_EQ(0, fxt_checker__finish(chk));
+	fxt_checker__free(chk);
+
+	ASSERT_EQ(0, chunk_codec2__new(&c.c2));
+	round_trip(_metadata, &c, fxt, len);
+	for (off = 0; off < len; off += end) {
+		count_records(fxt + off, len - off, 65536, &end);
+		if (!end)
+			end = record_len(fxt + off, len - off);
+		ASSERT_NE(0, end);
+		round_trip(_metadata, &c, fxt + off, end);
+	}
+	chunk_codec2__free(c.c2);
+	free(fxt);
 }
 
 /* A record of @words words: header @w0's type, the other words @fill. */

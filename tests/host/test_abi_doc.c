@@ -50,6 +50,7 @@ static const struct abi_flag {
 	CFG(FXTPROF_CFG_SCHED),
 	CFG(FXTPROF_CFG_ANNOTATE),
 	CFG(FXTPROF_CFG_UNWIND),
+	CFG(FXTPROF_CFG_STACK_COPY),
 };
 #define NR_CFG_FLAGS (sizeof(cfg_flags) / sizeof(cfg_flags[0]))
 

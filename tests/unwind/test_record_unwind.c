@@ -6,7 +6,8 @@
  * them, must each load their file's table once per build id and map it
  * at the bias that puts a function's address on its row; the memory cap
  * and a full source are counted; the config asks for tables only where
- * they can be walked, and falls back on a source that refuses them.
+ * they can be walked (not with --call-graph fp or dwarf), and falls back
+ * on a source that refuses them.
  * Prints TAP.
  */
 #define _GNU_SOURCE
@@ -209,6 +210,10 @@ TEST(config)
 	record_unwind__config(&o, &no_unwind_ops, &cfg);
 	EXPECT_FALSE(cfg.flags & FXTPROF_CFG_UNWIND);
 	o.ustack_walk = RECORD_USTACK_FP;
+	record_unwind__config(&o, &fake_ops, &cfg);
+	EXPECT_FALSE(cfg.flags & FXTPROF_CFG_UNWIND);
+	/* --call-graph dwarf: the copies are unwound on the host. */
+	o.ustack_walk = RECORD_USTACK_DWARF;
 	record_unwind__config(&o, &fake_ops, &cfg);
 	EXPECT_FALSE(cfg.flags & FXTPROF_CFG_UNWIND);
 	o.ustack_walk = RECORD_USTACK_TABLES;

@@ -4,7 +4,8 @@
 # kselftest program that /init runs after insmod; fxt_* are helpers the
 # tests spawn (found next to the test, in /tests).
 
-VM_TESTS := $(filter-out $(B)/tests/vm/test_mmap $(B)/tests/vm/test_unwind_walk,\
+VM_TESTS := $(filter-out $(B)/tests/vm/test_mmap $(B)/tests/vm/test_unwind_walk \
+	    $(B)/tests/vm/test_stack_copy,\
 	    $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(wildcard tests/vm/test_*.c)))
 VM_HELPERS := $(B)/tests/vm/fxt_child $(B)/tests/vm/fxt_fpchain \
 	      $(B)/tests/vm/fxt_mapper $(B)/tests/vm/fxt_pingpong \
@@ -49,6 +50,14 @@ $(B)/tests/vm/test_unwind_walk: $(B)/tests/vm/test_unwind_walk.o $(VM_UTIL_OBJ) 
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ \
 		$(UNWIND_STATIC_LDLIBS) -lpthread
 
+# test_stack_copy unwinds fxt_nofp's stack copies with user/unwind/'s
+# stack_copy (libdwfl, in the same static libdw).
+$(B)/tests/vm/test_stack_copy.o: CPPFLAGS += -Iuser
+$(B)/tests/vm/test_stack_copy: $(B)/tests/vm/test_stack_copy.o $(VM_UTIL_OBJ) \
+		$(FXTPROF_LIB) $(UNWIND_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ \
+		$(UNWIND_STATIC_LDLIBS) -lpthread
+
 FXT_NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
 	-fno-pie -no-pie
 $(B)/tests/vm/fxt_nofp: tests/vm/fxt_nofp.c
@@ -56,4 +65,5 @@ $(B)/tests/vm/fxt_nofp: tests/vm/fxt_nofp.c
 	$(CC) $(CPPFLAGS) $(FXT_NOFP_CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
 VM_TEST_PROGS += $(VM_TESTS) $(B)/tests/vm/test_mmap \
-	$(B)/tests/vm/test_unwind_walk $(VM_HELPERS)
+	$(B)/tests/vm/test_unwind_walk $(B)/tests/vm/test_stack_copy \
+	$(VM_HELPERS)

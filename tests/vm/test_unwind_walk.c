@@ -13,6 +13,61 @@
 #include "kselftest_harness.h"
 #include "vm_nofp.h"
 
+/* The frames expected of a sample that starts at @ips[0], in order. */
+static bool nofp_stack_ok(const struct nofp *n, const __u64 *ips,
+			  unsigned int nr)
+{
+	int fn[128], m = -1;
+	unsigned int i;
+
+	for (i = 0; i < nr && i < 128; i++) {
+		fn[i] = nofp_fn(n, ips[i]);
+		if (fn[i] == F_MAIN) {
+			m = i;
+			break;
+		}
+	}
+	if (m < 0)
+		return false;
+	if (fn[0] == F_CMP)	/* glibc's frames between, then nofp_sort */
+		return m >= 3 && fn[m - 1] == F_SORT;
+	if (fn[0] == F_LEAF) {	/* the whole recursion */
+		if (m != NOFP_DEPTH + 2)
+			return false;
+		for (i = 1; i < (unsigned int)m; i++)
+			if (fn[i] != F_RECURSE)
+				return false;
+		return true;
+	}
+	if (fn[0] == F_RECURSE) {
+		for (i = 1; i < (unsigned int)m; i++)
+			if (fn[i] != F_RECURSE)
+				return false;
+	}
+	if (fn[0] == F_SORT)
+		return m == 1;
+	return true;
+}
+
+static void log_stack(struct __test_metadata *_metadata,
+		      const struct nofp *n, const struct fxtprof_sample *s)
+{
+	const __u64 *ips = s->ips + s->nr_kernel;
+	char buf[1024];
+	int len = 0;
+
+	for (unsigned int i = 0; i < s->nr_user && i < 12; i++) {
+		int f = nofp_fn(n, ips[i]);
+
+		len += snprintf(buf + len, sizeof(buf) - len, " %s",
+				f >= 0 ? fn_names[f] : "?");
+		if (f < 0)
+			len += snprintf(buf + len, sizeof(buf) - len, "(%#llx)",
+					(unsigned long long)(ips[i] - n->bias));
+	}
+	TH_LOG("end %u, %u frames:%s", s->ustack_end, s->nr_user, buf);
+}
+
 static void walk_nofp(struct __test_metadata *_metadata,
 		      FIXTURE_DATA(dev) *self, const char *mode)
 {

@@ -3,7 +3,7 @@
  * vm_nofp.h - fxt_nofp (built -O2 -fomit-frame-pointer, static: glibc's
  * qsort is in it too) recorded with its unwind table built by user/unwind/
  * (libdw, what the recorder runs), loaded with libfxtprof and mapped for
- * the child's pid; and the frames its samples must have, in order:
+ * the child's pid; its functions, and the frames its samples have:
  *
  *   qsort:    nofp_cmp <- (glibc, one frame or more) <- nofp_sort <- main
  *   recurse:  nofp_leaf <- nofp_recurse x 41 <- main
@@ -43,6 +43,7 @@ struct nofp {
 	int to, from;			/* its stdin and stdout */
 	unsigned long long lo, hi;	/* its executable addresses */
 	unsigned long long pgoff;	/* the file offset mapped at lo */
+	unsigned long long stack_lo, stack_hi;	/* its [stack] */
 	unsigned long long bias;
 	unsigned long long addr[F_NR], size[F_NR];
 };
@@ -135,61 +136,6 @@ static int nofp_fn(const struct nofp *n, unsigned long long ip)
 		if (ip - n->bias - n->addr[f] < n->size[f])
 			return f;
 	return -1;
-}
-
-/* The frames expected of a sample that starts at @ips[0], in order. */
-static bool nofp_stack_ok(const struct nofp *n, const __u64 *ips,
-			  unsigned int nr)
-{
-	int fn[128], m = -1;
-	unsigned int i;
-
-	for (i = 0; i < nr && i < 128; i++) {
-		fn[i] = nofp_fn(n, ips[i]);
-		if (fn[i] == F_MAIN) {
-			m = i;
-			break;
-		}
-	}
-	if (m < 0)
-		return false;
-	if (fn[0] == F_CMP)	/* glibc's frames between, then nofp_sort */
-		return m >= 3 && fn[m - 1] == F_SORT;
-	if (fn[0] == F_LEAF) {	/* the whole recursion */
-		if (m != NOFP_DEPTH + 2)
-			return false;
-		for (i = 1; i < (unsigned int)m; i++)
-			if (fn[i] != F_RECURSE)
-				return false;
-		return true;
-	}
-	if (fn[0] == F_RECURSE) {
-		for (i = 1; i < (unsigned int)m; i++)
-			if (fn[i] != F_RECURSE)
-				return false;
-	}
-	if (fn[0] == F_SORT)
-		return m == 1;
-	return true;
-}
-
-static void log_stack(struct __test_metadata *_metadata,
-		      const struct nofp *n, const struct fxtprof_sample *s)
-{
-	const __u64 *ips = s->ips + s->nr_kernel;
-	char buf[1024];
-	int len = 0;
-
-	for (unsigned int i = 0; i < s->nr_user && i < 12; i++) {
-		int f = nofp_fn(n, ips[i]);
-
-		len += snprintf(buf + len, sizeof(buf) - len, " %s",
-				f >= 0 ? fn_names[f] : "?");
-		if (f < 0)
-			len += snprintf(buf + len, sizeof(buf) - len, "(%#llx)",
-					(unsigned long long)(ips[i] - n->bias));
-	}
-	TH_LOG("end %u, %u frames:%s", s->ustack_end, s->nr_user, buf);
 }
 
 /*

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_stack_copy.c - the stack copies of FXTPROF_CFG_STACK_COPY (ABI 6),
+ * end to end, on fxt_nofp recorded with its unwind table (vm_nofp.h):
+ *
+ *  - every sample of it carries a copy: this machine's registers, the
+ *    pc the walk started from, an SP inside its [stack], and stack bytes
+ *    that hold return addresses into it;
+ *  - the cross-check of issue 24: on the same recording, each copy is
+ *    unwound here with the host's unwinder (user/unwind/stack_copy.h,
+ *    libdwfl, linked statically as the board's fxtprof is), and in at
+ *    least 95% of the samples whose leaf is in the program, the module's
+ *    walk by tables and the unwind of the copy give the same pcs, in
+ *    order, down to main.
+ *
+ * Runs in the test VM after `insmod /fxtprof.ko`.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "kselftest_harness.h"
+#include "vm_nofp.h"
+#include "unwind/stack_copy.h"
+
+#ifdef __aarch64__
+#define COPY_MACHINE	EM_AARCH64
+#define COPY_NR_REGS	FXTPROF_STACK_COPY_REGS_ARM64
+#define COPY_SP		FXTPROF_STACK_COPY_SP_ARM64
+#define COPY_PC		FXTPROF_STACK_COPY_PC_ARM64
+#else
+#define COPY_MACHINE	EM_X86_64
+#define COPY_NR_REGS	FXTPROF_STACK_COPY_REGS_X86_64
+#define COPY_SP		FXTPROF_STACK_COPY_SP_X86_64
+#define COPY_PC		FXTPROF_STACK_COPY_PC_X86_64
+#endif
+
+/* The sample of fxt_nofp with its leaf in the program, else NULL. */
+static const struct fxtprof_sample *nofp_sample(const struct nofp *n,
+						const struct fxtprof_rec_hdr *rec)
+{
+	const struct fxtprof_sample *s = (const void *)rec;
+	__u64 leaf;
+
+	if (rec->type != FXTPROF_REC_SAMPLE || s->pid != (__u32)n->pid ||
+	    !s->nr_user)
+		return NULL;
+	leaf = s->ips[s->nr_kernel];
+	return leaf >= n->lo && leaf < n->hi ? s : NULL;
+}
+
+/* A copy as the ABI describes it, of a sample whose user pc is @pc. */
+static bool copy_sane(const struct nofp *n, const struct fxtprof_sample *s,
+		      const struct fxtprof_stack_copy *c)
+{
+	const __u64 *stack = &c->regs[c->nr_regs];
+	__u32 nr = (__u32)s->nr_kernel + s->nr_user, ras = 0;
+
+	if (c->machine != COPY_MACHINE || c->nr_regs != COPY_NR_REGS ||
+	    !c->size || c->size > FXTPROF_DEFAULT_STACK_COPY || c->size % 8 ||
+	    s->hdr.size != sizeof(*s) + nr * 8 + sizeof(*c) +
+			   c->nr_regs * 8 + c->size)
+		return false;
+	if (c->regs[COPY_PC] != s->ips[s->nr_kernel] ||
+	    c->regs[COPY_SP] < n->stack_lo || c->regs[COPY_SP] >= n->stack_hi ||
+	    c->regs[COPY_SP] + c->size > n->stack_hi)
+		return false;
+	for (__u32 i = 0; i < c->size / 8; i++)
+		ras += stack[i] >= n->lo && stack[i] < n->hi;
+	return ras > 0;
+}
+
+TEST_F(dev, every_sample_carries_a_sane_copy)
+{
+	unsigned int in_prog = 0, copies = 0, sane = 0;
+	struct nofp n = { 0 };
+
+	record_nofp(_metadata, self, &n, "recurse", "1000",
+		    FXTPROF_MAX_STACK_DEPTH, 0, FXTPROF_CFG_STACK_COPY);
+	ASSERT_LT(0, n.stack_lo);
+	vm_recs_for_each(&self->r, rec) {
+		const struct fxtprof_sample *s = nofp_sample(&n, rec);
+		const struct fxtprof_stack_copy *c;
+
+		if (!s)
+			continue;
+		in_prog++;
+		c = fxtprof_sample__stack_copy(s);
+		if (!c)
+			continue;
+		copies++;
+		if (copy_sane(&n, s, c))
+			sane++;
+		else if (in_prog - sane < 5)
+			TH_LOG("machine %u, %u regs, %u bytes, pc %#llx sp %#llx",
+			       c->machine, c->nr_regs, c->size,
+			       (unsigned long long)c->regs[COPY_PC],
+			       (unsigned long long)c->regs[COPY_SP]);
+	}
+	TH_LOG("%u samples in fxt_nofp, %u with a copy, %u sane", in_prog,
+	       copies, sane);
+	EXPECT_LE(50, in_prog);
+	EXPECT_EQ(in_prog, copies);
+	EXPECT_EQ(copies, sane);
+}
+
+/*
+ * Whether the module's walk @k (nr_k pcs) reaches main and the unwind of
+ * the copy @p (nr_p pcs) gives the same pcs down to it.
+ */
+static bool same_to_main(const struct nofp *n, const __u64 *k,
+			 unsigned int nr_k, const uint64_t *p,
+			 unsigned int nr_p)
+{
+	for (unsigned int i = 0; i < nr_k && i < nr_p; i++) {
+		if (k[i] != p[i])
+			return false;
+		if (nofp_fn(n, k[i]) == F_MAIN)
+			return true;
+	}
+	return false;
+}
+
+static void log_both(struct __test_metadata *_metadata, const struct nofp *n,
+		     const __u64 *k, unsigned int nr_k, const uint64_t *p,
+		     unsigned int nr_p, enum stack_copy_end end)
+{
+	char buf[1024];
+	int len = 0;
+
+	for (unsigned int i = 0; i < 8 && (i < nr_k || i < nr_p); i++)
+		len += snprintf(buf + len, sizeof(buf) - len, " %#llx/%#llx",
+				i < nr_k ? (unsigned long long)(k[i] - n->bias) : 0,
+				i < nr_p ? (unsigned long long)(p[i] - n->bias) : 0);
+	TH_LOG("walk %u, copy %u frames (%s), walk/copy:%s", nr_k, nr_p,
+	       stack_copy_end__name(end), buf);
+}
+
+static void cross_check(struct __test_metadata *_metadata,
+			FIXTURE_DATA(dev) *self, const char *mode)
+{
+	unsigned int in_prog = 0, same = 0, logged = 0;
+	unsigned int ends[STACK_COPY__NR] = { 0 };
+	struct stack_copy_unwinder *u;
+	struct stack_copy_module m;
+	uint64_t pcs[FXTPROF_MAX_STACK_DEPTH];
+	struct nofp n = { 0 };
+
+	record_nofp(_metadata, self, &n, mode, "2000",
+		    FXTPROF_MAX_STACK_DEPTH, 0, FXTPROF_CFG_STACK_COPY);
+	ASSERT_EQ(0, stack_copy_unwinder__new(COPY_MACHINE, &u));
+	m = (struct stack_copy_module){
+		.start = n.lo, .end = n.hi, .pgoff = n.pgoff,
+		.path = vm_test_path("fxt_nofp"),
+	};
+	ASSERT_EQ(0, stack_copy_unwinder__add(u, &m));
+	vm_recs_for_each(&self->r, rec) {
+		const struct fxtprof_sample *s = nofp_sample(&n, rec);
+		const struct fxtprof_stack_copy *c;
+		enum stack_copy_end end;
+		unsigned int nr = 0;
+
+		if (!s || !(c = fxtprof_sample__stack_copy(s)))
+			continue;
+		in_prog++;
+		end = stack_copy_unwinder__unwind(u, c, sizeof(*c) +
+						  c->nr_regs * 8 + c->size,
+						  pcs, FXTPROF_MAX_STACK_DEPTH,
+						  &nr);
+		ends[end]++;
+		if (same_to_main(&n, s->ips + s->nr_kernel, s->nr_user, pcs,
+				 nr))
+			same++;
+		else if (logged++ < 5)
+			log_both(_metadata, &n, s->ips + s->nr_kernel,
+				 s->nr_user, pcs, nr, end);
+	}
+	stack_copy_unwinder__free(u);
+	TH_LOG("%s: %u samples in fxt_nofp, %u the same down to main; "
+	       "copies: %u ok, %u short, %u failed", mode, in_prog, same,
+	       ends[STACK_COPY_END_OK], ends[STACK_COPY_END_SHORT],
+	       in_prog - ends[STACK_COPY_END_OK] - ends[STACK_COPY_END_SHORT]);
+	EXPECT_LE(100, in_prog);
+	EXPECT_LE(in_prog * 95, same * 100ull);
+}
+
+TEST_F(dev, copies_unwind_as_the_walk_in_qsort)
+{
+	cross_check(_metadata, self, "qsort");
+}
+
+TEST_F(dev, copies_unwind_as_the_walk_in_recursion)
+{
+	cross_check(_metadata, self, "recurse");
+}
+
+TEST_HARNESS_MAIN
