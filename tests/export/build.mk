@@ -21,14 +21,15 @@ EXPORT_TOOL_LIBS := $(B)/lib/libreport.a $(EXPORT_TOOL_LIBS)
 # these, host tests all.
 ifeq ($(ARCH),x86_64)
 $(EXPORT_TEST_DIR)/%.o: CPPFLAGS += -Iuser -Iuser/cmd -Iuser/fxt
-$(B)/user/cmd/export.o $(B)/user/cmd/symbolize.o: CPPFLAGS += -Iuser -Iuser/fxt
+$(B)/user/cmd/export.o $(B)/user/cmd/symbolize.o \
+$(B)/user/cmd/copy_unwind.o: CPPFLAGS += -Iuser -Iuser/fxt
 
 # export.o reads archives through archive_input.o (user/cmd/archive_input.h).
 $(EXPORT_TEST_DIR)/export_tool: $(EXPORT_TEST_DIR)/export_tool.o \
 		$(B)/user/cmd/export.o $(B)/user/cmd/symbolize.o \
-		$(B)/user/cmd/cmd_helpers.o \
+		$(B)/user/cmd/cmd_helpers.o $(B)/user/cmd/copy_unwind.o \
 		$(B)/user/cmd/archive_input.o $(ARCHIVE_LIB) \
-		$(EXPORT_TOOL_LIBS)
+		$(EXPORT_TOOL_LIBS) $(UNWIND_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SYMBOLIZE_LDLIBS) $(ARCHIVE_LDLIBS)
 
 $(EXPORT_TEST_DIR)/export_testgen: $(EXPORT_TEST_DIR)/export_testgen.o \

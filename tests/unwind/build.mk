@@ -5,7 +5,9 @@
 # (test_unwind_bad, plain and under ASan+UBSan), a real stack walked with
 # a real table by the module's walk (test_unwind_walk), the recorder's
 # side against a fake source
-# (test_record_unwind) and `fxtprof unwind` (run_unwind_cmd).
+# (test_record_unwind), `fxtprof unwind` (run_unwind_cmd), and stack
+# copies unwound on the host, then reported (test_stack_copy, on
+# scopy_work, plain and under ASan+UBSan).
 #
 # The fixtures are built here without frame pointers: nofp.c for x86_64
 # and, with the cross compiler, aarch64; throw.cpp; nofp with only
@@ -83,18 +85,21 @@ $(UW_T)/test_unwind_walk: tests/unwind/test_unwind_walk.c $(UNWIND_LIB) \
 UW_SCOPY_LIBS := $(B)/lib/libencode.a $(B)/lib/libsink.a $(ARCHIVE_LIB) \
 	$(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(FXT_LIB)
 UW_SCOPY_LDLIBS := $(UNWIND_LDLIBS) $(ARCHIVE_LDLIBS) -luring
-UW_SCOPY_FLAGS = $(UW_TEST_FLAGS) -Iuser/fxt -Iuser/lib \
-	-DFXTPROF_BIN='"$(abspath $(B)/bin/fxtprof)"'
+UW_SCOPY_FLAGS = $(UW_TEST_FLAGS) -Iuser/fxt -Iuser/lib
 $(UW_T)/test_stack_copy: tests/unwind/test_stack_copy.c $(UNWIND_LIB) \
 		$(UTIL_LIB) $(UNWIND_HDRS) $(UW_FIXTURES) $(UW_SCOPY_LIBS) \
 		$(B)/bin/fxtprof
-	$(CC) $(UW_SCOPY_FLAGS) $(CFLAGS) -o $@ $< $(UNWIND_LIB) \
+	$(CC) $(UW_SCOPY_FLAGS) $(CFLAGS) \
+		-DFXTPROF_BIN='"$(abspath $(B)/bin/fxtprof)"' -o $@ $< $(UNWIND_LIB) \
 		$(UW_SCOPY_LIBS) $(UTIL_LIB) $(UW_SCOPY_LDLIBS)
+# Under ASan+UBSan, the report is the sanitized fxtprof's (tests/report).
 $(B)/asan/tests/unwind/test_stack_copy: tests/unwind/test_stack_copy.c \
 		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_HDRS) $(UW_FIXTURES) \
-		$(UW_SCOPY_LIBS) $(B)/bin/fxtprof
+		$(UW_SCOPY_LIBS) $(B)/asan/tests/report/fxtprof
 	@mkdir -p $(@D)
-	$(CC) $(UW_SCOPY_FLAGS) $(CFLAGS) $(FXT_SAN_FLAGS) -o $@ $< \
+	$(CC) $(UW_SCOPY_FLAGS) $(CFLAGS) $(FXT_SAN_FLAGS) \
+		-DFXTPROF_BIN='"$(abspath $(B)/asan/tests/report/fxtprof)"' \
+		-o $@ $< \
 		$(UNWIND_LIB_ASAN) $(UW_SCOPY_LIBS) $(UTIL_LIB_ASAN) \
 		$(UW_SCOPY_LDLIBS)
 

@@ -2,7 +2,8 @@
 #
 # user/unwind/build.mk - unwind tables: an ELF file's CFI, read with
 # elfutils' libdw, compiled into the rows the module and the bpf source
-# walk (Documentation/unwinding.md), and a cache of them by build id.
+# walk (Documentation/unwinding.md), and a cache of them by build id; and
+# the host's unwind of samples' stack copies with libdwfl (stack_copy.h).
 #   $(B)/lib/libunwindtab.a       include "unwind/unwind_table.h" with
 #                                 -Iuser; link $(UNWIND_LDLIBS) after it
 #   $(B)/asan/lib/libunwindtab.a  the same under ASan+UBSan, for tests
