@@ -17,7 +17,8 @@
  *    repeats the recorder's;
  *  - the application's annotations, kept by profile_annot.c;
  *  - stack copies (`fxtprof`/`ustack_copy` blobs after a sample's), kept
- *    whole until profile__unwind_copies() gives their samples frames.
+ *    whole until profile__unwind_copies() gives their samples frames,
+ *    then freed.
  * Lookups are binary searches over arrays sorted once at the end.
  */
 #define _GNU_SOURCE
@@ -298,6 +299,7 @@ struct profile {
 	size_t nr_copies, cap_copies;
 	struct hmap stacks;		/* the loader's, kept for the copies */
 	struct profile_copy_stats copy_stats;
+	bool copies_unwound;		/* and freed */
 };
 
 /* Loader state that does not outlive the load. */
@@ -1705,7 +1707,7 @@ int profile__unwind_copies(struct profile *p,
 	size_t i;
 	int ret = 0;
 
-	if (!p->nr_copies || st->copies)
+	if (!p->nr_copies || p->copies_unwound)
 		return 0;
 	pcs = malloc(COPY_MAX_FRAMES * sizeof(*pcs));
 	if (!pcs)
@@ -1747,6 +1749,13 @@ int profile__unwind_copies(struct profile *p,
 free_map:
 	u64map_free(&by_seq);
 	free(pcs);
+	/* Unwound once: the copies, often most of the file, go. */
+	for (i = 0; i < p->nr_copies; i++) {
+		free(p->copies[i].data);
+		p->copies[i].data = NULL;
+	}
+	hmap__free(&p->stacks);
+	p->copies_unwound = true;
 	return ret;
 }
 

@@ -192,7 +192,10 @@ struct profile_copy_stats {
 	const char *(*why_name)(unsigned int why);
 };
 
-/* 0 (also with no copies: then nothing is done), or -ENOMEM. */
+/*
+ * 0 (also with no copies: then nothing is done), or -ENOMEM.  Once only:
+ * the copies are freed after.
+ */
 int profile__unwind_copies(struct profile *p,
 			   const struct profile_unwinder *uw);
 void profile__copy_stats(const struct profile *p,
