@@ -4,7 +4,8 @@
  * with the FXT writer: names at sample time (exec, rename, CPU blocks out
  * of time order), idle samples, the mapping rule with fork inheritance,
  * kernel images and symbols replayed by segments, the wall clock of a
- * timestamp from the clock object, and bad input (a truncated stream,
+ * timestamp from the clock object, stack copies paired with their
+ * samples and given to an unwinder, and bad input (a truncated stream,
  * malformed mapping, symbol and clock objects) failing with the byte
  * offset.  Built plain and under ASan+UBSan (asan/).
  */
@@ -438,6 +439,134 @@ TEST(wall_clock)
 	EXPECT_FALSE(profile__wall_clock(p, boot - 1001, &wall));
 	ASSERT_TRUE(profile__wall_clock(p, boot - 1000, &wall));
 	EXPECT_EQ(0, wall);
+	profile__free(p);
+	rec_close(&r);
+}
+
+/*
+ * A stack copy blob, as the encoder writes it; the payload's first byte
+ * tells the fake unwinder below what to answer.
+ */
+static void copy(struct rec *r, uint64_t ts, uint32_t pid, uint32_t tid,
+		 char mark)
+{
+	struct fxt_tref th = fxt_tref_inline(pid, tid);
+	char data[16] = { mark };
+
+	if (fxt_writer__large_blob(r->w, ts, &th, ref(r, "fxtprof"),
+				   ref(r, "ustack_copy"), NULL, 0, data,
+				   sizeof(data)))
+		abort();
+}
+
+struct fake_unwind {
+	unsigned int calls;
+	size_t bad_len;
+};
+
+/* 'F' fails (why 3); another mark gives 3 frames, the first the mark. */
+static int fake_unwind(void *ctx, const struct profile *p,
+		       const struct profile_sample *smp, const void *data,
+		       size_t len, uint64_t *pcs, unsigned int max,
+		       unsigned int *why)
+{
+	struct fake_unwind *f = ctx;
+	char mark = *(const char *)data;
+
+	(void)p;
+	(void)smp;
+	f->calls++;
+	if (len != 16 || max < 3)
+		f->bad_len++;
+	if (mark == 'F') {
+		*why = 3;
+		return 0;
+	}
+	pcs[0] = 0x1000 + (uint64_t)mark;
+	pcs[1] = 0x2000;
+	pcs[2] = 0x3000;
+	return 3;
+}
+
+static const char *fake_why(unsigned int why)
+{
+	return why == 3 ? "three" : "other";
+}
+
+/*
+ * Each copy goes with the sample just before it on its thread at its
+ * time, after the sample's frames or alone; the samples that walked no
+ * user stack beyond the leaf get the unwinder's frames after their
+ * kernel ones, equal stacks sharing one array; the others keep theirs.
+ */
+TEST(stack_copies)
+{
+	static const uint64_t ka[] = { 0xffffffff81001000ull, 0x401000 };
+	static const uint64_t walked[] = { 0x401000, 0x401100, 0x401200 };
+	struct fake_unwind f = { 0 };
+	struct profile_unwinder uw = {
+		.unwind = fake_unwind, .why_name = fake_why, .ctx = &f,
+	};
+	struct profile_copy_stats st;
+	const struct profile_sample *s[6];
+	struct profile_error err;
+	struct profile *p;
+	struct rec r;
+	unsigned int i;
+
+	rec_open(&r);
+	names(&r, 10, 11, "prog");
+	copy(&r, 50, 10, 11, 'X');		/* after no sample: skipped */
+	sample(&r, 100, 10, 11, 0, "kernel", ka, 1, 2);
+	copy(&r, 100, 10, 11, 'A');
+	sample(&r, 200, 10, 11, 0, "user", NULL, 0, 0);
+	copy(&r, 200, 10, 11, 'B');
+	sample(&r, 300, 10, 11, 0, "user", walked, 0, 3);
+	copy(&r, 300, 10, 11, 'C');		/* walked: kept as is */
+	sample(&r, 400, 10, 11, 0, "user", walked, 0, 1);
+	copy(&r, 400, 10, 12, 'D');		/* another thread: skipped */
+	sample(&r, 500, 10, 11, 0, "user", walked, 0, 1);
+	copy(&r, 500, 10, 11, 'F');		/* the unwinder fails */
+	sample(&r, 600, 10, 11, 0, "user", walked, 0, 1);
+	copy(&r, 600, 10, 11, 'B');		/* B's stack again */
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(6, profile__nr_samples(p));
+	for (i = 0; i < 6; i++)
+		s[i] = profile__sample(p, i);
+	profile__copy_stats(p, &st);
+	EXPECT_EQ(5, st.copies);
+	EXPECT_EQ(0, st.unwound);
+
+	ASSERT_EQ(0, profile__unwind_copies(p, &uw));
+	EXPECT_EQ(4, f.calls);			/* not C's */
+	EXPECT_EQ(0, f.bad_len);
+	profile__copy_stats(p, &st);
+	EXPECT_EQ(5, st.copies);
+	EXPECT_EQ(3, st.unwound);
+	EXPECT_EQ(1, st.failed);
+	EXPECT_EQ(1, st.failed_why[3]);
+	EXPECT_STREQ("three", st.why_name(3));
+	/* A: its kernel frame, then the unwound ones. */
+	EXPECT_EQ(1, s[0]->nr_kernel);
+	EXPECT_EQ(3, s[0]->nr_user);
+	EXPECT_EQ(ka[0], s[0]->ips[0]);
+	EXPECT_EQ(0x1000 + 'A', s[0]->ips[1]);
+	EXPECT_EQ(0x3000, s[0]->ips[3]);
+	/* B, no frames of its own, and the last, share one stack. */
+	EXPECT_EQ(0, s[1]->nr_kernel);
+	EXPECT_EQ(3, s[1]->nr_user);
+	EXPECT_EQ(0x1000 + 'B', s[1]->ips[0]);
+	EXPECT_EQ(s[1]->ips, s[5]->ips);
+	/* C walked; D's copy went astray; F's unwind failed: as recorded. */
+	EXPECT_EQ(3, s[2]->nr_user);
+	EXPECT_EQ(walked[2], s[2]->ips[2]);
+	EXPECT_EQ(1, s[3]->nr_user);
+	EXPECT_EQ(1, s[4]->nr_user);
+	EXPECT_EQ(walked[0], s[4]->ips[0]);
+	/* Once only. */
+	ASSERT_EQ(0, profile__unwind_copies(p, &uw));
+	EXPECT_EQ(4, f.calls);
 	profile__free(p);
 	rec_close(&r);
 }
