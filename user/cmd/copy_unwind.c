@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * copy_unwind.c - see copy_unwind.h.  One stack_copy_unwinder per process
- * and epoch of its mappings (profile__mapping_epoch()): adding the files
- * is what costs, and samples of one process mostly share an epoch.
+ * and epoch of its mappings (profile__mapping_epoch()), in a hash map:
+ * adding the files is what costs, and samples of one process mostly
+ * share an epoch.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,18 +12,12 @@
 
 #include "copy_unwind.h"
 #include "unwind/stack_copy.h"
-
-struct copy_unwinder_ent {
-	uint32_t pid;
-	uint64_t epoch;
-	struct stack_copy_unwinder *u;	/* NULL: could not be made */
-};
+#include "util/hmap.h"
 
 struct copy_unwind {
 	struct symbolizer *sym;
-	struct copy_unwinder_ent *ents;
-	size_t nr;
-	size_t last;			/* index + 1 of the last one used */
+	/* pid << 32 | epoch -> its unwinder (0: it could not be made) */
+	struct hmap unwinders;
 };
 
 struct add_ctx {
@@ -44,36 +39,29 @@ static int add_mapping(void *ctx, const struct profile_mapping *m)
 	return 0;
 }
 
+/*
+ * The unwinder of smp's process in its epoch, made at its first copy
+ * with every mapping of that epoch; NULL if it cannot be (remembered).
+ */
 static struct stack_copy_unwinder *
 unwinder_of(struct copy_unwind *cu, const struct profile *p,
 	    const struct profile_sample *smp, unsigned int machine)
 {
-	uint64_t epoch = profile__mapping_epoch(p, smp->pid, smp->ts);
-	struct copy_unwinder_ent *e;
+	/* Epochs count the profile's mapping events: 32 bits hold them. */
+	uint64_t key = (uint64_t)smp->pid << 32 |
+		       (uint32_t)profile__mapping_epoch(p, smp->pid, smp->ts);
 	struct add_ctx a = { .cu = cu };
-	size_t i;
+	uint64_t *v = hmap__get(&cu->unwinders, key);
 
-	if (cu->last && cu->ents[cu->last - 1].pid == smp->pid &&
-	    cu->ents[cu->last - 1].epoch == epoch)
-		return cu->ents[cu->last - 1].u;
-	for (i = 0; i < cu->nr; i++)
-		if (cu->ents[i].pid == smp->pid && cu->ents[i].epoch == epoch) {
-			cu->last = i + 1;
-			return cu->ents[i].u;
-		}
-	e = realloc(cu->ents, (cu->nr + 1) * sizeof(*e));
-	if (!e)
+	if (v)
+		return (struct stack_copy_unwinder *)(uintptr_t)*v;
+	if (!stack_copy_unwinder__new(machine, &a.u))
+		profile__for_each_mapping(p, smp->pid, smp->ts, add_mapping,
+					  &a);
+	if (hmap__put(&cu->unwinders, key, (uintptr_t)a.u)) {
+		stack_copy_unwinder__free(a.u);
 		return NULL;
-	cu->ents = e;
-	e = &cu->ents[cu->nr++];
-	e->pid = smp->pid;
-	e->epoch = epoch;
-	e->u = NULL;
-	cu->last = cu->nr;
-	if (stack_copy_unwinder__new(machine, &a.u))
-		return NULL;
-	profile__for_each_mapping(p, smp->pid, smp->ts, add_mapping, &a);
-	e->u = a.u;
+	}
 	return a.u;
 }
 
@@ -126,7 +114,7 @@ int copy_unwind__apply(struct profile *p,
 		.ctx = &cu,
 	};
 	struct profile_copy_stats st;
-	size_t i;
+	struct hmap_slot *slot;
 	int err;
 
 	profile__copy_stats(p, &st);
@@ -142,9 +130,9 @@ int copy_unwind__apply(struct profile *p,
 	if (err)
 		fprintf(stderr, "fxtprof: unwinding the stack copies: %s\n",
 			strerror(-err));
-	for (i = 0; i < cu.nr; i++)
-		stack_copy_unwinder__free(cu.ents[i].u);
-	free(cu.ents);
+	hmap__for_each(&cu.unwinders, slot)
+		stack_copy_unwinder__free((void *)(uintptr_t)slot->val);
+	hmap__free(&cu.unwinders);
 	symbolizer__free(cu.sym);
 	return err;
 }

@@ -300,6 +300,7 @@ struct profile {
 	struct hmap stacks;		/* the loader's, kept for the copies */
 	struct profile_copy_stats copy_stats;
 	bool copies_unwound;		/* and freed */
+	uint64_t copies_walked;		/* of samples with a walked stack */
 };
 
 /* Loader state that does not outlive the load. */
@@ -672,6 +673,12 @@ static int on_stack(struct loader *ld, const struct fxt_record *rec)
 	return intern_stack(p, &ld->stacks, e, ips, n);
 }
 
+/* Whether a sample's user stack wants its copy's: only the leaf, or partial. */
+static bool wants_copy(const struct profile_sample *s)
+{
+	return s->nr_user <= 1 || s->ustack_end;
+}
+
 /*
  * A stack copy: kept with the file position of its sample, the newest,
  * which it follows on the same thread at the same time (after the
@@ -690,6 +697,11 @@ static int on_copy(struct loader *ld, const struct fxt_record *rec)
 	if (e->s.pid != rec->thread.pid || e->s.tid != rec->thread.tid ||
 	    e->s.ts != to_ns(ld, rec->ts))
 		return 0;
+	/* A walked stack is kept: its copy is counted, not stored. */
+	if (!wants_copy(&e->s)) {
+		p->copies_walked++;
+		return 0;
+	}
 	c = VEC_PUSH(p->copies, p->nr_copies, p->cap_copies);
 	if (!c)
 		return -ENOMEM;
@@ -1675,12 +1687,6 @@ void profile__stats(const struct profile *p, struct profile_stats *st)
 /* The most user frames a copy's unwind gives a sample. */
 #define COPY_MAX_FRAMES		512
 
-/* Whether e's user stack wants its copy's: only the leaf, or partial. */
-static bool wants_copy(const struct profile_sample *s)
-{
-	return s->nr_user <= 1 || s->ustack_end;
-}
-
 /* e's frames: its kernel ones, then the n user pcs. */
 static int copy_frames(struct profile *p, struct sample_ent *e,
 		       const uint64_t *pcs, unsigned int n)
@@ -1730,9 +1736,6 @@ int profile__unwind_copies(struct profile *p,
 
 		if (!v)
 			continue;
-		st->copies++;
-		if (!wants_copy(&e->s))
-			continue;
 		c = &p->copies[*v - 1];
 		n = uw->unwind(uw->ctx, p, &e->s, c->data, c->len, pcs,
 			       COPY_MAX_FRAMES, &why);
@@ -1764,6 +1767,5 @@ void profile__copy_stats(const struct profile *p,
 {
 	*st = p->copy_stats;
 	/* Copies not unwound (yet) are still counted. */
-	if (!st->copies)
-		st->copies = p->nr_copies;
+	st->copies = p->nr_copies + p->copies_walked;
 }
