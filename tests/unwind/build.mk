@@ -85,9 +85,10 @@ $(UW_T)/test_unwind_walk: tests/unwind/test_unwind_walk.c $(UNWIND_LIB) \
 UW_SCOPY_LIBS := $(B)/lib/libencode.a $(B)/lib/libsink.a $(ARCHIVE_LIB) \
 	$(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(FXT_LIB)
 UW_SCOPY_LDLIBS := $(UNWIND_LDLIBS) $(ARCHIVE_LDLIBS) -luring
-UW_SCOPY_FLAGS = $(UW_TEST_FLAGS) -Iuser/fxt -Iuser/lib
+UW_SCOPY_FLAGS = $(UW_TEST_FLAGS) -Iuser/fxt -Iuser/lib -Itests/host
 $(UW_T)/test_stack_copy: tests/unwind/test_stack_copy.c $(UNWIND_LIB) \
 		$(UTIL_LIB) $(UNWIND_HDRS) $(UW_FIXTURES) $(UW_SCOPY_LIBS) \
+		tests/host/fxt_test_util.h \
 		$(B)/bin/fxtprof
 	$(CC) $(UW_SCOPY_FLAGS) $(CFLAGS) \
 		-DFXTPROF_BIN='"$(abspath $(B)/bin/fxtprof)"' -o $@ $< $(UNWIND_LIB) \
@@ -95,7 +96,8 @@ $(UW_T)/test_stack_copy: tests/unwind/test_stack_copy.c $(UNWIND_LIB) \
 # Under ASan+UBSan, the report is the sanitized fxtprof's (tests/report).
 $(B)/asan/tests/unwind/test_stack_copy: tests/unwind/test_stack_copy.c \
 		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_HDRS) $(UW_FIXTURES) \
-		$(UW_SCOPY_LIBS) $(B)/asan/tests/report/fxtprof
+		$(UW_SCOPY_LIBS) tests/host/fxt_test_util.h \
+		$(B)/asan/tests/report/fxtprof
 	@mkdir -p $(@D)
 	$(CC) $(UW_SCOPY_FLAGS) $(CFLAGS) $(FXT_SAN_FLAGS) \
 		-DFXTPROF_BIN='"$(abspath $(B)/asan/tests/report/fxtprof)"' \

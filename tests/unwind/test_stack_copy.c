@@ -32,6 +32,7 @@
 
 #include "kselftest_harness.h"
 
+#include "fxt_test_util.h"
 #include "encode/encoder.h"
 #include "encode/fxt_encoder.h"
 #include "fxt/fxt.h"
@@ -590,29 +591,6 @@ TEST(arm64_copy)
 
 /* ---- a recording with copies, through `fxtprof report` ------------- */
 
-struct membuf {
-	unsigned char *buf;
-	size_t len, cap;
-};
-
-static int membuf_write(void *ctx, const void *rec, size_t len)
-{
-	struct membuf *m = ctx;
-
-	if (m->len + len > m->cap) {
-		size_t cap = 2 * (m->len + len);
-		unsigned char *b = realloc(m->buf, cap);
-
-		if (!b)
-			return -ENOMEM;
-		m->buf = b;
-		m->cap = cap;
-	}
-	memcpy(m->buf + m->len, rec, len);
-	m->len += len;
-	return 0;
-}
-
 static int encode_mmap(struct encoder *enc, uint32_t pid,
 		       const struct stack_copy_module *m)
 {
@@ -666,8 +644,8 @@ static int encode_sample(struct encoder *enc, uint32_t pid, uint64_t ts,
 TEST(report_of_copies)
 {
 	static struct capture cap;
-	struct fxt_writer_opts wo = { .sz = sizeof(wo), .write = membuf_write };
-	struct membuf out = { 0 };
+	struct fxt_writer_opts wo = { .sz = sizeof(wo), .write = memsink_write };
+	struct memsink out = { 0 };
 	struct fxt_encoder *fe;
 	struct encoder enc;
 	char path[] = "/tmp/test_stack_copy.XXXXXX", cmd[512], line[1024];
@@ -714,7 +692,7 @@ TEST(report_of_copies)
 	EXPECT_TRUE(rec);
 	EXPECT_LE(95.0, main_children);
 	unlink(path);
-	free(out.buf);
+	memsink_free(&out);
 	release(&cap);
 }
 
