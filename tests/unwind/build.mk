@@ -91,12 +91,12 @@ $(UW_T)/test_stack_copy: tests/unwind/test_stack_copy.c $(UNWIND_LIB) \
 		tests/host/fxt_test_util.h \
 		$(B)/bin/fxtprof
 	$(CC) $(UW_SCOPY_FLAGS) $(CFLAGS) \
-		-DFXTPROF_BIN='"$(abspath $(B)/bin/fxtprof)"' -o $@ $< $(UNWIND_LIB) \
-		$(UW_SCOPY_LIBS) $(UTIL_LIB) $(UW_SCOPY_LDLIBS)
+		-DFXTPROF_BIN='"$(abspath $(B)/bin/fxtprof)"' -o $@ $< \
+		$(UNWIND_LIB) $(UW_SCOPY_LIBS) $(UTIL_LIB) $(UW_SCOPY_LDLIBS)
 # Under ASan+UBSan, the report is the sanitized fxtprof's (tests/report).
 $(B)/asan/tests/unwind/test_stack_copy: tests/unwind/test_stack_copy.c \
-		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_HDRS) $(UW_FIXTURES) \
-		$(UW_SCOPY_LIBS) tests/host/fxt_test_util.h \
+		$(UNWIND_LIB_ASAN) $(UTIL_LIB_ASAN) $(UNWIND_HDRS) \
+		$(UW_FIXTURES) $(UW_SCOPY_LIBS) tests/host/fxt_test_util.h \
 		$(B)/asan/tests/report/fxtprof
 	@mkdir -p $(@D)
 	$(CC) $(UW_SCOPY_FLAGS) $(CFLAGS) $(FXT_SAN_FLAGS) \

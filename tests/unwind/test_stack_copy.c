@@ -118,7 +118,8 @@ static int func_of(const char *path, const char *name, struct func *f)
 
 static long perf_open(struct perf_event_attr *a, pid_t pid)
 {
-	return syscall(SYS_perf_event_open, a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return syscall(SYS_perf_event_open, a, pid, -1, -1,
+		       PERF_FLAG_FD_CLOEXEC);
 }
 
 /* One PERF_RECORD_SAMPLE, as a struct fxtprof_stack_copy. */
@@ -281,9 +282,12 @@ static int capture(struct capture *cap)
 	munmap(pg, (RING_PAGES + 1) * 4096ul);
 	close(fd);
 	close(go[1]);
-	for (i = 0; i < (int)cap->nr_maps; i++)
-		if (strstr(cap->maps[i].path, "/scopy_work"))
-			cap->prog_bias = cap->maps[i].start - cap->maps[i].pgoff;
+	for (i = 0; i < (int)cap->nr_maps; i++) {
+		const struct stack_copy_module *m = &cap->maps[i];
+
+		if (strstr(m->path, "/scopy_work"))
+			cap->prog_bias = m->start - m->pgoff;
+	}
 	return cap->nr ? 0 : -ENODATA;
 }
 
@@ -392,7 +396,8 @@ static enum verdict judge(const struct capture *cap, const struct funcs *fn,
 		    levels > DEPTH)
 			return BAD;
 	}
-	if (!in(cap, &fn->deep, pcs[0]) && !next_is(cap, &fn->deep, pcs, nr, &i))
+	if (!in(cap, &fn->deep, pcs[0]) &&
+	    !next_is(cap, &fn->deep, pcs, nr, &i))
 		return BAD;
 	return next_is(cap, &fn->main, pcs, nr, &i) ? GOOD : BAD;
 }
@@ -644,8 +649,10 @@ static int encode_sample(struct encoder *enc, uint32_t pid, uint64_t ts,
 TEST(report_of_copies)
 {
 	static struct capture cap;
-	struct fxt_writer_opts wo = { .sz = sizeof(wo), .write = memsink_write };
 	struct memsink out = { 0 };
+	struct fxt_writer_opts wo = {
+		.sz = sizeof(wo), .write = memsink_write, .ctx = &out,
+	};
 	struct fxt_encoder *fe;
 	struct encoder enc;
 	char path[] = "/tmp/test_stack_copy.XXXXXX", cmd[512], line[1024];
@@ -656,7 +663,6 @@ TEST(report_of_copies)
 	int fd;
 
 	ASSERT_EQ(0, capture(&cap));
-	wo.ctx = &out;
 	ASSERT_EQ(0, fxt_encoder__new_opts(&fe, &wo));
 	enc = fxt_encoder__encoder(fe);
 	ASSERT_EQ(0, enc.ops->begin_segment(enc.ctx));

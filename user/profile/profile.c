@@ -1567,8 +1567,9 @@ int profile__for_each_mapping(const struct profile *p, uint32_t pid,
 		size_t i;
 
 		for (i = 0; pm && i < pm->n; i++) {
-			const struct profile_mapping *m = &p->maps[pm->first + i];
+			const struct profile_mapping *m;
 
+			m = &p->maps[pm->first + i];
 			if (m->time > when ||
 			    profile__find_mapping(p, pid, m->start, ts) != m)
 				continue;

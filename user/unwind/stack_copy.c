@@ -135,8 +135,9 @@ static bool copy_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	uint64_t v;
 
 	(void)dwfl;
-	if (addr < u->stack_lo || addr > u->stack_hi - 8 ||
-	    u->stack_hi - u->stack_lo < 8)
+	/* Copies of less than a word never get here (STACK_COPY_NO_SP). */
+	if (addr < u->stack_lo ||
+	    addr - u->stack_lo > u->stack_hi - u->stack_lo - 8)
 		return false;
 	memcpy(&v, u->stack + (addr - u->stack_lo), 8);
 	/* Return addresses saved on the stack carry their PAC. */
@@ -147,7 +148,7 @@ static bool copy_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 static bool copy_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 {
 	struct stack_copy_unwinder *u = thread_arg;
-	Dwarf_Word regs[FXTPROF_STACK_COPY_REGS_ARM64];
+	Dwarf_Word regs[FXTPROF_STACK_COPY_REGS_ARM64], pc;
 	unsigned int i, n = u->machine == EM_AARCH64 ? u->sp_reg + 1 :
 			    u->nr_regs;
 
@@ -157,8 +158,8 @@ static bool copy_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 		regs[30] = strip_pac(u, regs[30]);	/* the link register */
 	if (!dwfl_thread_state_registers(thread, 0, n, regs))
 		return false;
-	dwfl_thread_state_register_pc(thread,
-				      strip_pac(u, copy_reg(u->copy, u->pc_reg)));
+	pc = strip_pac(u, copy_reg(u->copy, u->pc_reg));
+	dwfl_thread_state_register_pc(thread, pc);
 	return true;
 }
 
@@ -171,11 +172,11 @@ static const Dwfl_Thread_Callbacks copy_thread_callbacks = {
 static int find_no_debuginfo(Dwfl_Module *mod, void **userdata,
 			     const char *modname, Dwarf_Addr base,
 			     const char *file_name, const char *debuglink_file,
-			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+			     GElf_Word debuglink_crc, char **debuginfo_path)
 {
 	(void)mod; (void)userdata; (void)modname; (void)base;
 	(void)file_name; (void)debuglink_file; (void)debuglink_crc;
-	*debuginfo_file_name = NULL;
+	*debuginfo_path = NULL;
 	return -1;
 }
 
@@ -307,9 +308,11 @@ int stack_copy_unwinder__add(struct stack_copy_unwinder *u,
 	err = module_bias(u, m, &bias);
 	if (err)
 		return err;
-	for (i = 0; i < u->nr_files; i++)
-		if (u->files[i].bias == bias && !strcmp(u->files[i].path, m->path))
+	for (i = 0; i < u->nr_files; i++) {
+		f = &u->files[i];
+		if (f->bias == bias && !strcmp(f->path, m->path))
 			return 0;
+	}
 	f = realloc(u->files, (u->nr_files + 1) * sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -353,11 +356,13 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 {
 	struct stack_copy_unwinder *u = arg;
 	Dwarf_Addr pc;
-	bool activation;
 
-	if (!dwfl_frame_pc(state, &pc, &activation))
+	/*
+	 * As found: the leaf's pc, then return addresses, which whoever
+	 * names them looks up a byte earlier (the call).
+	 */
+	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
-	(void)activation;	/* the leaf is; return addresses are not */
 	if (u->nr >= u->max)
 		return DWARF_CB_ABORT;
 	u->pcs[u->nr++] = strip_pac(u, pc);
