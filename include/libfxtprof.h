@@ -143,7 +143,9 @@ fxtprof_sample__stack_copy(const struct fxtprof_sample *s)
 {
 	if (!(s->flags & FXTPROF_SAMPLE_STACK_COPY))
 		return NULL;
-	return (const void *)&s->ips[(__u32)s->nr_kernel + s->nr_user];
+	/* A cast C++ takes too: the header is installed for both. */
+	return (const struct fxtprof_stack_copy *)
+		&s->ips[(__u32)s->nr_kernel + s->nr_user];
 }
 
 /* ------------------------------------------------------------------ */

@@ -148,10 +148,12 @@ static void record_nofp(struct __test_metadata *_metadata,
 			const char *mode, const char *ms, __u16 depth,
 			__u32 budget, __u32 flags)
 {
+	/* Room for every sample until the drain, copies included. */
 	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE |
 					    FXTPROF_CFG_USTACK |
 					    FXTPROF_CFG_UNWIND | flags, 1000,
-					    1 << 20);
+					    flags & FXTPROF_CFG_STACK_COPY ?
+					    16 << 20 : 1 << 20);
 	const char *path = vm_test_path("fxt_nofp");
 	struct fxtprof_unwind_table arg;
 	struct fxtprof_unwind_map m;
