@@ -140,11 +140,6 @@ out_free_words:
 	return ret;
 }
 
-/*
- * Validate a configuration and fill in its defaults before anything touches
- * the session, so bad input changes nothing.  Reads the user's CPU list into
- * @mask; the caller must not hold sess->lock (see fxtprof_ioctl()).
- */
 /* The bytes of the largest sample record of @c, defaults filled in. */
 static u64 fxtprof_sample_max(const struct fxtprof_config *c)
 {
@@ -156,6 +151,11 @@ static u64 fxtprof_sample_max(const struct fxtprof_config *c)
 	return size;
 }
 
+/*
+ * Validate a configuration and fill in its defaults before anything touches
+ * the session, so bad input changes nothing.  Reads the user's CPU list into
+ * @mask; the caller must not hold sess->lock (see fxtprof_ioctl()).
+ */
 int fxtprof_config_check(struct fxtprof_config *c, struct cpumask *mask)
 {
 	if (c->flags & ~FXTPROF_CFG_ALL || c->reserved || c->reserved2 ||
