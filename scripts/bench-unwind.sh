@@ -32,8 +32,9 @@
 #          workload's samples, us.  Not counted: the recorder's start
 #          (fxtprof builds the tables of every process already running),
 #          and its end (perf's build-id pass).  perf dwarf defers the
-#          unwinding: the CPU time of the `perf script` that unwinds its
-#          samples, per sample, is given apart, and a ratio with it;
+#          unwinding: the CPU time of the `perf script --comms` that
+#          unwinds (and names) the workload's samples, per sample, is
+#          given apart, and a ratio with it;
 #  bytes/sample  the output file (FXT; perf.data) / all samples recorded.
 #
 # Env: BENCH_PARTS ("tables host vm"), BENCH_FREQ (1000), BENCH_REPS (3),
@@ -205,8 +206,8 @@ fold_bpf() {
 fold_perf() {
 	local c0
 	c0=$(ticks children)
-	"$perf" script -i "$FILE" -F comm,ip,sym > "$tmp/script" 2>/dev/null ||
-		die "perf script failed"
+	"$perf" script -i "$FILE" --comms "$comm" -F comm,ip,sym \
+		> "$tmp/script" 2>/dev/null || return 1
 	DEFER=$(( ($(ticks children) - c0) * 1000000000 / hz ))
 	awk -f "$fold" "$tmp/script" > "$tmp/folded"
 }
@@ -227,13 +228,22 @@ run_host() {
 		kill -TERM "$PID"
 		wait "$PID" || { cat "$ERR"; die "fxtprof record failed"; }
 		samples=$(sed -n 's/^fxtprof: [0-9.]* s: \([0-9]*\) samples.*/\1/p' "$ERR")
+		# How the tables went: what the whole-stack rate depends on.
+		grep -e 'unwind tables' -e 'user frames' "$ERR" |
+			sed "s/^/BENCH-NOTE where=host rep=$rep cfg=bpf /" | tee -a "$out"
 		fold_bpf
 	else
 		# INT: perf writes its file and exits 0.
 		kill -INT "$PID"
 		wait "$PID" || true
 		samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$ERR")
-		fold_perf
+		# perf 6.1 has been seen to abort at exit on this host: the run
+		# is reported as failed and the bench goes on.
+		if [ -z "$samples" ] || ! fold_perf; then
+			say "BENCH-FAIL where=host rep=$rep cfg=$cfg $(tail -1 "$ERR")"
+			PID=
+			return
+		fi
 	fi
 	[ -n "$samples" ] || { cat "$ERR"; die "$cfg: no sample count"; }
 	say "BENCH where=host rep=$rep cfg=$cfg wall_ns=$WALL cpu_ns=$CPU" \
@@ -277,7 +287,7 @@ bench_vm() {
 		"$conf:/bench/unwind.conf" "$fold:/bench/unwind-fold.awk" \
 		"$rate:/bench/unwind-rate.awk" -- clocksource=tsc tsc=reliable
 	exec 9>&-
-	grep -e '^BENCH ' -e '^BENCH-INFO' "$vmout" | tee -a "$out"
+	grep -e '^BENCH ' -e '^BENCH-INFO' -e '^BENCH-NOTE' -e '^BENCH-FAIL' "$vmout" | tee -a "$out"
 }
 
 want tables && bench_tables
@@ -335,7 +345,7 @@ END {
 			add(k ":wcost", (r[1] - b) / r[3] / 1e3)
 			add(k ":rcost", r[2] / r[3] / 1e3)
 			add(k ":cost", (r[1] - b + r[2]) / r[3] / 1e3)
-			if (r[4] != "-") add(k ":dcost", r[4] / r[5] / 1e3)
+			if (r[4] != "-") add(k ":dcost", r[4] / r[3] / 1e3)
 		}
 	print "User stacks of the FP-less workload, medians of the runs:"
 	printf "  %-11s %8s %7s %7s %7s %7s  %8s %8s %8s %9s  %8s\n", "", "workload", "whole",
@@ -368,7 +378,8 @@ END {
 	print "  unwind_cmp; recur leaf: unwind_leaf; depth 40: with all 40 unwind_recurse frames too)."
 	print "  cost/smp = workload + recorder: (workload CPU - bare median) / its samples, and the"
 	print "  recorder'"'"'s CPU while the workload ran / the same samples; not its start or end."
-	print "  deferred unwind = CPU of the perf script that unwinds perf dwarf'"'"'s samples, per sample."
+	print "  deferred unwind = CPU of perf script --comms: unwinding (and naming) the workload'"'"'s samples,"
+	print "  per sample; fxtprof'"'"'s naming (fxtprof flamegraph) is not counted."
 	print "  bytes/sample = output file bytes / all samples the recording took."
 	print "  host: bpf = fxtprof record --source bpf -g user; vm: module = fxtprof record -g user (fxtprof.ko),"
 	print "  QEMU TCG, no KVM."

@@ -93,15 +93,19 @@ run() {
 			{ cat /tmp/rec.err; die "fxtprof record did not start"; } ;;
 	dwarf)
 		F=/tmp/bench.perf
-		rm -f $F
+		rm -f $F /tmp/ctl /tmp/ack
+		mkfifo /tmp/ctl /tmp/ack
+		# Its events disabled (-D -1) until it acknowledges "enable".
 		"$PERF" record -a -e cpu-clock -F "$FREQ" --user-callchains \
-			--call-graph dwarf -N -o $F >/dev/null 2>/tmp/rec.err &
+			--call-graph dwarf -N -o $F -D -1 \
+			--control fifo:/tmp/ctl,/tmp/ack >/dev/null 2>/tmp/rec.err &
 		PID=$!
-		# perf has no ready file: its header, then a margin.
-		i=0
-		while [ ! -s $F ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-		[ -s $F ] || { cat /tmp/rec.err; die "perf record did not start"; }
-		sleep 1 ;;
+		exec 3<>/tmp/ctl 4<>/tmp/ack
+		echo enable >&3
+		ack=
+		read -r -t 60 ack <&4 || true
+		exec 3>&- 4<&-
+		[ "$ack" = ack ] || { cat /tmp/rec.err; die "perf record did not start"; } ;;
 	esac
 	workload
 	DEFER=-
@@ -109,7 +113,8 @@ run() {
 		kill -TERM $PID
 		wait $PID || { cat /tmp/rec.err; die "fxtprof record failed"; }
 		samples=$(sed -n 's/^fxtprof: [0-9.]* s: \([0-9]*\) samples.*/\1/p' /tmp/rec.err)
-		grep -e 'unwind tables' -e 'user frames' /tmp/rec.err | sed "s/^/rep $rep: /"
+		grep -e 'unwind tables' -e 'user frames' /tmp/rec.err |
+			sed "s/^/BENCH-NOTE where=vm rep=$rep cfg=module /"
 		"$FXTPROF" flamegraph --folded --comm $COMM $F > /tmp/folded ||
 			die "fxtprof flamegraph failed"
 	else
@@ -117,8 +122,12 @@ run() {
 		wait $PID
 		samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/rec.err)
 		c0=$(ticks children)
-		"$PERF" script -i $F -F comm,ip,sym > /tmp/script 2>/dev/null ||
-			die "perf script failed"
+		if [ -z "$samples" ] || ! "$PERF" script -i $F --comms $COMM \
+			-F comm,ip,sym > /tmp/script 2>/dev/null; then
+			echo "BENCH-FAIL where=vm rep=$rep cfg=$cfg $(tail -1 /tmp/rec.err)"
+			rm -f $F /tmp/script
+			return
+		fi
 		DEFER=$(( ($(ticks children) - c0) * 1000000000 / HZ ))
 		awk -f /bench/unwind-fold.awk /tmp/script > /tmp/folded
 		rm -f /tmp/script
