@@ -35,12 +35,18 @@
 #          unwinding: the CPU time of the `perf script --comms` that
 #          unwinds (and names) the workload's samples, per sample, is
 #          given apart, and a ratio with it;
+#  in-handler  fxtprof's own mean time per sample where it is taken, the
+#          walk included: the module's handler statistics; the bpf
+#          program's run time (kernel.bpf_stats_enabled, bpftool);
 #  bytes/sample  the output file (FXT; perf.data) / all samples recorded.
 #
-# Env: BENCH_PARTS ("tables host vm"), BENCH_FREQ (1000), BENCH_REPS (3),
+# Env: BENCH_PARTS ("tables host vm"; "table": print the last run's
+# table again), BENCH_FREQ (1000), BENCH_REPS (3),
 # BENCH_ROUNDS (workload -r per copy on the host, 10000: about 3 s),
 # BENCH_VM_REPS (3), BENCH_VM_ROUNDS (500), BENCH_TABLE_REPS (3),
-# BENCH_CXX_LIB (the C++ library), PERF, VM_LOCK_FILE, VM_TIMEOUT (900),
+# BENCH_CXX_LIB (the C++ library), BENCH_UNWIND_MEMORY (fxtprof's
+# --unwind-memory on the host; default its own), PERF, VM_LOCK_FILE,
+# VM_TIMEOUT (900),
 # BENCH_NOBUILD=1.  Raw output: build/results/bench-unwind.out (the VM's:
 # bench-unwind-vm.out, its log next to it).
 set -euo pipefail
@@ -55,6 +61,7 @@ vm_reps=${BENCH_VM_REPS:-3}
 vm_rounds=${BENCH_VM_ROUNDS:-500}
 table_reps=${BENCH_TABLE_REPS:-3}
 vm_lock=${VM_LOCK_FILE:-/tmp/fxtprof-vm.lock}
+unwind_memory=${BENCH_UNWIND_MEMORY:+--unwind-memory $BENCH_UNWIND_MEMORY}
 B=$FXT_BUILD/x86_64
 fxtprof=$B/bin/fxtprof
 workload=$B/tests/bench/fxt-bench-unwind
@@ -66,8 +73,10 @@ hz=$(getconf CLK_TCK)
 tmp=$(mktemp -d /tmp/bench-unwind.XXXXXX)
 sk=/proc/sys/kernel
 saved_pct=$(cat $sk/perf_cpu_time_max_percent)
+saved_stats=$(cat $sk/bpf_stats_enabled)
 restore() {
 	echo "$saved_pct" > $sk/perf_cpu_time_max_percent 2>/dev/null || true
+	echo "$saved_stats" > $sk/bpf_stats_enabled 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap restore EXIT
@@ -88,9 +97,10 @@ fi
 
 mkdir -p "$FXT_RESULTS"
 out=$FXT_RESULTS/bench-unwind.out
-: > "$out"
 say() { echo "$*" | tee -a "$out"; }
-say "BENCH-INFO date=$(date -u +%FT%TZ) kernel=$(uname -r) ncpu=$ncpu" \
+# BENCH_PARTS=table: only the table, again, from the last run's lines.
+[ "$parts" = table ] || : > "$out"
+[ "$parts" = table ] || say "BENCH-INFO date=$(date -u +%FT%TZ) kernel=$(uname -r) ncpu=$ncpu" \
 	"perf=$("$perf" --version | tr ' ' _) freq=$freq" \
 	"load=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' /)"
 
@@ -174,7 +184,7 @@ run_workload() {
 start_bpf() {
 	FILE=$tmp/bench.fxt ERR=$tmp/fxtprof.err
 	rm -f "$FILE" "$tmp/ready"
-	"$fxtprof" record --source bpf -F "$freq" -g user \
+	"$fxtprof" record --source bpf -F "$freq" -g user $unwind_memory \
 		--ready-file "$tmp/ready" -o "$FILE" 2>"$ERR" &
 	PID=$!
 	"$FXT_ROOT/scripts/wait-ready.sh" "$tmp/ready" $PID 60 ||
@@ -194,6 +204,23 @@ start_perf() {
 	read -r -t 20 ack <&4 || true
 	exec 3>&- 4<&-
 	[ "$ack" = ack ] || { cat "$ERR"; die "perf record did not start"; }
+}
+
+# The mean run time (ns) of process $1's sampling program, the walk
+# included, from the kernel's BPF statistics (kernel.bpf_stats_enabled):
+# over every sample since it was loaded, the workload's and the others'.
+bpf_handler_ns() {
+	local f id o
+	for f in /proc/"$1"/fdinfo/*; do
+		id=$(sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null)
+		[ -n "$id" ] || continue
+		o=$(bpftool prog show id "$id" -j 2>/dev/null) || continue
+		case $o in *'"name":"fxtprof_sample"'*) ;; *) continue ;; esac
+		echo "$o" | sed -n 's/.*"run_time_ns":\([0-9]*\),"run_cnt":\([0-9]*\).*/\1 \2/p' |
+			awk '$2 > 0 { printf "%.0f", $1 / $2; exit } END { if (NR == 0) print "-" }'
+		return
+	done
+	echo -
 }
 
 # Folded stacks of the run's output into $tmp/folded; the CPU time (ns)
@@ -224,7 +251,9 @@ run_host() {
 	dwarf|fp) start_perf "$cfg" ;;
 	esac
 	run_workload
+	HANDLER=-
 	if [ "$cfg" = bpf ]; then
+		HANDLER=$(bpf_handler_ns "$PID")
 		kill -TERM "$PID"
 		wait "$PID" || { cat "$ERR"; die "fxtprof record failed"; }
 		samples=$(sed -n 's/^fxtprof: [0-9.]* s: \([0-9]*\) samples.*/\1/p' "$ERR")
@@ -248,6 +277,7 @@ run_host() {
 	[ -n "$samples" ] || { cat "$ERR"; die "$cfg: no sample count"; }
 	say "BENCH where=host rep=$rep cfg=$cfg wall_ns=$WALL cpu_ns=$CPU" \
 		"rec_cpu_ns=$(( RTICKS * 1000000000 / hz )) defer_cpu_ns=$DEFER" \
+		"handler_ns=$HANDLER" \
 		"samples=$samples bytes=$(wc -c < "$FILE")" \
 		"$(awk -v comm="$comm" -f "$rate" "$tmp/folded")"
 	PID=
@@ -259,6 +289,7 @@ bench_host() {
 	# No dynamic throttling of perf's handler (it would lower the rate
 	# of later runs); restored at exit.
 	echo 0 > $sk/perf_cpu_time_max_percent
+	command -v bpftool >/dev/null && echo 1 > $sk/bpf_stats_enabled
 	PID=
 	run_workload	# warm-up, not reported
 	say "BENCH-INFO where=host warmup wall_ns=$WALL cpu_ns=$CPU checksum=$CHECKSUM rounds=$rounds copies=$ncpu"
@@ -320,6 +351,7 @@ $1 == "BENCH" {
 	if (v["leaf"] > 0) add(k ":leaf", v["leaf_whole"] / v["leaf"])
 	if (v["leaf"] > 0) add(k ":depth", v["depth_ok"] / v["leaf"])
 	add(k ":bps", v["bytes"] / v["samples"])
+	add(k ":handler", v["handler_ns"])
 	row[k] = 1
 	# Per run, against the median bare run of the same place: the
 	# workload time it added and the recorder time, per sample.
@@ -348,18 +380,19 @@ END {
 			if (r[4] != "-") add(k ":dcost", r[4] / r[3] / 1e3)
 		}
 	print "User stacks of the FP-less workload, medians of the runs:"
-	printf "  %-11s %8s %7s %7s %7s %7s  %8s %8s %8s %9s  %8s\n", "", "workload", "whole",
-		"qsort", "recur", "depth", "cost/smp", "workload", "recorder", "deferred", "bytes/"
-	printf "  %-11s %8s %7s %7s %7s %7s  %8s %8s %8s %9s  %8s\n", "profiler", "samples", "%",
-		"cb %", "leaf %", "40 %", "us", "us", "us", "unwind us", "sample"
+	printf "  %-11s %8s %7s %7s %7s %7s  %8s %8s %8s %9s %8s  %8s\n", "", "workload", "whole",
+		"qsort", "recur", "depth", "cost/smp", "workload", "recorder", "deferred", "in-handl", "bytes/"
+	printf "  %-11s %8s %7s %7s %7s %7s  %8s %8s %8s %9s %8s  %8s\n", "profiler", "samples", "%",
+		"cb %", "leaf %", "40 %", "us", "us", "us", "unwind us", "us", "sample"
 	for (i = 1; i <= 5; i++) {
 		k = order[i]
 		if (!(k in row)) continue
-		printf "  %-11s %8d %7.1f %7.1f %7.1f %7.1f  %8.2f %8.2f %8.2f %9s  %8.0f\n", k,
+		printf "  %-11s %8d %7.1f %7.1f %7.1f %7.1f  %8.2f %8.2f %8.2f %9s %8s  %8.0f\n", k,
 			median(k ":ws"), 100 * median(k ":whole"), 100 * median(k ":cmp"),
 			100 * median(k ":leaf"), 100 * median(k ":depth"), median(k ":cost"),
 			median(k ":wcost"), median(k ":rcost"),
-			cnt[k ":dcost"] ? sprintf("%.2f", median(k ":dcost")) : "-", median(k ":bps")
+			cnt[k ":dcost"] ? sprintf("%.2f", median(k ":dcost")) : "-",
+			cnt[k ":handler"] ? sprintf("%.2f", median(k ":handler") / 1e3) : "-", median(k ":bps")
 	}
 	print ""
 	print "Against perf --call-graph dwarf, same place (goals: cost <= 0.3x, bytes <= 0.02x):"
@@ -380,6 +413,8 @@ END {
 	print "  recorder'"'"'s CPU while the workload ran / the same samples; not its start or end."
 	print "  deferred unwind = CPU of perf script --comms: unwinding (and naming) the workload'"'"'s samples,"
 	print "  per sample; fxtprof'"'"'s naming (fxtprof flamegraph) is not counted."
+	print "  in-handl = fxtprof'"'"'s mean time per sample where it is taken (module: its handler stats;"
+	print "  bpf: the program'"'"'s run time, kernel.bpf_stats_enabled), over all samples."
 	print "  bytes/sample = output file bytes / all samples the recording took."
 	print "  host: bpf = fxtprof record --source bpf -g user; vm: module = fxtprof record -g user (fxtprof.ko),"
 	print "  QEMU TCG, no KVM."

@@ -9,7 +9,9 @@
 # with the order rotated, and each run prints the line the host script
 # reads (the host's definitions, the same fields):
 #   BENCH where=vm rep=R cfg=bare|module|dwarf wall_ns=N cpu_ns=N
-#         [rec_cpu_ns=N defer_cpu_ns=N|- samples=N bytes=N wsamples=N ...]
+#         [rec_cpu_ns=N defer_cpu_ns=N|- handler_ns=N|- samples=N bytes=N
+#         wsamples=N ...]
+# (handler_ns: the module's mean sampling-handler time, from its stats).
 # Measurements only: nothing here passes or fails on a number.
 #
 # /bench/unwind.conf sets ROUNDS, REPS and FREQ; /bench holds perf and
@@ -109,10 +111,14 @@ run() {
 	esac
 	workload
 	DEFER=-
+	HANDLER=-
 	if [ "$cfg" = module ]; then
 		kill -TERM $PID
 		wait $PID || { cat /tmp/rec.err; die "fxtprof record failed"; }
 		samples=$(sed -n 's/^fxtprof: [0-9.]* s: \([0-9]*\) samples.*/\1/p' /tmp/rec.err)
+		# The module's own mean handler time, the walk included.
+		HANDLER=$(sed -n 's/.*sampling handler \([0-9.]*\) us on average.*/\1/p' \
+			/tmp/rec.err | awk '{ printf "%.0f", $1 * 1000 }')
 		grep -e 'unwind tables' -e 'user frames' /tmp/rec.err |
 			sed "s/^/BENCH-NOTE where=vm rep=$rep cfg=module /"
 		"$FXTPROF" flamegraph --folded --comm $COMM $F > /tmp/folded ||
@@ -135,6 +141,7 @@ run() {
 	[ -n "$samples" ] || { cat /tmp/rec.err; die "$cfg: no sample count"; }
 	echo "BENCH where=vm rep=$rep cfg=$cfg wall_ns=$WALL cpu_ns=$CPU" \
 		"rec_cpu_ns=$((RTICKS * 1000000000 / HZ)) defer_cpu_ns=$DEFER" \
+		"handler_ns=${HANDLER:--}" \
 		"samples=$samples bytes=$(wc -c < $F)" \
 		"$(awk -v comm=$COMM -f /bench/unwind-rate.awk /tmp/folded)"
 	rm -f $F /tmp/folded
