@@ -128,7 +128,7 @@ run() {
 		wait $PID
 		samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/rec.err)
 		c0=$(ticks children)
-		if [ -z "$samples" ] || ! "$PERF" script -i $F --comms $COMM \
+		if [ -z "$samples" ] || ! "$PERF" script -i $F --no-inline --comms $COMM \
 			-F comm,ip,sym > /tmp/script 2>/tmp/script.err; then
 			echo "BENCH-FAIL where=vm rep=$rep cfg=$cfg $(tail -1 /tmp/rec.err)" \
 				"$(tail -3 /tmp/script.err | tr '\n' ' ')"
