@@ -14,7 +14,7 @@
 #   make user | module   only the programs and host tests, only the module
 #   make demo | demo-host | bench-kernel | bench-reader | bench-socket
 #        | bench-receive | bench-symbolize | bench-flush | bench-archive
-#        | bench-sched | bench-bpf | bench-hooks
+#        | bench-sched | bench-bpf | bench-hooks | bench-unwind
 #                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
 #   make install         libfxtprof.a, libfxtprof-hooks.so and their public
@@ -100,8 +100,8 @@ HOST_TESTS :=
 
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
-	bench-flush bench-archive bench-sched bench-bpf bench-hooks install \
-	uninstall clean
+	bench-flush bench-archive bench-sched bench-bpf bench-hooks bench-unwind \
+	install uninstall clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -194,6 +194,12 @@ demo-host:
 
 bench-bpf:
 	scripts/bench-bpf.sh
+
+# User stacks without frame pointers: fxtprof's unwind tables (the bpf
+# source here, the module in the x86_64 VM) against perf --call-graph
+# dwarf and fp; table build time and size.
+bench-unwind:
+	scripts/bench-unwind.sh
 
 # The archive (.fxtz): compression against the lz4 and zstd command lines,
 # the reader's CPU and bytes per sample against plain FXT and perf

@@ -30,3 +30,13 @@ $(BENCH_INTERRUPTIONS): $(B)/tests/bench/interruptions.o
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lpthread
 
 VM_TEST_PROGS += $(BENCH_INTERRUPTIONS)
+
+# The FP-less workload of `make bench-unwind` (scripts/bench-unwind.sh):
+# -fomit-frame-pointer, as Debian builds, and the shared glibc, so that its
+# qsort frames are glibc's own; the script builds it (not in `make user`)
+# and copies it, with its libraries, into the VM.
+BENCH_UNWIND := $(B)/tests/bench/fxt-bench-unwind
+
+$(BENCH_UNWIND): tests/bench/unwind.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -fomit-frame-pointer -o $@ $<
