@@ -10,6 +10,11 @@
  *   qsort:    nofp_cmp <- (glibc, one frame or more) <- nofp_sort <- main
  *   recurse:  nofp_leaf <- nofp_recurse x 41 <- main
  *
+ * and fxt_throw (tests/unwind/throw.cpp, x86_64 only: no C++ cross
+ * compiler here), hot in a catch block and in a destructor that a
+ * cleanup landing pad runs; and a run of fxt_nofp that exits within
+ * 50 ms.
+ *
  * Runs in the test VM after `insmod /fxtprof.ko`.
  */
 #ifndef _GNU_SOURCE
@@ -38,11 +43,16 @@ static const char *const fn_names[F_NR] = {
 	"nofp_cmp", "nofp_sort", "nofp_leaf", "nofp_recurse", "main",
 };
 
-struct nofp {
+/* A test program, started and waiting at its gate. */
+struct child {
 	pid_t pid;
 	int to, from;			/* its stdin and stdout */
 	unsigned long long lo, hi;	/* its executable addresses */
 	unsigned long long bias;
+};
+
+struct nofp {
+	struct child c;
 	unsigned long long addr[F_NR], size[F_NR];
 };
 
@@ -72,10 +82,11 @@ out_close:
 	return ret;
 }
 
-/* fxt_nofp MODE, started and waiting for its go; its mapping found. */
-static int nofp_spawn(struct nofp *n, const char *path, const char *mode,
-		      const char *ms)
+/* @path MODE MS, started and waiting for its go; its mapping found. */
+static int child_spawn(struct child *n, const char *path, const char *mode,
+		       const char *ms)
 {
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	unsigned long long start, end, off, delta = 0;
 	int to[2], from[2], ret = -ENOENT;
 	char line[512], name[256];
@@ -89,7 +100,7 @@ static int nofp_spawn(struct nofp *n, const char *path, const char *mode,
 	if (n->pid == 0) {
 		dup2(to[0], 0);
 		dup2(from[1], 1);
-		execl(path, "fxt_nofp", mode, ms, (char *)NULL);
+		execl(path, base, mode, ms, (char *)NULL);
 		_exit(127);
 	}
 	close(to[0]);
@@ -112,7 +123,7 @@ static int nofp_spawn(struct nofp *n, const char *path, const char *mode,
 
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %255s", &start,
 			   &end, perms, &off, name) == 5 &&
-		    perms[2] == 'x' && strstr(name, "fxt_nofp")) {
+		    perms[2] == 'x' && strstr(name, base)) {
 			n->lo = start;
 			n->hi = end;
 			n->bias = start - off - delta;
@@ -126,7 +137,7 @@ static int nofp_spawn(struct nofp *n, const char *path, const char *mode,
 static int nofp_fn(const struct nofp *n, unsigned long long ip)
 {
 	for (int f = 0; f < F_NR; f++)
-		if (ip - n->bias - n->addr[f] < n->size[f])
+		if (ip - n->c.bias - n->addr[f] < n->size[f])
 			return f;
 	return -1;
 }
@@ -181,34 +192,30 @@ static void log_stack(struct __test_metadata *_metadata,
 				f >= 0 ? fn_names[f] : "?");
 		if (f < 0)
 			len += snprintf(buf + len, sizeof(buf) - len, "(%#llx)",
-					(unsigned long long)(ips[i] - n->bias));
+					(unsigned long long)(ips[i] - n->c.bias));
 	}
 	TH_LOG("end %u, %u frames:%s", s->ustack_end, s->nr_user, buf);
 }
 
 /*
- * Record fxt_nofp MODE for MS milliseconds, its table loaded and mapped,
- * with the walk bounded by @depth frames and @budget reads.
+ * Record @path MODE for MS milliseconds, its table loaded and mapped
+ * before it runs, with the walk bounded by @depth frames and @budget
+ * reads.
  */
-static void record_nofp(struct __test_metadata *_metadata,
-			FIXTURE_DATA(dev) *self, struct nofp *n,
-			const char *mode, const char *ms, __u16 depth,
-			__u32 budget)
+static void record_child(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(dev) *self, struct child *n,
+			 const char *path, const char *mode, const char *ms,
+			 __u16 depth, __u32 budget)
 {
 	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE |
 					    FXTPROF_CFG_USTACK |
 					    FXTPROF_CFG_UNWIND, 1000, 1 << 20);
-	const char *path = vm_test_path("fxt_nofp");
 	struct fxtprof_unwind_table arg;
 	struct fxtprof_unwind_map m;
 	struct unwind_table *t;
 	char why[UNWIND_WHY_LEN];
 	int status;
 
-	for (int f = 0; f < F_NR; f++) {
-		ASSERT_EQ(0, vm_elf_sym(path, fn_names[f], &n->addr[f],
-					&n->size[f])) TH_LOG("%s", fn_names[f]);
-	}
 	ASSERT_EQ(0, unwind_table__build_path(path, &t, why)) TH_LOG("%s", why);
 	TH_LOG("%u rows, %u from sp, %u from fp, %u without a rule",
 	       t->nr_rows, t->counts.cfa_sp, t->counts.cfa_fp,
@@ -221,7 +228,7 @@ static void record_nofp(struct __test_metadata *_metadata,
 	unwind_table__free(t);
 	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
 
-	ASSERT_EQ(0, nofp_spawn(n, path, mode, ms));
+	ASSERT_EQ(0, child_spawn(n, path, mode, ms));
 	m = (struct fxtprof_unwind_map){
 		.pid = n->pid, .id = arg.id, .start = n->lo, .end = n->hi,
 		.bias = n->bias,
@@ -236,22 +243,58 @@ static void record_nofp(struct __test_metadata *_metadata,
 	ASSERT_LT(0, vm_recs_drain_all(self->dev, &self->r));
 }
 
+/* fxt_nofp MODE, with its functions' addresses, recorded so. */
+static void record_nofp(struct __test_metadata *_metadata,
+			FIXTURE_DATA(dev) *self, struct nofp *n,
+			const char *mode, const char *ms, __u16 depth,
+			__u32 budget)
+{
+	const char *path = vm_test_path("fxt_nofp");
+
+	for (int f = 0; f < F_NR; f++) {
+		ASSERT_EQ(0, vm_elf_sym(path, fn_names[f], &n->addr[f],
+					&n->size[f])) TH_LOG("%s", fn_names[f]);
+	}
+	record_child(_metadata, self, &n->c, path, mode, ms, depth, budget);
+}
+
+/* The module's walk counters, summed over the CPUs. */
+static void sum_stats(FIXTURE_DATA(dev) *self, struct fxtprof_stats *sum)
+{
+	struct fxtprof_stats st;
+
+	memset(sum, 0, sizeof(*sum));
+	for (unsigned int cpu = 0; cpu < fxtprof_dev__nr_rings(self->dev); cpu++) {
+		if (!fxtprof_dev__ring(self->dev, cpu) ||
+		    fxtprof_dev__stats(self->dev, cpu, &st))
+			continue;
+		sum->unwind_table_frames += st.unwind_table_frames;
+		sum->unwind_fp_frames += st.unwind_fp_frames;
+		sum->unwind_rule_frames += st.unwind_rule_frames;
+	}
+}
+
+/*
+ * Record fxt_nofp MODE for @ms; at least @min_samples of its samples
+ * have their leaf in it, and 95 % of those reach main as expected.
+ */
 static void walk_nofp(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(dev) *self, const char *mode)
+		      FIXTURE_DATA(dev) *self, const char *mode,
+		      const char *ms, unsigned int min_samples)
 {
 	unsigned int in_prog = 0, ok = 0, logged = 0;
 	unsigned long long ends[FXTPROF_USTACK_END_MAX] = { 0 };
-	struct fxtprof_stats st, sum = { 0 };
+	struct fxtprof_stats sum;
 	struct nofp n = { 0 };
 
-	record_nofp(_metadata, self, &n, mode, "2000",
-		    FXTPROF_MAX_STACK_DEPTH, 0);
+	record_nofp(_metadata, self, &n, mode, ms, FXTPROF_MAX_STACK_DEPTH, 0);
 	vm_recs_for_each(&self->r, rec) {
 		const struct fxtprof_sample *s = (const void *)rec;
 		const __u64 *ips = s->ips + s->nr_kernel;
 
-		if (rec->type != FXTPROF_REC_SAMPLE || s->pid != (__u32)n.pid ||
-		    !s->nr_user || ips[0] < n.lo || ips[0] >= n.hi)
+		if (rec->type != FXTPROF_REC_SAMPLE ||
+		    s->pid != (__u32)n.c.pid || !s->nr_user ||
+		    ips[0] < n.c.lo || ips[0] >= n.c.hi)
 			continue;
 		in_prog++;
 		if (s->ustack_end < FXTPROF_USTACK_END_MAX)
@@ -261,14 +304,7 @@ static void walk_nofp(struct __test_metadata *_metadata,
 		else if (logged++ < 5)
 			log_stack(_metadata, &n, s);
 	}
-	for (unsigned int cpu = 0; cpu < fxtprof_dev__nr_rings(self->dev); cpu++) {
-		if (!fxtprof_dev__ring(self->dev, cpu) ||
-		    fxtprof_dev__stats(self->dev, cpu, &st))
-			continue;
-		sum.unwind_table_frames += st.unwind_table_frames;
-		sum.unwind_fp_frames += st.unwind_fp_frames;
-		sum.unwind_rule_frames += st.unwind_rule_frames;
-	}
+	sum_stats(self, &sum);
 	TH_LOG("%s: %u samples in fxt_nofp, %u reach main as expected; "
 	       "ends: complete %llu, fp %llu, depth %llu, fault %llu, "
 	       "budget %llu, bad %llu, lr %llu; frames: table %llu, fp %llu, "
@@ -280,19 +316,160 @@ static void walk_nofp(struct __test_metadata *_metadata,
 	       (unsigned long long)sum.unwind_table_frames,
 	       (unsigned long long)sum.unwind_fp_frames,
 	       (unsigned long long)sum.unwind_rule_frames);
-	EXPECT_LE(100, in_prog);
+	EXPECT_LE(min_samples, in_prog);
 	EXPECT_LE(in_prog * 95, ok * 100ull);
 	EXPECT_LT(0, sum.unwind_table_frames);
 }
 
 TEST_F(dev, fp_less_qsort_callback_reaches_main)
 {
-	walk_nofp(_metadata, self, "qsort");
+	walk_nofp(_metadata, self, "qsort", "2000", 100);
 }
 
 TEST_F(dev, fp_less_recursion_reaches_main)
 {
-	walk_nofp(_metadata, self, "recurse");
+	walk_nofp(_metadata, self, "recurse", "2000", 100);
+}
+
+/*
+ * A process that exits within 50 ms: its table mapped before it runs
+ * (here, between its exec and its go), every sample reaches main.  The
+ * recorder maps a table only once it has read the exec's MMAP record and
+ * built the table, so a process as short may be gone by then and walked
+ * by frame pointers (Documentation/unwinding.md, "The recorder and the
+ * cache").  About 30 samples at 1000 Hz; a starved vCPU gives fewer.
+ */
+TEST_F(dev, process_exiting_within_50ms)
+{
+	walk_nofp(_metadata, self, "recurse", "30", 3);
+}
+
+/*
+ * fxt_throw (tests/unwind/throw.cpp, static, -O2 -fomit-frame-pointer):
+ * its named functions, each with the part gcc may move to NAME.cold (a
+ * catch block, a landing pad), and the frames expected of its two modes,
+ * leaf first; ~guard, C++-named, is none of them.
+ */
+static const char *const throw_fns[] = {
+	"catch_spin", "catch_site", "catch_mid", "throw_loop", "throw_deep",
+	"dtor_spin", "dtor_mid", "dtor_catch", "main",
+};
+#define THROW_NR	(sizeof(throw_fns) / sizeof(throw_fns[0]))
+
+static const char *const throw_catch_frames[] = {
+	"catch_spin", "catch_site", "catch_mid", "throw_loop", "main", NULL
+};
+static const char *const throw_dtor_frames[] = {
+	"catch_spin", "dtor_spin", "dtor_mid", "dtor_catch", "throw_loop",
+	"main", NULL
+};
+
+struct throw_prog {
+	struct child c;
+	unsigned long long addr[THROW_NR][2], size[THROW_NR][2];
+};
+
+/* The function @ip is in (a return address unless @leaf), or NULL. */
+static const char *throw_fn(const struct throw_prog *t, unsigned long long ip,
+			    bool leaf)
+{
+	ip -= t->c.bias + !leaf;
+	for (unsigned int f = 0; f < THROW_NR; f++)
+		for (int part = 0; part < 2; part++)
+			if (ip - t->addr[f][part] < t->size[f][part])
+				return throw_fns[f];
+	return NULL;
+}
+
+/* Whether the named frames of @ips, up to main, are exactly @expect. */
+static bool throw_stack_ok(const struct throw_prog *t, const __u64 *ips,
+			   unsigned int nr, const char *const *expect)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < nr; i++) {
+		const char *name = throw_fn(t, ips[i], i == 0);
+
+		if (!name)
+			continue;
+		if (!expect[k] || strcmp(name, expect[k]))
+			return false;
+		if (!strcmp(name, "main"))
+			return true;
+		k++;
+	}
+	return false;
+}
+
+/*
+ * Record fxt_throw MODE: 95 % of the samples whose leaf is one of its
+ * named functions reach main with @expect in order; those elsewhere (the
+ * unwinder, libstdc++, ~guard) are counted, not required.
+ */
+static void walk_throw(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(dev) *self, const char *mode,
+		       const char *const *expect)
+{
+	const char *path = vm_test_path("fxt_throw");
+	unsigned int in_prog = 0, ok = 0, other = 0, other_main = 0;
+	struct throw_prog t = { 0 };
+	struct fxtprof_stats sum;
+	char part[64];
+
+	if (access(path, X_OK))
+		SKIP(return, "no fxt_throw: no C++ cross compiler for this arch");
+	for (unsigned int f = 0; f < THROW_NR; f++) {
+		ASSERT_EQ(0, vm_elf_sym(path, throw_fns[f], &t.addr[f][0],
+					&t.size[f][0])) TH_LOG("%s", throw_fns[f]);
+		snprintf(part, sizeof(part), "%s.cold", throw_fns[f]);
+		vm_elf_sym(path, part, &t.addr[f][1], &t.size[f][1]);
+	}
+	record_child(_metadata, self, &t.c, path, mode, "2000",
+		     FXTPROF_MAX_STACK_DEPTH, 0);
+	vm_recs_for_each(&self->r, rec) {
+		const struct fxtprof_sample *s = (const void *)rec;
+		const __u64 *ips = s->ips + s->nr_kernel;
+
+		if (rec->type != FXTPROF_REC_SAMPLE ||
+		    s->pid != (__u32)t.c.pid || !s->nr_user)
+			continue;
+		if (throw_fn(&t, ips[0], true)) {
+			in_prog++;
+			ok += throw_stack_ok(&t, ips, s->nr_user, expect);
+			continue;
+		}
+		other++;
+		for (unsigned int i = 1; i < s->nr_user; i++) {
+			const char *name = throw_fn(&t, ips[i], false);
+
+			if (name && !strcmp(name, "main")) {
+				other_main++;
+				break;
+			}
+		}
+	}
+	sum_stats(self, &sum);
+	TH_LOG("throw %s: %u samples in its functions, %u reach main as "
+	       "expected; %u elsewhere (the unwinder), %u of them reach main; "
+	       "frames: table %llu, fp %llu, no rule %llu", mode, in_prog, ok,
+	       other, other_main,
+	       (unsigned long long)sum.unwind_table_frames,
+	       (unsigned long long)sum.unwind_fp_frames,
+	       (unsigned long long)sum.unwind_rule_frames);
+	EXPECT_LE(100, in_prog);
+	EXPECT_LE(in_prog * 95, ok * 100ull);
+}
+
+/* Hot in a catch block, 4 frames below main, after a throw through 4. */
+TEST_F(dev, cpp_catch_block_after_a_throw_reaches_main)
+{
+	walk_throw(_metadata, self, "catch", throw_catch_frames);
+}
+
+/* Hot in a destructor that a cleanup landing pad runs during unwinding. */
+TEST_F(dev, cpp_destructor_in_a_landing_pad_reaches_main)
+{
+	walk_throw(_metadata, self, "dtor", throw_dtor_frames);
 }
 
 /*
@@ -309,7 +486,8 @@ static void leaf_ends(const struct vm_recs *r, const struct nofp *n,
 	vm_recs_for_each(r, rec) {
 		const struct fxtprof_sample *s = (const void *)rec;
 
-		if (rec->type != FXTPROF_REC_SAMPLE || s->pid != (__u32)n->pid ||
+		if (rec->type != FXTPROF_REC_SAMPLE ||
+		    s->pid != (__u32)n->c.pid ||
 		    !s->nr_user ||
 		    nofp_fn(n, s->ips[s->nr_kernel]) != F_LEAF)
 			continue;
