@@ -313,9 +313,9 @@ static void queue_build(struct record_unwind *ru, const struct fxtprof_mmap *m,
 		*known = TABLE_PENDING;
 	}
 	ru->queued++;
+	ru->in_worker++;
 	pthread_mutex_lock(&ru->q.lock);
 	job__append(j, &ru->q.in_tail);
-	ru->q.busy++;
 	pthread_cond_signal(&ru->q.more);
 	pthread_mutex_unlock(&ru->q.lock);
 }
@@ -404,8 +404,8 @@ bool record_unwind__complete(struct record_unwind *ru)
 {
 	struct pollfd pfd = { .fd = ru->efd, .events = POLLIN };
 	struct unwind_job *done, *j, *next;
+	unsigned int taken = 0;
 	uint64_t count;
-	bool idle;
 
 	if (!ru->running)
 		return true;
@@ -426,14 +426,10 @@ bool record_unwind__complete(struct record_unwind *ru)
 		if (j->t)
 			map_table(ru, &j->m, j->t);
 		job__free(j);
-		pthread_mutex_lock(&ru->q.lock);
-		ru->q.busy--;
-		pthread_mutex_unlock(&ru->q.lock);
+		taken++;
 	}
-	pthread_mutex_lock(&ru->q.lock);
-	idle = !ru->q.busy;
-	pthread_mutex_unlock(&ru->q.lock);
-	return idle;
+	ru->in_worker -= taken;
+	return !ru->in_worker;
 }
 
 void record_unwind__summary(struct record_unwind *ru,

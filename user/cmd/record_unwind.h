@@ -37,7 +37,6 @@ struct unwind_queue {
 	pthread_cond_t more;		/* a job in, or stop */
 	struct unwind_job *in, **in_tail;
 	struct unwind_job *out, **out_tail;
-	unsigned int busy;		/* jobs given and not yet taken back */
 	bool stop;
 };
 
@@ -53,6 +52,7 @@ struct record_unwind {
 	uint64_t efd_count;
 	struct evloop *loop;		/* which reads it */
 	struct ev_handler efd_h;
+	unsigned int in_worker;		/* jobs given, not yet taken back */
 	uint64_t queued;		/* mappings given to the worker */
 	uint64_t unbuilt;		/* of them, still queued at the end */
 	uint64_t mappings;		/* seen */
