@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,7 @@ static void *worker_main(void *arg)
 int record_unwind__init(struct record_unwind *ru, struct source *src,
 			const struct fxtprof_config *cfg)
 {
+	sigset_t all, old;
 	int err;
 
 	memset(ru, 0, sizeof(*ru));
@@ -179,7 +181,14 @@ int record_unwind__init(struct record_unwind *ru, struct source *src,
 	pthread_cond_init(&ru->q.more, NULL);
 	ru->q.in_tail = &ru->q.in;
 	ru->q.out_tail = &ru->q.out;
+	/*
+	 * The worker takes no signal: record reads SIGINT and the others
+	 * from a signalfd, which works only while every thread blocks them.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = -pthread_create(&ru->worker, NULL, worker_main, ru);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		goto out_close_efd;
 	ru->running = true;
