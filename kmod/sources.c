@@ -36,7 +36,8 @@ static const struct fxtprof_source_def fxtprof_sources[] = {
 		.name = "cpu.sampling",
 		.description = "per-CPU timer samples with kernel and user stacks",
 		.cfg_flags = FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK |
-			     FXTPROF_CFG_USTACK | FXTPROF_CFG_SKIP_IDLE,
+			     FXTPROF_CFG_USTACK | FXTPROF_CFG_SKIP_IDLE |
+			     FXTPROF_CFG_UNWIND,
 		.enable_flags = FXTPROF_CFG_SAMPLE,
 		.is_default = true,
 		.available = fxtprof_always,

@@ -44,7 +44,8 @@ $(B)/tests/bpf/test_bpf_unwind: $(B)/tests/bpf/test_bpf_unwind.o \
 		$(BPF_TEST_LIBS) $(UNWIND_LIB) $(UTIL_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(UNWIND_LDLIBS) $(BPF_SOURCE_LDLIBS)
 $(B)/tests/bpf/test_bpf_unwind: | $(B)/tests/bpf/unwind_workload \
-	$(B)/tests/bpf/unwind_workload_noeh $(B)/tests/bpf/libunwind_dl.so
+	$(B)/tests/bpf/unwind_workload_noeh $(B)/tests/bpf/libunwind_dl.so \
+	$(B)/tests/bpf/throw_workload
 
 # A process's unwind ranges as the bpf source keeps them (no privileges).
 $(B)/tests/bpf/test_unwind_ranges: $(B)/tests/bpf/test_unwind_ranges.o \
@@ -64,6 +65,11 @@ $(B)/tests/bpf/unwind_workload_noeh: tests/bpf/unwind_workload.c
 	objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr \
 		--remove-section=.debug_frame $@.tmp $@
 	rm -f $@.tmp
+# The C++ program that throws (tests/unwind/throw.cpp), PIE, with the
+# host's libstdc++ and libgcc_s: their unwinder has no frame pointers.
+$(B)/tests/bpf/throw_workload: tests/unwind/throw.cpp
+	@mkdir -p $(@D)
+	g++ $(UNWIND_WORKLOAD_CFLAGS) -fomit-frame-pointer -o $@ $<
 $(B)/tests/bpf/libunwind_dl.so: tests/bpf/unwind_dl.c
 	@mkdir -p $(@D)
 	$(CC) $(UNWIND_WORKLOAD_CFLAGS) -fomit-frame-pointer -fPIC -shared \

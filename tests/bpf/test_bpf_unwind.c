@@ -52,7 +52,19 @@
 static const char *const wanted[] = {
 	"cmp", "sort_loop", "leaf", "recurse", "recurse_loop", "call_dl",
 	"main", "dl_inner", "dl_spin",
+	/* throw.cpp's */
+	"catch_spin", "catch_site", "catch_mid", "throw_loop", "throw_deep",
+	"dtor_spin", "dtor_mid", "dtor_catch",
 };
+
+/* Whether symbol @name is function @fn, or a part of it gcc moved out. */
+static bool sym_is(const char *name, const char *fn)
+{
+	size_t n = strlen(fn);
+
+	return !strncmp(name, fn, n) &&
+	       (!name[n] || !strcmp(name + n, ".cold"));
+}
 
 struct sym {
 	uint64_t lo, hi;
@@ -82,6 +94,8 @@ struct tally {
 	unsigned int max_user;	/* the deepest user stack */
 	unsigned int ends[FXTPROF_USTACK_END_SLOTS];
 	unsigned int truncated;	/* USTACK_TRUNCATED */
+	unsigned int elsewhere;	/* whose leaf is not named (the unwinder) */
+	unsigned int elsewhere_main;	/* of those, reaching main */
 };
 
 static char dir[512];
@@ -119,7 +133,7 @@ static void read_syms(struct mapping *m)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
 			for (j = 0; name && j < ARRAY_SIZE(wanted); j++) {
-				if (strcmp(name, wanted[j]) ||
+				if (!sym_is(name, wanted[j]) ||
 				    m->nr_syms == MAX_SYMS)
 					continue;
 				m->syms[m->nr_syms].lo = s.st_value;
@@ -310,8 +324,17 @@ static void tally(const struct fxtprof_sample *s, const struct child *c,
 		t->max_user = s->nr_user;
 	t->ends[s->ustack_end & (FXTPROF_USTACK_END_SLOTS - 1)]++;
 	t->truncated += !!(s->flags & FXTPROF_SAMPLE_USTACK_TRUNCATED);
-	if (!name_of(c, u[0], true))
+	if (!name_of(c, u[0], true)) {
+		t->elsewhere++;
+		for (i = 1; i < s->nr_user; i++) {
+			name = name_of(c, u[i], false);
+			if (name && !strcmp(name, "main")) {
+				t->elsewhere_main++;
+				break;
+			}
+		}
 		return;
+	}
 	t->in_prog++;
 	/* The named frames, up to main, must be exactly @expect. */
 	for (i = 0; i < s->nr_user; i++) {
@@ -410,12 +433,12 @@ static void record(struct __test_metadata *_metadata, struct run *r,
 	bpf_source__close(&src);
 	unwind_cache__free(cache);
 	TH_LOG("%s %s: %u samples, %u with the leaf in the program, %u whole "
-	       "(%.1f %%); deepest %u; ends complete %u fp_chain %u depth %u "
+	       "(%.1f %%); %u elsewhere, %u of them reaching main; deepest %u; ends complete %u fp_chain %u depth %u "
 	       "fault %u budget %u bad %u; frames table %llu fp %llu rule %llu",
 	       mode, r->cfg.flags & FXTPROF_CFG_UNWIND ? "cfi" : "fp",
 	       r->t.samples, r->t.in_prog, r->t.whole,
 	       r->t.in_prog ? 100.0 * r->t.whole / r->t.in_prog : 0.0,
-	       r->t.max_user, r->t.ends[FXTPROF_USTACK_END_COMPLETE],
+	       r->t.elsewhere, r->t.elsewhere_main, r->t.max_user, r->t.ends[FXTPROF_USTACK_END_COMPLETE],
 	       r->t.ends[FXTPROF_USTACK_END_FP_CHAIN],
 	       r->t.ends[FXTPROF_USTACK_END_DEPTH],
 	       r->t.ends[FXTPROF_USTACK_END_FAULT],
@@ -585,6 +608,46 @@ TEST(dlopened_library_reaches_main)
 		SKIP(return, "no libunwind_dl.so: static programs only here");
 	record(_metadata, &r, prog, "dlopen", "1500", lib, dl_frames, &c);
 	EXPECT_TRUE(whole_enough(&r.t));
+}
+
+/*
+ * throw.cpp, hot in a catch block after a throw through 4 frames, and in
+ * a destructor that a cleanup landing pad runs during the unwinding
+ * (~guard, C++-named, is no expected frame).  Samples in the unwinder
+ * itself are counted, not required.
+ */
+static const char *const catch_frames[] = {
+	"catch_spin", "catch_site", "catch_mid", "throw_loop", "main", NULL
+};
+static const char *const dtor_frames[] = {
+	"catch_spin", "dtor_spin", "dtor_mid", "dtor_catch", "throw_loop",
+	"main", NULL
+};
+
+static void record_throw(struct __test_metadata *_metadata, const char *mode,
+			 const char *const *expect)
+{
+	struct run r = { .cfg.flags = FXTPROF_CFG_UNWIND };
+	struct child c;
+	char prog[600];
+
+	NEED_BPF_SOURCE();
+	sibling(prog, sizeof(prog), "throw_workload");
+	if (access(prog, X_OK))
+		SKIP(return, "no throw_workload: C programs only here");
+	record(_metadata, &r, prog, mode, "1500", NULL, expect, &c);
+	EXPECT_TRUE(whole_enough(&r.t));
+	EXPECT_LT(0, r.stats.unwind_table_frames);
+}
+
+TEST(cpp_catch_block_after_a_throw_reaches_main)
+{
+	record_throw(_metadata, "catch", catch_frames);
+}
+
+TEST(cpp_destructor_in_a_landing_pad_reaches_main)
+{
+	record_throw(_metadata, "dtor", dtor_frames);
 }
 
 /* Whether any unwind_procs map still holds @pid's ranges. */
@@ -816,6 +879,18 @@ TEST(load_and_map_contract)
 	t.nr_rows = FXTPROF_UNWIND_MAX_ROWS;
 	EXPECT_EQ(-ENOSPC, bpf_source__unwind_load(&src, &t));
 	bpf_source__close(&src);
+}
+
+/* The bpf source's data sources say that cpu.sampling walks tables. */
+TEST(sources_list_the_unwind_ability)
+{
+	for (unsigned int i = 0; i < bpf_source_nr_data_sources; i++) {
+		const struct fxtprof_source *d = &bpf_source_data_sources[i];
+
+		EXPECT_EQ(!strcmp(d->name, "cpu.sampling"),
+			  !!(d->cfg_flags & FXTPROF_CFG_UNWIND))
+			TH_LOG("%s", d->name);
+	}
 }
 
 static void __attribute__((constructor)) find_dir(void)

@@ -8,11 +8,14 @@
  * and a full source are counted; the config asks for tables only where
  * they can be walked (not with --call-graph fp or dwarf), and falls back
  * on a source that refuses them.
+ * The tables are built by the recorder's worker thread: the test waits
+ * for it (record_unwind__complete, through its eventfd), with a bound.
  * Prints TAP.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +91,19 @@ static unsigned int feed_own_maps(struct record_unwind *ru)
 	return n;
 }
 
+/* Whether the worker built what it was given, and all was mapped: 10 s. */
+static bool all_built(struct record_unwind *ru)
+{
+	struct pollfd pfd = { .fd = record_unwind__fd(ru), .events = POLLIN };
+
+	for (int i = 0; i < 100; i++) {
+		if (record_unwind__complete(ru))
+			return true;
+		poll(&pfd, 1, 100);
+	}
+	return record_unwind__complete(ru);
+}
+
 static const struct fxtprof_unwind_map *map_of(const struct fake_source *f,
 					       const void *addr)
 {
@@ -120,9 +136,11 @@ TEST(own_mappings)
 	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
 	n = feed_own_maps(&ru);
 	ASSERT_LT(2u, n);
+	ASSERT_TRUE(all_built(&ru));
 	/* A second sweep loads nothing again: one table per build id. */
 	i = f.loads;
 	feed_own_maps(&ru);
+	ASSERT_TRUE(all_built(&ru));
 	EXPECT_EQ(i, f.loads);
 	EXPECT_EQ(2 * n, ru.mappings);
 	EXPECT_EQ(0u, ru.unreadable);
@@ -172,6 +190,7 @@ TEST(memory_cap_and_full_source)
 	 */
 	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
 	feed_own_maps(&ru);
+	ASSERT_TRUE(all_built(&ru));
 	unwind_cache__stats(ru.cache, &st);
 	EXPECT_EQ(NULL, map_of(&f, (void *)printf));
 	EXPECT_LE(1u, st.over_cap);

@@ -64,6 +64,16 @@ $(B)/tests/vm/fxt_nofp: tests/vm/fxt_nofp.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(FXT_NOFP_CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
+# fxt_throw: tests/unwind/throw.cpp, static, without frame pointers;
+# x86_64 only, as no aarch64 C++ compiler is installed (test_unwind_walk
+# skips its two tests where it is missing).
+ifeq ($(ARCH),x86_64)
+$(B)/tests/vm/fxt_throw: tests/unwind/throw.cpp
+	@mkdir -p $(@D)
+	g++ -O2 -g -fomit-frame-pointer $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+VM_HELPERS += $(B)/tests/vm/fxt_throw
+endif
+
 VM_TEST_PROGS += $(VM_TESTS) $(B)/tests/vm/test_mmap \
 	$(B)/tests/vm/test_unwind_walk $(B)/tests/vm/test_stack_copy \
 	$(VM_HELPERS)

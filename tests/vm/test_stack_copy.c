@@ -46,11 +46,11 @@ static const struct fxtprof_sample *nofp_sample(const struct nofp *n,
 	const struct fxtprof_sample *s = (const void *)rec;
 	__u64 leaf;
 
-	if (rec->type != FXTPROF_REC_SAMPLE || s->pid != (__u32)n->pid ||
+	if (rec->type != FXTPROF_REC_SAMPLE || s->pid != (__u32)n->c.pid ||
 	    !s->nr_user)
 		return NULL;
 	leaf = s->ips[s->nr_kernel];
-	return leaf >= n->lo && leaf < n->hi ? s : NULL;
+	return leaf >= n->c.lo && leaf < n->c.hi ? s : NULL;
 }
 
 /* A copy as the ABI describes it, of sample @s. */
@@ -69,7 +69,8 @@ static bool copy_sane(const struct nofp *n, const struct fxtprof_sample *s,
 	 * there (x86_64 puts the vDSO just above it), as perf's does.
 	 */
 	if (c->regs[COPY_PC] != s->ips[s->nr_kernel] ||
-	    c->regs[COPY_SP] < n->stack_lo || c->regs[COPY_SP] >= n->stack_hi)
+	    c->regs[COPY_SP] < n->c.stack_lo ||
+	    c->regs[COPY_SP] >= n->c.stack_hi)
 		return false;
 	return true;
 }
@@ -81,7 +82,7 @@ static bool copy_has_ra(const struct nofp *n,
 	const __u64 *stack = &c->regs[c->nr_regs];
 
 	for (__u32 i = 0; i < c->size / 8; i++)
-		if (stack[i] >= n->lo && stack[i] < n->hi)
+		if (stack[i] >= n->c.lo && stack[i] < n->c.hi)
 			return true;
 	return false;
 }
@@ -93,7 +94,7 @@ TEST_F(dev, every_sample_carries_a_sane_copy)
 
 	record_nofp(_metadata, self, &n, "recurse", "1000",
 		    FXTPROF_MAX_STACK_DEPTH, 0, FXTPROF_CFG_STACK_COPY);
-	ASSERT_LT(0, n.stack_lo);
+	ASSERT_LT(0, n.c.stack_lo);
 	vm_recs_for_each(&self->r, rec) {
 		const struct fxtprof_sample *s = nofp_sample(&n, rec);
 		const struct fxtprof_stack_copy *c;
@@ -150,8 +151,8 @@ static void log_both(struct __test_metadata *_metadata, const struct nofp *n,
 
 	for (unsigned int i = 0; i < 8 && (i < nr_k || i < nr_p); i++)
 		len += snprintf(buf + len, sizeof(buf) - len, " %#llx/%#llx",
-				i < nr_k ? (unsigned long long)(k[i] - n->bias) : 0,
-				i < nr_p ? (unsigned long long)(p[i] - n->bias) : 0);
+				i < nr_k ? (unsigned long long)(k[i] - n->c.bias) : 0,
+				i < nr_p ? (unsigned long long)(p[i] - n->c.bias) : 0);
 	TH_LOG("walk %u frames (end %u), copy %u (%s), walk/copy:%s", nr_k,
 	       s->ustack_end, nr_p, stack_copy_end__name(end), buf);
 }
@@ -170,7 +171,7 @@ static void cross_check(struct __test_metadata *_metadata,
 		    FXTPROF_MAX_STACK_DEPTH, 0, FXTPROF_CFG_STACK_COPY);
 	ASSERT_EQ(0, stack_copy_unwinder__new(COPY_MACHINE, &u));
 	m = (struct stack_copy_module){
-		.start = n.lo, .end = n.hi, .pgoff = n.pgoff,
+		.start = n.c.lo, .end = n.c.hi, .pgoff = n.c.pgoff,
 		.path = vm_test_path("fxt_nofp"),
 	};
 	ASSERT_EQ(0, stack_copy_unwinder__add(u, &m));

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * vm_nofp.h - fxt_nofp (built -O2 -fomit-frame-pointer, static: glibc's
- * qsort is in it too) recorded with its unwind table built by user/unwind/
- * (libdw, what the recorder runs), loaded with libfxtprof and mapped for
- * the child's pid; its functions, and the frames its samples have:
+ * vm_nofp.h - a test program (struct vm_child) recorded with its unwind
+ * table, built by user/unwind/ (libdw, what the recorder runs), loaded
+ * with libfxtprof and mapped for the child's pid before it runs; and
+ * fxt_nofp (built -O2 -fomit-frame-pointer, static: glibc's qsort is in
+ * it too), its functions, and the frames its samples have:
  *
  *   qsort:    nofp_cmp <- (glibc, one frame or more) <- nofp_sort <- main
  *   recurse:  nofp_leaf <- nofp_recurse x 41 <- main
@@ -38,13 +39,18 @@ static const char *const fn_names[F_NR] = {
 	"nofp_cmp", "nofp_sort", "nofp_leaf", "nofp_recurse", "main",
 };
 
-struct nofp {
+/* A test program, started and waiting at its gate. */
+struct vm_child {
 	pid_t pid;
 	int to, from;			/* its stdin and stdout */
 	unsigned long long lo, hi;	/* its executable addresses */
 	unsigned long long pgoff;	/* the file offset mapped at lo */
 	unsigned long long stack_lo, stack_hi;	/* its [stack] */
 	unsigned long long bias;
+};
+
+struct nofp {
+	struct vm_child c;
 	unsigned long long addr[F_NR], size[F_NR];
 };
 
@@ -74,10 +80,11 @@ out_close:
 	return ret;
 }
 
-/* fxt_nofp MODE, started and waiting for its go; its mapping found. */
-static int nofp_spawn(struct nofp *n, const char *path, const char *mode,
-		      const char *ms)
+/* @path MODE MS, started and waiting for its go; its mappings found. */
+static int vm_child_spawn(struct vm_child *n, const char *path,
+			  const char *mode, const char *ms)
 {
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	unsigned long long start, end, off, delta = 0;
 	int to[2], from[2], ret = -ENOENT;
 	char line[512], name[256];
@@ -91,7 +98,7 @@ static int nofp_spawn(struct nofp *n, const char *path, const char *mode,
 	if (n->pid == 0) {
 		dup2(to[0], 0);
 		dup2(from[1], 1);
-		execl(path, "fxt_nofp", mode, ms, (char *)NULL);
+		execl(path, base, mode, ms, (char *)NULL);
 		_exit(127);
 	}
 	close(to[0]);
@@ -115,7 +122,7 @@ static int nofp_spawn(struct nofp *n, const char *path, const char *mode,
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %255s", &start,
 			   &end, perms, &off, name) != 5)
 			continue;
-		if (perms[2] == 'x' && strstr(name, "fxt_nofp")) {
+		if (perms[2] == 'x' && strstr(name, base)) {
 			n->lo = start;
 			n->hi = end;
 			n->pgoff = off;
@@ -133,38 +140,31 @@ static int nofp_spawn(struct nofp *n, const char *path, const char *mode,
 static int nofp_fn(const struct nofp *n, unsigned long long ip)
 {
 	for (int f = 0; f < F_NR; f++)
-		if (ip - n->bias - n->addr[f] < n->size[f])
+		if (ip - n->c.bias - n->addr[f] < n->size[f])
 			return f;
 	return -1;
 }
 
 /*
- * Record fxt_nofp MODE for MS milliseconds, its table loaded and mapped,
- * with the walk bounded by @depth frames and @budget reads, and @flags
- * (FXTPROF_CFG_*) on top of the sampling and the walk.
+ * Record @path MODE for MS milliseconds, its table loaded and mapped
+ * before it runs, with the walk bounded by @depth frames and @budget
+ * reads, and @flags (FXTPROF_CFG_*) on top of the sampling and the walk.
  */
-static void record_nofp(struct __test_metadata *_metadata,
-			FIXTURE_DATA(dev) *self, struct nofp *n,
-			const char *mode, const char *ms, __u16 depth,
-			__u32 budget, __u32 flags)
+static void vm_child_record(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(dev) *self, struct vm_child *n,
+			    const char *path, const char *mode, const char *ms,
+			    __u16 depth, __u32 budget, __u32 flags)
 {
-	/* Room for every sample until the drain, copies included. */
 	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE |
 					    FXTPROF_CFG_USTACK |
 					    FXTPROF_CFG_UNWIND | flags, 1000,
-					    flags & FXTPROF_CFG_STACK_COPY ?
-					    16 << 20 : 1 << 20);
-	const char *path = vm_test_path("fxt_nofp");
+					    1 << 20);
 	struct fxtprof_unwind_table arg;
 	struct fxtprof_unwind_map m;
 	struct unwind_table *t;
 	char why[UNWIND_WHY_LEN];
 	int status;
 
-	for (int f = 0; f < F_NR; f++) {
-		ASSERT_EQ(0, vm_elf_sym(path, fn_names[f], &n->addr[f],
-					&n->size[f])) TH_LOG("%s", fn_names[f]);
-	}
 	ASSERT_EQ(0, unwind_table__build_path(path, &t, why)) TH_LOG("%s", why);
 	TH_LOG("%u rows, %u from sp, %u from fp, %u without a rule",
 	       t->nr_rows, t->counts.cfa_sp, t->counts.cfa_fp,
@@ -177,7 +177,7 @@ static void record_nofp(struct __test_metadata *_metadata,
 	unwind_table__free(t);
 	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
 
-	ASSERT_EQ(0, nofp_spawn(n, path, mode, ms));
+	ASSERT_EQ(0, vm_child_spawn(n, path, mode, ms));
 	m = (struct fxtprof_unwind_map){
 		.pid = n->pid, .id = arg.id, .start = n->lo, .end = n->hi,
 		.bias = n->bias,
@@ -190,6 +190,22 @@ static void record_nofp(struct __test_metadata *_metadata,
 	close(n->to);
 	close(n->from);
 	ASSERT_LT(0, vm_recs_drain_all(self->dev, &self->r));
+}
+
+/* fxt_nofp MODE, with its functions' addresses, recorded so. */
+static void record_nofp(struct __test_metadata *_metadata,
+			FIXTURE_DATA(dev) *self, struct nofp *n,
+			const char *mode, const char *ms, __u16 depth,
+			__u32 budget, __u32 flags)
+{
+	const char *path = vm_test_path("fxt_nofp");
+
+	for (int f = 0; f < F_NR; f++) {
+		ASSERT_EQ(0, vm_elf_sym(path, fn_names[f], &n->addr[f],
+					&n->size[f])) TH_LOG("%s", fn_names[f]);
+	}
+	vm_child_record(_metadata, self, &n->c, path, mode, ms, depth, budget,
+			flags);
 }
 
 #endif /* FXTPROF_VM_NOFP_H */

@@ -638,6 +638,7 @@ int cmd_record(int argc, char **argv)
 	arm_poll(&r);
 	arm_tick(&r);
 	arm_signal(&r);
+	record_unwind__start(&r.unwind, &r.loop);
 	if (opts.ready_file) {
 		ret = evloop__submit(&r.loop);
 		if (ret)

@@ -4,14 +4,25 @@
  * its process sees it (mmap_rec__file_path: /proc/PID/map_files, then
  * under /proc/PID/root), so that containers' files are found; one that
  * cannot be read is counted and its frames are walked by frame pointers.
+ * The loop opens it at once, while its process is alive (a process that
+ * exits within 50 ms may be gone before its table is built), and the
+ * worker builds from that descriptor.
+ *
+ * Only the worker touches the cache until it is joined; the loop knows
+ * what was built by build id (ru->known), so that a file seen again is
+ * mapped without a trip through the worker.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +35,22 @@
 
 /* The ids map's value for a table the source refused: never retried. */
 #define TABLE_REFUSED	UINT64_MAX
+
+/* The known map's value for a build id whose first job is queued. */
+#define TABLE_PENDING	UINT64_MAX
+
+/*
+ * A mapping whose table the worker builds; then the loop maps it.  Only
+ * the first job of a build id holds its file: the later ones find the
+ * table that one built in the cache (the queue is FIFO).
+ */
+struct unwind_job {
+	struct unwind_job *next;
+	struct fxtprof_mmap m;		/* without its file name */
+	int fd;				/* its file, or -1 */
+	Elf *elf;			/* the vDSO's image, or NULL */
+	const struct unwind_table *t;	/* built: NULL if there is none */
+};
 
 void record_unwind__config(const struct record_opts *o,
 			   const struct source_ops *ops,
@@ -58,17 +85,178 @@ bool record_unwind__fallback(const struct record_opts *o, int err,
 	return true;
 }
 
+static void job__free(struct unwind_job *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	if (j->elf)
+		elf_end(j->elf);
+	free(j);
+}
+
+/* Append @j to the list whose tail pointer is @tail. */
+static void job__append(struct unwind_job *j, struct unwind_job ***tail)
+{
+	j->next = NULL;
+	**tail = j;
+	*tail = &j->next;
+}
+
+static struct unwind_job *job__pop(struct unwind_job **head,
+				   struct unwind_job ***tail)
+{
+	struct unwind_job *j = *head;
+
+	if (j) {
+		*head = j->next;
+		if (!*head)
+			*tail = head;
+	}
+	return j;
+}
+
+/* The worker: build each queued job's table, hand it back, say so. */
+static void *worker_main(void *arg)
+{
+	struct record_unwind *ru = arg;
+	struct unwind_queue *q = &ru->q;
+	const uint64_t one = 1;
+	struct unwind_job *j;
+	uint64_t t0;
+	ssize_t n;
+	int err;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		while (!q->in && !q->stop)
+			pthread_cond_wait(&q->more, &q->lock);
+		if (q->stop)
+			break;
+		j = job__pop(&q->in, &q->in_tail);
+		pthread_mutex_unlock(&q->lock);
+
+		t0 = clock_ns(CLOCK_MONOTONIC);
+		if (!j->elf && j->fd >= 0)
+			j->elf = elf_begin(j->fd, ELF_C_READ, NULL);
+		/* What it could not build, the cache counts, once per id. */
+		if (j->elf)
+			unwind_cache__get_elf(ru->cache, j->elf, &j->t, NULL);
+		else if (!unwind_cache__find(ru->cache, j->m.build_id,
+					     j->m.build_id_size, &j->t, &err))
+			j->t = NULL;
+		elf_end(j->elf);
+		j->elf = NULL;
+
+		pthread_mutex_lock(&q->lock);
+		ru->build_ns += clock_ns(CLOCK_MONOTONIC) - t0;
+		job__append(j, &q->out_tail);
+		/* Cannot fail: the loop reads the counter long before 2^64. */
+		n = write(ru->efd, &one, sizeof(one));
+		(void)n;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
 int record_unwind__init(struct record_unwind *ru, struct source *src,
 			const struct fxtprof_config *cfg)
 {
+	sigset_t all, old;
+	int err;
+
 	memset(ru, 0, sizeof(*ru));
+	ru->efd = -1;
 	if (!(cfg->flags & FXTPROF_CFG_UNWIND))
 		return 0;
 	ru->cache = unwind_cache__new(cfg->unwind_memory);
 	if (!ru->cache)
 		return -ENOMEM;
+	/* Blocking: io_uring would answer -EAGAIN on a non-blocking one. */
+	ru->efd = eventfd(0, EFD_CLOEXEC);
+	if (ru->efd < 0) {
+		err = -errno;
+		goto out_free_cache;
+	}
+	pthread_mutex_init(&ru->q.lock, NULL);
+	pthread_cond_init(&ru->q.more, NULL);
+	ru->q.in_tail = &ru->q.in;
+	ru->q.out_tail = &ru->q.out;
+	/*
+	 * The worker takes no signal: record reads SIGINT and the others
+	 * from a signalfd, which works only while every thread blocks them.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = -pthread_create(&ru->worker, NULL, worker_main, ru);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		goto out_close_efd;
+	ru->running = true;
 	ru->src = src;
 	return 0;
+
+out_close_efd:
+	close(ru->efd);
+	ru->efd = -1;
+out_free_cache:
+	unwind_cache__free(ru->cache);
+	ru->cache = NULL;
+	return err;
+}
+
+static void arm_efd(struct record_unwind *ru)
+{
+	struct io_uring_sqe *sqe = evloop__sqe(ru->loop, &ru->efd_h);
+
+	if (sqe)
+		io_uring_prep_read(sqe, ru->efd, &ru->efd_count,
+				   sizeof(ru->efd_count), 0);
+}
+
+static void on_built(struct ev_handler *h, const struct io_uring_cqe *cqe)
+{
+	struct record_unwind *ru = (void *)((char *)h -
+					    offsetof(struct record_unwind,
+						     efd_h));
+
+	record_unwind__complete(ru);
+	if (cqe->res >= 0)
+		arm_efd(ru);
+}
+
+void record_unwind__start(struct record_unwind *ru, struct evloop *loop)
+{
+	if (!ru->src)
+		return;
+	ru->loop = loop;
+	ru->efd_h.complete = on_built;
+	arm_efd(ru);
+}
+
+int record_unwind__fd(const struct record_unwind *ru)
+{
+	return ru->efd;
+}
+
+/* Join the worker after its current build; count what it left queued. */
+static void worker_stop(struct record_unwind *ru)
+{
+	struct unwind_job *j;
+
+	if (!ru->running)
+		return;
+	pthread_mutex_lock(&ru->q.lock);
+	ru->q.stop = true;
+	pthread_cond_signal(&ru->q.more);
+	pthread_mutex_unlock(&ru->q.lock);
+	pthread_join(ru->worker, NULL);
+	ru->running = false;
+	while ((j = job__pop(&ru->q.in, &ru->q.in_tail))) {
+		ru->unbuilt++;
+		job__free(j);
+	}
+	while ((j = job__pop(&ru->q.out, &ru->q.out_tail)))
+		job__free(j);
 }
 
 /* The mapping's file, as its process sees it: an fd, or -errno. */
@@ -103,36 +291,42 @@ static Elf *own_vdso(const struct fxtprof_mmap *m)
 	return elf_memory((char *)base, m->len);
 }
 
-/* The table of @m's file, built at its build id's first mapping. */
-static const struct unwind_table *table_of(struct record_unwind *ru,
-					   const struct fxtprof_mmap *m,
-					   const char *path)
+static uint64_t build_id_key(const struct fxtprof_mmap *m)
 {
-	const struct unwind_table *t;
-	uint64_t t0;
-	int fd = -1, err;
-	Elf *elf;
+	return hmap_hash_bytes(m->build_id, m->build_id_size, 0);
+}
 
-	if (unwind_cache__find(ru->cache, m->build_id, m->build_id_size, &t,
-			       &err))
-		return t;
-	elf = own_vdso(m);
-	if (!elf) {
-		fd = open_mapping(m, path);
-		if (fd < 0) {
+/*
+ * Give @m to the worker; its file, opened now, if it is the first of its
+ * build id (@known: TABLE_PENDING then, not yet set otherwise).
+ */
+static void queue_build(struct record_unwind *ru, const struct fxtprof_mmap *m,
+			const char *path, uint64_t *known)
+{
+	struct unwind_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return;
+	j->m = *m;
+	j->fd = -1;
+	if (*known != TABLE_PENDING) {
+		j->elf = own_vdso(m);
+		j->fd = j->elf ? -1 : open_mapping(m, path);
+		if (!j->elf && j->fd < 0) {
+			/* A later mapping of the file tries again. */
+			hmap__del(&ru->known, build_id_key(m));
 			ru->unreadable++;
-			return NULL;
+			free(j);
+			return;
 		}
-		elf = elf_begin(fd, ELF_C_READ, NULL);
+		*known = TABLE_PENDING;
 	}
-	t0 = clock_ns(CLOCK_MONOTONIC);
-	/* What it could not build, the cache counts, once per build id. */
-	unwind_cache__get_elf(ru->cache, elf, &t, NULL);
-	ru->build_ns += clock_ns(CLOCK_MONOTONIC) - t0;
-	elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-	return t;
+	ru->queued++;
+	ru->in_worker++;
+	pthread_mutex_lock(&ru->q.lock);
+	job__append(j, &ru->q.in_tail);
+	pthread_cond_signal(&ru->q.more);
+	pthread_mutex_unlock(&ru->q.lock);
 }
 
 /* The source's id of @t, loaded at its first use; 0 if refused. */
@@ -162,26 +356,13 @@ static uint32_t table_id(struct record_unwind *ru,
 	return arg.id;
 }
 
-void record_unwind__mapping(struct record_unwind *ru,
-			    const struct fxtprof_mmap *m)
+/* Map @m's range to table @t (built from its file) in the source. */
+static void map_table(struct record_unwind *ru, const struct fxtprof_mmap *m,
+		      const struct unwind_table *t)
 {
 	struct fxtprof_unwind_map map = { .size = sizeof(map) };
-	char path[FXTPROF_MAX_PATH + 1];
-	const struct unwind_table *t;
 	uint64_t bias;
 
-	if (!ru->src)
-		return;
-	ru->mappings++;
-	if (!(m->flags & FXTPROF_MMAP_BUILD_ID) || !m->build_id_size) {
-		ru->no_build_id++;
-		return;
-	}
-	memcpy(path, m->filename, m->filename_len);
-	path[m->filename_len] = '\0';
-	t = table_of(ru, m, path);
-	if (!t)
-		return;
 	map.id = table_id(ru, t);
 	if (!map.id)
 		return;
@@ -199,13 +380,75 @@ void record_unwind__mapping(struct record_unwind *ru,
 		ru->mapped++;
 }
 
-void record_unwind__summary(const struct record_unwind *ru,
+void record_unwind__mapping(struct record_unwind *ru,
+			    const struct fxtprof_mmap *m)
+{
+	char path[FXTPROF_MAX_PATH + 1];
+	const struct unwind_table *t;
+	uint64_t *known;
+	int err;
+
+	if (!ru->src)
+		return;
+	ru->mappings++;
+	if (!(m->flags & FXTPROF_MMAP_BUILD_ID) || !m->build_id_size) {
+		ru->no_build_id++;
+		return;
+	}
+	err = hmap__get_or_add(&ru->known, build_id_key(m), &known);
+	if (err < 0)
+		return;
+	if (!err && *known != TABLE_PENDING) {
+		t = (const struct unwind_table *)(uintptr_t)*known;
+		if (t)
+			map_table(ru, m, t);
+		return;
+	}
+	memcpy(path, m->filename, m->filename_len);
+	path[m->filename_len] = '\0';
+	queue_build(ru, m, path, known);
+}
+
+bool record_unwind__complete(struct record_unwind *ru)
+{
+	struct pollfd pfd = { .fd = ru->efd, .events = POLLIN };
+	struct unwind_job *done, *j, *next;
+	unsigned int taken = 0;
+	uint64_t count;
+
+	if (!ru->running)
+		return true;
+	/* Where no loop reads the counter, reset it here, if it is set. */
+	if (!ru->loop && poll(&pfd, 1, 0) == 1 &&
+	    read(ru->efd, &count, sizeof(count)) < 0)
+		return false;
+	pthread_mutex_lock(&ru->q.lock);
+	done = ru->q.out;
+	ru->q.out = NULL;
+	ru->q.out_tail = &ru->q.out;
+	pthread_mutex_unlock(&ru->q.lock);
+	for (j = done; j; j = next) {
+		next = j->next;
+		/* A file without a table is not tried again either. */
+		hmap__put(&ru->known, build_id_key(&j->m),
+			  (uint64_t)(uintptr_t)j->t);
+		if (j->t)
+			map_table(ru, &j->m, j->t);
+		job__free(j);
+		taken++;
+	}
+	ru->in_worker -= taken;
+	return !ru->in_worker;
+}
+
+void record_unwind__summary(struct record_unwind *ru,
 			    const struct fxtprof_stats *total)
 {
 	struct unwind_cache_stats st;
 
 	if (!ru->src)
 		return;
+	worker_stop(ru);
 	unwind_cache__stats(ru->cache, &st);
 	fprintf(stderr, "fxtprof: unwind tables: %" PRIu64 " (%" PRIu64
 		" rows, %" PRIu64 " bytes, built in %.1f ms), %" PRIu64
@@ -216,6 +459,9 @@ void record_unwind__summary(const struct record_unwind *ru,
 		ru->mapped, ru->mappings, st.no_cfi,
 		ru->unreadable + st.failed, ru->no_build_id + st.no_build_id,
 		st.over_cap + ru->source_full, st.over_cap_bytes);
+	if (ru->unbuilt)
+		fprintf(stderr, ", not built before the end %" PRIu64,
+			ru->unbuilt);
 	if (ru->load_failed - ru->source_full || ru->map_failed ||
 	    ru->unplaced)
 		fprintf(stderr, ", refused by the source %" PRIu64
@@ -231,7 +477,14 @@ void record_unwind__summary(const struct record_unwind *ru,
 
 void record_unwind__fini(struct record_unwind *ru)
 {
+	worker_stop(ru);
+	if (ru->efd >= 0) {
+		close(ru->efd);
+		pthread_mutex_destroy(&ru->q.lock);
+		pthread_cond_destroy(&ru->q.more);
+	}
 	unwind_cache__free(ru->cache);
 	hmap__free(&ru->ids);
+	hmap__free(&ru->known);
 	memset(ru, 0, sizeof(*ru));
 }

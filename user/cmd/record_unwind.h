@@ -7,15 +7,21 @@
  * (source_ops.unwind_load) and mapped into the process at its bias
  * (unwind_map).
  *
- * The tables are built in the event loop, synchronously, once per build
- * id: 25 ms for libc.so.6, 0.6 s for a 100 MB C++ library.
+ * A table is built once per build id (25 ms for libc.so.6, 0.6 s for a
+ * 100 MB C++ library) by one worker thread, off the event loop: the loop
+ * opens the mapping's file and queues it; the worker builds the table
+ * and says so on an eventfd, which the loop reads through io_uring
+ * (record_unwind__start); the loop then loads and maps it.  Until then
+ * the process's frames are walked by frame pointers, and counted so.
  */
 #ifndef FXTPROF_RECORD_UNWIND_H
 #define FXTPROF_RECORD_UNWIND_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "transport/evloop.h"
 #include "util/hmap.h"
 #include <libfxtprof.h>
 
@@ -23,11 +29,32 @@ struct record_opts;
 struct source;
 struct source_ops;
 struct unwind_cache;
+struct unwind_job;
+
+/* The worker's queue: jobs in, built jobs out, both FIFO. */
+struct unwind_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t more;		/* a job in, or stop */
+	struct unwind_job *in, **in_tail;
+	struct unwind_job *out, **out_tail;
+	bool stop;
+};
 
 struct record_unwind {
 	struct source *src;		/* NULL: off */
-	struct unwind_cache *cache;
+	struct unwind_cache *cache;	/* the worker's until it is joined */
 	struct hmap ids;		/* table (pointer) -> source's id */
+	struct hmap known;		/* build id hash -> table, 0: none */
+	struct unwind_queue q;
+	pthread_t worker;
+	bool running;			/* the worker is */
+	int efd;			/* the worker's "built", an eventfd */
+	uint64_t efd_count;
+	struct evloop *loop;		/* which reads it */
+	struct ev_handler efd_h;
+	unsigned int in_worker;		/* jobs given, not yet taken back */
+	uint64_t queued;		/* mappings given to the worker */
+	uint64_t unbuilt;		/* of them, still queued at the end */
 	uint64_t mappings;		/* seen */
 	uint64_t mapped;		/* given to the source */
 	uint64_t unreadable;		/* files that could not be opened */
@@ -57,16 +84,36 @@ void record_unwind__config(const struct record_opts *o,
 bool record_unwind__fallback(const struct record_opts *o, int err,
 			     const char *why, struct fxtprof_config *cfg);
 
-/* Once configured with @cfg: tables for @src if it walks them.  -ENOMEM. */
+/*
+ * Once configured with @cfg: tables for @src if it walks them, and the
+ * worker started.  -ENOMEM, or -errno of eventfd or pthread_create.
+ */
 int record_unwind__init(struct record_unwind *ru, struct source *src,
 			const struct fxtprof_config *cfg);
 
-/* An FXTPROF_REC_MMAP record the recorder writes: its file's table. */
+/* Read the worker's eventfd in @loop from now on: tables get mapped. */
+void record_unwind__start(struct record_unwind *ru, struct evloop *loop);
+
+/*
+ * An FXTPROF_REC_MMAP record the recorder writes: its file's table, now
+ * if the build id's table was built, else once the worker has built it.
+ */
 void record_unwind__mapping(struct record_unwind *ru,
 			    const struct fxtprof_mmap *m);
 
-/* The summary's line: tables, rows, bytes, what was not loaded. */
-void record_unwind__summary(const struct record_unwind *ru,
+/*
+ * Load and map what the worker has built (what the eventfd's reader
+ * calls; a caller without a loop polls record_unwind__fd() instead).
+ * Whether no mapping is left with the worker.
+ */
+bool record_unwind__complete(struct record_unwind *ru);
+int record_unwind__fd(const struct record_unwind *ru);
+
+/*
+ * The summary's line: tables, rows, bytes, what was not loaded.  It stops
+ * the worker first (after the build it is in), as the end does.
+ */
+void record_unwind__summary(struct record_unwind *ru,
 			    const struct fxtprof_stats *total);
 
 void record_unwind__fini(struct record_unwind *ru);

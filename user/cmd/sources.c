@@ -62,16 +62,24 @@ int sources_resolve(const struct fxtprof_source *tab, int n, const char *who,
 	return 0;
 }
 
+/* How a source's user stacks can be walked: by tables, or by fp only. */
+static const char *ustack_walk(const struct fxtprof_source *src)
+{
+	if (src->cfg_flags & FXTPROF_CFG_UNWIND)
+		return "tables";
+	return src->cfg_flags & FXTPROF_CFG_USTACK ? "fp" : "-";
+}
+
 static void print_table(const struct fxtprof_source *tab, int n)
 {
-	printf("  %-16s %-9s %-7s %-7s %s\n", "NAME", "AVAILABLE", "DEFAULT",
-	       "ENABLED", "DESCRIPTION");
+	printf("  %-16s %-9s %-7s %-7s %-6s %s\n", "NAME", "AVAILABLE",
+	       "DEFAULT", "ENABLED", "USTACK", "DESCRIPTION");
 	for (int i = 0; i < n; i++)
-		printf("  %-16s %-9s %-7s %-7s %s\n", tab[i].name,
+		printf("  %-16s %-9s %-7s %-7s %-6s %s\n", tab[i].name,
 		       tab[i].flags & FXTPROF_SOURCE_AVAILABLE ? "yes" : "no",
 		       tab[i].flags & FXTPROF_SOURCE_DEFAULT ? "yes" : "no",
 		       tab[i].flags & FXTPROF_SOURCE_ENABLED ? "yes" : "-",
-		       tab[i].description);
+		       ustack_walk(&tab[i]), tab[i].description);
 }
 
 static void sources_usage(FILE *f)

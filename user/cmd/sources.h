@@ -12,11 +12,11 @@
 #include <libfxtprof.h>
 
 /*
- * The options of cpu.sampling: chosen by -g and --skip-idle, kept only
- * when cpu.sampling itself is chosen.
+ * The options of cpu.sampling: chosen by -g, --call-graph and
+ * --skip-idle, kept only when cpu.sampling itself is chosen.
  */
 #define SOURCES_OPTION_FLAGS	(FXTPROF_CFG_KSTACK | FXTPROF_CFG_USTACK | \
-				 FXTPROF_CFG_SKIP_IDLE)
+				 FXTPROF_CFG_SKIP_IDLE | FXTPROF_CFG_UNWIND)
 
 /* Data sources read from one record source, at most. */
 #define SOURCES_MAX		64

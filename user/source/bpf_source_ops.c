@@ -21,7 +21,8 @@ const struct fxtprof_source bpf_source_data_sources[] = {
 	{
 		.flags = FXTPROF_SOURCE_AVAILABLE | FXTPROF_SOURCE_DEFAULT,
 		.cfg_flags = FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK |
-			     FXTPROF_CFG_USTACK | FXTPROF_CFG_SKIP_IDLE,
+			     FXTPROF_CFG_USTACK | FXTPROF_CFG_SKIP_IDLE |
+			     FXTPROF_CFG_UNWIND,
 		.name = "cpu.sampling",
 		.description = "perf timer samples with kernel and user stacks",
 	},
