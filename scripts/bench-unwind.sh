@@ -43,7 +43,8 @@
 # Env: BENCH_PARTS ("tables host vm"; "table": print the last run's
 # table again), BENCH_FREQ (1000), BENCH_REPS (3),
 # BENCH_ROUNDS (workload -r per copy on the host, 10000: about 3 s),
-# BENCH_VM_REPS (3), BENCH_VM_ROUNDS (2000: about 1.5 s under TCG), BENCH_TABLE_REPS (3),
+# BENCH_VM_REPS (3), BENCH_VM_ROUNDS (2000: about 1.5 s under TCG),
+# BENCH_TABLE_REPS (3),
 # BENCH_CXX_LIB (the C++ library), BENCH_UNWIND_MEMORY (fxtprof's
 # --unwind-memory on the host; default its own), PERF, VM_LOCK_FILE,
 # VM_TIMEOUT (900),
@@ -408,6 +409,14 @@ END {
 			median(k ":cost") / (median(d ":cost") + median(d ":dcost")),
 			median(k ":bps") / median(d ":bps"), 100 * median(k ":whole"),
 			100 * median(d ":whole")
+		# What noise does not drown: the time fxtprof takes where the
+		# sample is taken plus its recorder, against perf dwarf'"'"'s
+		# recorder and deferred unwinding (its own handler left out).
+		if (cnt[k ":handler"] && cnt[d ":dcost"])
+			printf "  %-11s in-handler + recorder %.2f us vs perf dwarf recorder + deferred %.2f us: at most %.3fx\n", k,
+				median(k ":handler") / 1e3 + median(k ":rcost"),
+				median(d ":rcost") + median(d ":dcost"),
+				(median(k ":handler") / 1e3 + median(k ":rcost")) / (median(d ":rcost") + median(d ":dcost"))
 	}
 	print "  whole = share of the workload'"'"'s samples whose user stack reaches main (qsort cb: leaf"
 	print "  unwind_cmp; recur leaf: unwind_leaf; depth 40: with all 40 unwind_recurse frames too)."
