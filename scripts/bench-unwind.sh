@@ -46,8 +46,9 @@
 # BENCH_VM_ROUNDS (2000: about 1.5 s under TCG), BENCH_TABLE_REPS (3),
 # BENCH_CXX_LIB (the C++ library), BENCH_UNWIND_MEMORY (fxtprof's
 # --unwind-memory on the host; default its own), PERF, VM_LOCK_FILE,
-# VM_TIMEOUT (900), BENCH_NOBUILD=1.  Raw output: build/results/bench-unwind.out (the VM's:
-# bench-unwind-vm.out, its log next to it).
+# VM_TIMEOUT (900), BENCH_NOBUILD=1.  Raw output:
+# build/results/bench-unwind.out (the VM's: bench-unwind-vm.out, its log
+# next to it).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 . "$(dirname "$0")/bench-lib.sh"
