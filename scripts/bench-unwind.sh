@@ -5,7 +5,7 @@
 # default mode, unwind tables, against perf's --call-graph dwarf (and fp),
 # in one run on one workload, tests/bench/unwind.c (-O2
 # -fomit-frame-pointer, the shared glibc; a copy per CPU, hot half in a
-# qsort callback, half 41 frames deep in a recursion).  Three parts:
+# qsort callback, half 40 frames deep in a recursion).  Three parts:
 #
 #  tables  `fxtprof unwind -s` on the host's libc.so.6 and a large C++
 #          library (libLLVM-*.so.1, else libstdc++.so.6): build time per
@@ -41,14 +41,14 @@
 #  bytes/sample  the output file (FXT; perf.data) / all samples recorded.
 #
 # Env: BENCH_PARTS ("tables host vm"; "table": print the last run's
-# table again), BENCH_FREQ (1000), BENCH_REPS (3),
-# BENCH_ROUNDS (workload -r per copy on the host, 10000: about 3 s),
-# BENCH_VM_REPS (3), BENCH_VM_ROUNDS (2000: about 1.5 s under TCG), BENCH_TABLE_REPS (3),
+# table again), BENCH_FREQ (1000), BENCH_REPS (3), BENCH_ROUNDS (workload
+# -r per copy on the host, 10000: about 3 s), BENCH_VM_REPS (3),
+# BENCH_VM_ROUNDS (2000: about 1.5 s under TCG), BENCH_TABLE_REPS (3),
 # BENCH_CXX_LIB (the C++ library), BENCH_UNWIND_MEMORY (fxtprof's
 # --unwind-memory on the host; default its own), PERF, VM_LOCK_FILE,
-# VM_TIMEOUT (900),
-# BENCH_NOBUILD=1.  Raw output: build/results/bench-unwind.out (the VM's:
-# bench-unwind-vm.out, its log next to it).
+# VM_TIMEOUT (900), BENCH_NOBUILD=1.  Raw output:
+# build/results/bench-unwind.out (the VM's: bench-unwind-vm.out, its log
+# next to it).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 . "$(dirname "$0")/bench-lib.sh"
@@ -408,6 +408,14 @@ END {
 			median(k ":cost") / (median(d ":cost") + median(d ":dcost")),
 			median(k ":bps") / median(d ":bps"), 100 * median(k ":whole"),
 			100 * median(d ":whole")
+		# What noise does not drown: the time fxtprof takes where the
+		# sample is taken plus its recorder, against perf dwarf'"'"'s
+		# recorder and deferred unwinding (its own handler left out).
+		if (cnt[k ":handler"] && cnt[d ":dcost"])
+			printf "  %-11s in-handler + recorder %.2f us vs perf dwarf recorder + deferred %.2f us: at most %.3fx\n", k,
+				median(k ":handler") / 1e3 + median(k ":rcost"),
+				median(d ":rcost") + median(d ":dcost"),
+				(median(k ":handler") / 1e3 + median(k ":rcost")) / (median(d ":rcost") + median(d ":dcost"))
 	}
 	print "  whole = share of the workload'"'"'s samples whose user stack reaches main (qsort cb: leaf"
 	print "  unwind_cmp; recur leaf: unwind_leaf; depth 40: with all 40 unwind_recurse frames too)."
