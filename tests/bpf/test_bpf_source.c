@@ -749,8 +749,8 @@ TEST(error_frequency_above_max_rate)
 }
 
 /*
- * sched.switch and app.annotations are the module's: their bits are
- * refused with a sentence, not accepted and left without records.
+ * sched.switch, app.annotations and stack copies are the module's: their
+ * bits are refused with a sentence, not accepted and left without records.
  */
 TEST(error_module_only_sources)
 {
@@ -760,10 +760,11 @@ TEST(error_module_only_sources)
 	} cases[] = {
 		{ FXTPROF_CFG_SCHED, "sched.switch is a module-only" },
 		{ FXTPROF_CFG_ANNOTATE, "app.annotations is a module-only" },
+		{ FXTPROF_CFG_STACK_COPY, "are the module's alone" },
 	};
 	struct bpf_source src;
 
-	for (unsigned int i = 0; i < 2; i++) {
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct fxtprof_config cfg = { .size = sizeof(cfg),
 					      .flags = FXTPROF_CFG_SAMPLE |
 						       cases[i].flag };

@@ -344,6 +344,9 @@ static int check_config(struct bpf_source *src, struct fxtprof_config *c)
 	if (c->flags & FXTPROF_CFG_ANNOTATE)
 		return fail(src, -EOPNOTSUPP, "app.annotations is a "
 			    "module-only data source");
+	if (c->flags & FXTPROF_CFG_STACK_COPY)
+		return fail(src, -EOPNOTSUPP, "stack copies (--call-graph "
+			    "dwarf) are the module's alone");
 	if (!c->freq_hz)
 		c->freq_hz = FXTPROF_DEFAULT_FREQ;
 	if (!c->kstack_depth)
