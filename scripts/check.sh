@@ -103,6 +103,10 @@ done
 
 step summary
 pass=0 fail=0 skip=0
+# planned and ran count the results of the suite's programs (a skip is
+# not a result); passed and failed count the suite's own checks as well
+# (a VM's insmod, rmmod and dmesg scan), so passed can exceed ran.
+echo "planned/ran: the programs' results; passed/failed: those and the suite's own checks"
 printf '%-40s %7s %5s %6s %6s %7s\n' suite planned ran passed failed skipped
 for f in "$FXT_RESULTS"/*.tap; do
 	p=$(grep -Ec '^ok\b' "$f" || true)
