@@ -2,11 +2,13 @@
 /*
  * unwind_workload.c - the program test_bpf_unwind records, built -O2
  * -fomit-frame-pointer (no rbp chain: the test checks with objdump), in
- * one of four modes:
+ * one of five modes:
  *   qsort MS          hot in a qsort comparison callback, called through
  *                     glibc, itself built without frame pointers
  *   recurse MS        hot in the leaf of a 41-deep recursion
  *   dlopen MS LIB     hot in a function of a dlopen'ed library
+ *   forked MS         as qsort, in two children forked without exec (a
+ *                     pre-fork server's workers), the parent waiting
  * It writes 'r' on stdout once set up (the library loaded), waits for a
  * byte on stdin (the test loads and maps its tables meanwhile), works for
  * MS milliseconds and exits.  Every function is noinline and noipa, so
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,6 +90,26 @@ NOINLINE static void recurse_loop(unsigned long until)
 	while (now_ms() < until);
 }
 
+/* Two children run the qsort loop; 0 once both exited 0. */
+NOINLINE static int forked_loop(unsigned long until)
+{
+	int i, status, bad = 0;
+	pid_t pid;
+
+	for (i = 0; i < 2; i++) {
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (!pid) {
+			sort_loop(until);
+			_exit(0);
+		}
+	}
+	while (wait(&status) > 0)
+		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
+	return bad;
+}
+
 NOINLINE static void call_dl(void (*fn)(unsigned long), unsigned long until)
 {
 	fn(until);
@@ -100,7 +123,7 @@ int main(int argc, char **argv)
 	char c;
 
 	if (argc < 3 || (!strcmp(argv[1], "dlopen") && argc < 4)) {
-		fprintf(stderr, "usage: %s qsort|recurse|dlopen MS [LIB]\n",
+		fprintf(stderr, "usage: %s qsort|recurse|forked|dlopen MS [LIB]\n",
 			argv[0]);
 		return 2;
 	}
@@ -119,6 +142,8 @@ int main(int argc, char **argv)
 		sort_loop(until);
 	else if (!strcmp(argv[1], "recurse"))
 		recurse_loop(until);
+	else if (!strcmp(argv[1], "forked"))
+		return forked_loop(until);
 	else if (dl_spin)
 		call_dl(dl_spin, until);
 	return 0;

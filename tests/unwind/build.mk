@@ -108,11 +108,13 @@ $(B)/asan/tests/unwind/test_stack_copy: tests/unwind/test_stack_copy.c \
 # The recorder's side, record_unwind.c, against a fake source.
 $(UW_T)/test_record_unwind: tests/unwind/test_record_unwind.c \
 		user/cmd/record_unwind.c user/cmd/record_unwind.h \
+		user/cmd/record_unwind_procs.c user/cmd/record_unwind_procs.h \
 		$(B)/lib/libsource.a $(B)/lib/libtransport.a $(UNWIND_LIB) \
 		$(UTIL_LIB) $(UNWIND_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(UW_TEST_FLAGS) -Iuser/cmd $(CFLAGS) -o $@ $< \
-		user/cmd/record_unwind.c $(B)/lib/libsource.a \
+		user/cmd/record_unwind.c user/cmd/record_unwind_procs.c \
+		$(B)/lib/libsource.a \
 		$(B)/lib/libtransport.a $(UNWIND_LIB) $(UTIL_LIB) \
 		$(UNWIND_LDLIBS) -luring -ldl -lpthread
 

@@ -14,11 +14,13 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <sched.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -31,7 +33,7 @@
 #include "unwind/unwind_cache.h"
 #include "unwind/unwind_table.h"
 
-#define MAX_CALLS	64
+#define MAX_CALLS	256
 
 /* The fake: tables by id, and the ranges mapped. */
 struct fake_source {
@@ -71,8 +73,11 @@ static const struct source_ops no_unwind_ops = {
 	.name = "old", .desc = "the old source",
 };
 
-/* This process's executable mappings through @ru, as the sweep has them. */
-static unsigned int feed_own_maps(struct record_unwind *ru)
+/*
+ * This process's executable mappings through @ru, as the sweep has them
+ * (@wait: as the sweep at the start gives them).
+ */
+static unsigned int feed_maps(struct record_unwind *ru, bool wait)
 {
 	char line[FXTPROF_MAX_PATH + 128];
 	union mmap_rec_buf b;
@@ -83,12 +88,17 @@ static unsigned int feed_own_maps(struct record_unwind *ru)
 		if (proc_maps__parse_line("/proc", (uint32_t)getpid(), line, 0,
 					  &b) != 1)
 			continue;
-		record_unwind__mapping(ru, &b.m);
+		record_unwind__mapping(ru, &b.m, wait);
 		n++;
 	}
 	if (f)
 		fclose(f);
 	return n;
+}
+
+static unsigned int feed_own_maps(struct record_unwind *ru)
+{
+	return feed_maps(ru, false);
 }
 
 /* Whether the worker built what it was given, and all was mapped: 10 s. */
@@ -199,6 +209,195 @@ TEST(memory_cap_and_full_source)
 	EXPECT_EQ(st.tables - 1, ru.source_full);
 	EXPECT_EQ(ru.load_failed, ru.source_full);
 	EXPECT_EQ(1u, ru.mapped);
+	record_unwind__fini(&ru);
+}
+
+static void sample_of(struct record_unwind *ru, uint32_t pid)
+{
+	struct fxtprof_sample s = {
+		.hdr = { .type = FXTPROF_REC_SAMPLE, .size = sizeof(s) },
+		.pid = pid, .tid = pid,
+	};
+
+	record_unwind__record(ru, &s.hdr);
+}
+
+static void fork_of(struct record_unwind *ru, uint32_t parent, uint32_t child,
+		    uint64_t clone_flags)
+{
+	struct fxtprof_fork f = {
+		.hdr = { .type = FXTPROF_REC_FORK, .size = sizeof(f) },
+		.parent_pid = parent, .parent_tid = parent,
+		.child_pid = clone_flags & CLONE_THREAD ? parent : child,
+		.child_tid = child, .clone_flags = clone_flags,
+	};
+
+	record_unwind__record(ru, &f.hdr);
+}
+
+static void exit_of(struct record_unwind *ru, uint32_t pid, uint32_t flags)
+{
+	struct fxtprof_exit e = {
+		.hdr = { .type = FXTPROF_REC_EXIT, .size = sizeof(e) },
+		.pid = pid, .tid = pid, .flags = flags,
+	};
+
+	record_unwind__record(ru, &e.hdr);
+}
+
+/* How many of @f's ranges belong to @pid. */
+static unsigned int maps_of_pid(const struct fake_source *f, uint32_t pid)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->nr_maps; i++)
+		n += f->maps[i].pid == pid;
+	return n;
+}
+
+/*
+ * The processes running at the start wait for their first sample: an
+ * idle one costs no table, a busy one gets its tables then.
+ */
+TEST(swept_mappings_wait_for_a_sample)
+{
+	struct fake_source f = { .base.ops = &fake_ops, .refuse_after = ~0u };
+	struct fxtprof_config cfg = unwind_cfg(FXTPROF_DEFAULT_UNWIND_MEMORY);
+	struct record_unwind ru;
+	unsigned int n, loads;
+
+	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
+	n = feed_maps(&ru, true);
+	ASSERT_LT(2u, n);
+	ASSERT_TRUE(all_built(&ru));
+	EXPECT_EQ(0u, f.loads);
+	EXPECT_EQ(0u, f.nr_maps);
+	EXPECT_LT(2u, ru.waited);
+	EXPECT_EQ(ru.waited, ru.procs.waiting);
+
+	/* Another process's sample builds nothing of ours. */
+	sample_of(&ru, (uint32_t)getpid() + 1);
+	ASSERT_TRUE(all_built(&ru));
+	EXPECT_EQ(0u, f.loads);
+
+	sample_of(&ru, (uint32_t)getpid());
+	EXPECT_EQ(0u, ru.procs.waiting);
+	ASSERT_TRUE(all_built(&ru));
+	EXPECT_LT(1u, f.loads);
+	EXPECT_NE(NULL, map_of(&f, (void *)printf));
+	EXPECT_EQ(f.nr_maps, maps_of_pid(&f, (uint32_t)getpid()));
+
+	/* Once sampled, its later mappings do not wait. */
+	loads = f.loads;
+	n = f.nr_maps;
+	feed_maps(&ru, true);
+	ASSERT_TRUE(all_built(&ru));
+	EXPECT_EQ(0u, ru.procs.waiting);
+	EXPECT_EQ(loads, f.loads);
+	EXPECT_EQ(2 * n, f.nr_maps);
+	record_unwind__fini(&ru);
+}
+
+/* A process that ends, or execs, before it is sampled costs nothing. */
+TEST(exit_and_exec_forget_what_waited)
+{
+	struct fake_source f = { .base.ops = &fake_ops, .refuse_after = ~0u };
+	struct fxtprof_config cfg = unwind_cfg(FXTPROF_DEFAULT_UNWIND_MEMORY);
+	struct fxtprof_exec x = {
+		.hdr = { .type = FXTPROF_REC_EXEC, .size = sizeof(x) },
+		.pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
+	};
+	struct record_unwind ru;
+
+	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
+	feed_maps(&ru, true);
+	ASSERT_LT(0u, ru.procs.waiting);
+	/* A thread's exit is not the process's. */
+	exit_of(&ru, (uint32_t)getpid(), 0);
+	EXPECT_LT(0u, ru.procs.waiting);
+	exit_of(&ru, (uint32_t)getpid(), FXTPROF_EXIT_GROUP_DEAD);
+	EXPECT_EQ(0u, ru.procs.waiting);
+	sample_of(&ru, (uint32_t)getpid());
+	ASSERT_TRUE(all_built(&ru));
+	EXPECT_EQ(0u, f.loads);
+
+	feed_maps(&ru, true);
+	ASSERT_LT(0u, ru.procs.waiting);
+	record_unwind__record(&ru, &x.hdr);
+	EXPECT_EQ(0u, ru.procs.waiting);
+	sample_of(&ru, (uint32_t)getpid());
+	ASSERT_TRUE(all_built(&ru));
+	EXPECT_EQ(0u, f.loads);
+	record_unwind__fini(&ru);
+}
+
+/*
+ * fork without exec reports no mapping: the child gets its parent's
+ * ranges, the same tables at the same biases; a thread gets none (it
+ * shares them); and what of the parent still waits, waits for the child
+ * too, built from the child's own /proc entries.
+ */
+TEST(forked_child_gets_its_parents_ranges)
+{
+	struct fake_source f = { .base.ops = &fake_ops, .refuse_after = ~0u };
+	struct fxtprof_config cfg = unwind_cfg(FXTPROF_DEFAULT_UNWIND_MEMORY);
+	uint32_t me = (uint32_t)getpid(), fake_child = 1u << 30;
+	struct record_unwind ru;
+	unsigned int i, n, j;
+	int gate[2];
+	pid_t child;
+	char c;
+
+	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
+	feed_own_maps(&ru);
+	ASSERT_TRUE(all_built(&ru));
+	n = f.nr_maps;
+	ASSERT_LT(1u, n);
+	fork_of(&ru, me, me + 1, CLONE_THREAD | CLONE_VM);
+	EXPECT_EQ(n, f.nr_maps);
+	fork_of(&ru, me, fake_child, 0);
+	ASSERT_EQ(2 * n, f.nr_maps);
+	EXPECT_EQ(n, ru.inherited);
+	for (i = 0; i < n; i++) {
+		j = n + i;
+		EXPECT_EQ(fake_child, f.maps[j].pid);
+		EXPECT_EQ(f.maps[i].start, f.maps[j].start);
+		EXPECT_EQ(f.maps[i].end, f.maps[j].end);
+		EXPECT_EQ(f.maps[i].bias, f.maps[j].bias);
+		EXPECT_EQ(f.maps[i].id, f.maps[j].id);
+	}
+	/* A grandchild of the fake child inherits through it. */
+	fork_of(&ru, fake_child, fake_child + 1, 0);
+	EXPECT_EQ(n, maps_of_pid(&f, fake_child + 1));
+	record_unwind__fini(&ru);
+
+	/* A waiting parent: the real child's sample builds its tables. */
+	memset(&f, 0, sizeof(f));
+	f.base.ops = &fake_ops;
+	f.refuse_after = ~0u;
+	ASSERT_EQ(0, pipe(gate));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		close(gate[1]);
+		_exit(read(gate[0], &c, 1) < 0);
+	}
+	close(gate[0]);
+	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
+	feed_maps(&ru, true);
+	n = ru.procs.waiting;
+	ASSERT_LT(1u, n);
+	fork_of(&ru, me, (uint32_t)child, 0);
+	EXPECT_EQ(2 * n, ru.procs.waiting);
+	sample_of(&ru, (uint32_t)child);
+	EXPECT_EQ(n, ru.procs.waiting);
+	ASSERT_TRUE(all_built(&ru));
+	EXPECT_LT(1u, f.loads);
+	EXPECT_EQ(0u, ru.unreadable);
+	EXPECT_EQ(f.nr_maps, maps_of_pid(&f, (uint32_t)child));
+	EXPECT_LT(1u, f.nr_maps);
+	close(gate[1]);
+	waitpid(child, NULL, 0);
 	record_unwind__fini(&ru);
 }
 

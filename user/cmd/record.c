@@ -210,6 +210,15 @@ static void announce(struct recorder *r)
 	stream_state__announce_gap(&r->state, now);
 }
 
+/* A record from the source: what it tells the unwind side, then out. */
+static int source_record(void *ctx, const struct fxtprof_rec_hdr *rec)
+{
+	struct recorder *r = ctx;
+
+	record_unwind__record(&r->unwind, rec);
+	return stream_state__record(&r->state, rec);
+}
+
 static int drain_rings(struct recorder *r)
 {
 	int ret;
@@ -220,7 +229,7 @@ static int drain_rings(struct recorder *r)
 	 * so it is in the side-band by now and goes out ahead of it.
 	 */
 	record_symbols__drain(&r->syms);
-	ret = r->src->ops->drain(r->src, stream_state__record, &r->state);
+	ret = r->src->ops->drain(r->src, source_record, r);
 	if (ret)
 		return reader_err(ret, "%s", source__error(r->src));
 	sink__flush(r->out);

@@ -26,15 +26,28 @@ static int ksym_lookup(void *ctx, uint64_t ip, struct stream_ksym *out)
 	return 1;
 }
 
-/* A mapping record on its way to the stream: its unwind table first. */
-static int mapping_record(void *ctx, const struct fxtprof_rec_hdr *rec)
+/*
+ * A mapping record on its way to the stream: its unwind table first, at
+ * once for a mapping made while recording, at its process's first sample
+ * for one swept at the start (@wait).
+ */
+static int unwind_then_write(struct record_symbols *rs,
+			     const struct fxtprof_rec_hdr *rec, bool wait)
 {
-	struct record_symbols *rs = ctx;
-
 	if (rs->unwind && rec->type == FXTPROF_REC_MMAP)
 		record_unwind__mapping(rs->unwind,
-				       (const struct fxtprof_mmap *)rec);
+				       (const struct fxtprof_mmap *)rec, wait);
 	return stream_state__record(rs->state, rec);
+}
+
+static int mapping_record(void *ctx, const struct fxtprof_rec_hdr *rec)
+{
+	return unwind_then_write(ctx, rec, false);
+}
+
+static int swept_record(void *ctx, const struct fxtprof_rec_hdr *rec)
+{
+	return unwind_then_write(ctx, rec, true);
 }
 
 /*
@@ -69,7 +82,7 @@ void record_symbols__capture(struct record_symbols *rs,
 	if (ret)
 		reader_err(ret, "cannot open perf side-band events (needs CAP_PERFMON or perf_event_paranoid <= 0): mappings made while recording will be missing");
 	ret = proc_maps__sweep(NULL, clock_ns(CLOCK_BOOTTIME),
-			       mapping_record, rs, &rs->sweep);
+			       swept_record, rs, &rs->sweep);
 	if (ret)
 		reader_err(ret, "cannot read /proc: no mappings at start");
 }

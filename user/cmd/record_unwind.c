@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,6 +357,9 @@ static uint32_t table_id(struct record_unwind *ru,
 	return arg.id;
 }
 
+static void remember_range(struct record_unwind *ru,
+			   const struct fxtprof_unwind_map *map);
+
 /* Map @m's range to table @t (built from its file) in the source. */
 static void map_table(struct record_unwind *ru, const struct fxtprof_mmap *m,
 		      const struct unwind_table *t)
@@ -374,20 +378,71 @@ static void map_table(struct record_unwind *ru, const struct fxtprof_mmap *m,
 	map.start = m->start;
 	map.end = m->start + m->len;
 	map.bias = bias;
-	if (ru->src->ops->unwind_map(ru->src, &map))
+	if (ru->src->ops->unwind_map(ru->src, &map)) {
 		ru->map_failed++;
-	else
-		ru->mapped++;
+		return;
+	}
+	ru->mapped++;
+	remember_range(ru, &map);
 }
 
-void record_unwind__mapping(struct record_unwind *ru,
+/* The ranges @pid's children forked without exec are to be given too. */
+static void remember_range(struct record_unwind *ru,
+			   const struct fxtprof_unwind_map *map)
+{
+	struct unwind_proc *p = unwind_procs__get(&ru->procs, map->pid, true);
+	struct unwind_range r = {
+		.start = map->start, .end = map->end,
+		.bias = map->bias, .id = map->id,
+	};
+
+	if (p)
+		unwind_proc__add_range(p, &r);
+}
+
+/* Whether @m waits for its process's first sample, and now does. */
+static bool wait_for_sample(struct record_unwind *ru,
 			    const struct fxtprof_mmap *m)
+{
+	struct unwind_proc *p = unwind_procs__get(&ru->procs, m->pid, true);
+
+	/* Without memory to wait in, it is built at once, as before. */
+	if (!p || p->sampled || unwind_proc__wait(&ru->procs, p, m))
+		return false;
+	ru->waited++;
+	return true;
+}
+
+/* A mapping with a build id: mapped, queued or waiting (@wait). */
+static void place(struct record_unwind *ru, const struct fxtprof_mmap *m,
+		  bool wait)
 {
 	char path[FXTPROF_MAX_PATH + 1];
 	const struct unwind_table *t;
 	uint64_t *known;
 	int err;
 
+	known = hmap__get(&ru->known, build_id_key(m));
+	if (known && *known != TABLE_PENDING) {
+		/* Built (or found to have none): mapping it costs no table. */
+		t = (const struct unwind_table *)(uintptr_t)*known;
+		if (t)
+			map_table(ru, m, t);
+		return;
+	}
+	if (wait && wait_for_sample(ru, m))
+		return;
+	err = hmap__get_or_add(&ru->known, build_id_key(m), &known);
+	if (err < 0)
+		return;
+	memcpy(path, m->filename, m->filename_len);
+	path[m->filename_len] = '\0';
+	queue_build(ru, m, path, known);
+}
+
+void record_unwind__mapping(struct record_unwind *ru,
+			    const struct fxtprof_mmap *m, bool wait)
+{
 	if (!ru->src)
 		return;
 	ru->mappings++;
@@ -395,18 +450,107 @@ void record_unwind__mapping(struct record_unwind *ru,
 		ru->no_build_id++;
 		return;
 	}
-	err = hmap__get_or_add(&ru->known, build_id_key(m), &known);
-	if (err < 0)
+	place(ru, m, wait);
+}
+
+/* @pid ran: what of its mappings waited is built now. */
+static void on_sample(struct record_unwind *ru, uint32_t pid)
+{
+	struct unwind_proc *p;
+	struct fxtprof_mmap **waiting;
+	unsigned int i, n;
+
+	if (!ru->procs.waiting ||
+	    !(p = unwind_procs__get(&ru->procs, pid, false)) ||
+	    !p->nr_waiting)
 		return;
-	if (!err && *known != TABLE_PENDING) {
-		t = (const struct unwind_table *)(uintptr_t)*known;
-		if (t)
-			map_table(ru, m, t);
-		return;
+	n = unwind_proc__take_waiting(&ru->procs, p, &waiting);
+	for (i = 0; i < n; i++) {
+		place(ru, waiting[i], false);
+		free(waiting[i]);
 	}
-	memcpy(path, m->filename, m->filename_len);
-	path[m->filename_len] = '\0';
-	queue_build(ru, m, path, known);
+	free(waiting);
+}
+
+/*
+ * A child forked without exec has its parent's mappings, but nothing
+ * reports them: give it the parent's ranges, and a copy of what of the
+ * parent's still waits.
+ */
+static void on_fork(struct record_unwind *ru, const struct fxtprof_fork *f)
+{
+	struct fxtprof_unwind_map map = { .size = sizeof(map) };
+	struct unwind_proc *parent, *child;
+	unsigned int i;
+
+	/* A thread shares the ranges; a vfork child (CLONE_VM) execs at once. */
+	if ((f->clone_flags & (CLONE_THREAD | CLONE_VM)) ||
+	    f->child_pid == f->parent_pid)
+		return;
+	parent = unwind_procs__get(&ru->procs, f->parent_pid, false);
+	if (!parent || !(child = unwind_procs__get(&ru->procs, f->child_pid,
+						   true)))
+		return;
+	/* The parent's array may move as the child's grows: index it. */
+	for (i = 0; i < parent->nr_ranges; i++) {
+		const struct unwind_range *r = &parent->ranges[i];
+
+		map.pid = f->child_pid;
+		map.start = r->start;
+		map.end = r->end;
+		map.bias = r->bias;
+		map.id = r->id;
+		if (ru->src->ops->unwind_map(ru->src, &map)) {
+			ru->map_failed++;
+			continue;
+		}
+		ru->inherited++;
+		remember_range(ru, &map);
+	}
+	for (i = 0; i < parent->nr_waiting && !child->sampled; i++) {
+		struct fxtprof_mmap *m = parent->waiting[i];
+		uint32_t pid = m->pid;
+
+		m->pid = f->child_pid;
+		if (!unwind_proc__wait(&ru->procs, child, m))
+			ru->waited++;
+		m->pid = pid;
+	}
+}
+
+void record_unwind__record(struct record_unwind *ru,
+			   const struct fxtprof_rec_hdr *rec)
+{
+	const struct fxtprof_exit *e;
+	struct unwind_proc *p;
+
+	if (!ru->src)
+		return;
+	switch (rec->type) {
+	case FXTPROF_REC_SAMPLE:
+		on_sample(ru, ((const struct fxtprof_sample *)rec)->pid);
+		break;
+	case FXTPROF_REC_FORK:
+		on_fork(ru, (const struct fxtprof_fork *)rec);
+		break;
+	case FXTPROF_REC_EXEC:
+		/*
+		 * What waited is the old image's (the sweep comes before any
+		 * record).  Its ranges stay: the new image's mappings, drained
+		 * ahead of this record, replace those they overlap.
+		 */
+		p = unwind_procs__get(&ru->procs,
+				      ((const struct fxtprof_exec *)rec)->pid,
+				      false);
+		if (p)
+			unwind_proc__forget_waiting(&ru->procs, p);
+		break;
+	case FXTPROF_REC_EXIT:
+		e = (const struct fxtprof_exit *)rec;
+		if (e->flags & FXTPROF_EXIT_GROUP_DEAD)
+			unwind_procs__drop(&ru->procs, e->pid);
+		break;
+	}
 }
 
 bool record_unwind__complete(struct record_unwind *ru)
@@ -462,6 +606,13 @@ void record_unwind__summary(struct record_unwind *ru,
 	if (ru->unbuilt)
 		fprintf(stderr, ", not built before the end %" PRIu64,
 			ru->unbuilt);
+	if (ru->waited)
+		fprintf(stderr, ", of processes running at the start %" PRIu64
+			" waited for a sample and %" PRIu64 " still wait",
+			ru->waited, ru->procs.waiting);
+	if (ru->inherited)
+		fprintf(stderr, ", given to forked children %" PRIu64,
+			ru->inherited);
 	if (ru->load_failed - ru->source_full || ru->map_failed ||
 	    ru->unplaced)
 		fprintf(stderr, ", refused by the source %" PRIu64
@@ -486,5 +637,6 @@ void record_unwind__fini(struct record_unwind *ru)
 	unwind_cache__free(ru->cache);
 	hmap__free(&ru->ids);
 	hmap__free(&ru->known);
+	unwind_procs__free(&ru->procs);
 	memset(ru, 0, sizeof(*ru));
 }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "record_unwind_procs.h"
 #include "transport/evloop.h"
 #include "util/hmap.h"
 #include <libfxtprof.h>
@@ -45,6 +46,7 @@ struct record_unwind {
 	struct unwind_cache *cache;	/* the worker's until it is joined */
 	struct hmap ids;		/* table (pointer) -> source's id */
 	struct hmap known;		/* build id hash -> table, 0: none */
+	struct unwind_procs procs;	/* waiting mappings, ranges given */
 	struct unwind_queue q;
 	pthread_t worker;
 	bool running;			/* the worker is */
@@ -63,6 +65,8 @@ struct record_unwind {
 	uint64_t load_failed;		/* tables the source refused */
 	uint64_t source_full;		/* of them: -ENOSPC */
 	uint64_t map_failed;
+	uint64_t waited;		/* mappings that waited for a sample */
+	uint64_t inherited;		/* ranges given to forked children */
 	uint64_t build_ns;		/* spent building tables */
 };
 
@@ -97,9 +101,22 @@ void record_unwind__start(struct record_unwind *ru, struct evloop *loop);
 /*
  * An FXTPROF_REC_MMAP record the recorder writes: its file's table, now
  * if the build id's table was built, else once the worker has built it.
+ * With @wait (the mappings of the processes running when the recording
+ * starts), a table not built yet waits for the process's first sample:
+ * the memory for tables goes to the processes that run, not to the first
+ * ones swept.
  */
 void record_unwind__mapping(struct record_unwind *ru,
-			    const struct fxtprof_mmap *m);
+			    const struct fxtprof_mmap *m, bool wait);
+
+/*
+ * A record from the source, before it is written: a sample builds its
+ * process's waiting tables; a fork (not a thread) gives the child the
+ * parent's ranges and waiting mappings, which fork does not report as
+ * mappings; an exec or a process's end forgets what waited.
+ */
+void record_unwind__record(struct record_unwind *ru,
+			   const struct fxtprof_rec_hdr *rec);
 
 /*
  * Load and map what the worker has built (what the eventfd's reader

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * record_unwind_procs.c - see record_unwind_procs.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record_unwind_procs.h"
+
+struct unwind_proc *unwind_procs__get(struct unwind_procs *ps, uint32_t pid,
+				      bool add)
+{
+	struct unwind_proc *p;
+	uint64_t *v;
+
+	if (!add) {
+		v = hmap__get(&ps->by_pid, pid);
+		return v ? (struct unwind_proc *)(uintptr_t)*v : NULL;
+	}
+	if (hmap__get_or_add(&ps->by_pid, pid, &v) < 0)
+		return NULL;
+	if (*v)
+		return (struct unwind_proc *)(uintptr_t)*v;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		hmap__del(&ps->by_pid, pid);
+		return NULL;
+	}
+	p->pid = pid;
+	*v = (uint64_t)(uintptr_t)p;
+	return p;
+}
+
+/* Room for one more of @n elements of @size in *@arr, of capacity *@cap. */
+static int grow(void *arr, unsigned int n, unsigned int *cap, size_t size)
+{
+	void **a = arr, *bigger;
+	unsigned int c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 8;
+	bigger = realloc(*a, (size_t)c * size);
+	if (!bigger)
+		return -ENOMEM;
+	*a = bigger;
+	*cap = c;
+	return 0;
+}
+
+int unwind_proc__wait(struct unwind_procs *ps, struct unwind_proc *p,
+		      const struct fxtprof_mmap *m)
+{
+	struct fxtprof_mmap *copy;
+
+	if (grow(&p->waiting, p->nr_waiting, &p->cap_waiting,
+		 sizeof(*p->waiting)))
+		return -ENOMEM;
+	copy = malloc(m->hdr.size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, m, m->hdr.size);
+	p->waiting[p->nr_waiting++] = copy;
+	ps->waiting++;
+	return 0;
+}
+
+unsigned int unwind_proc__take_waiting(struct unwind_procs *ps,
+				       struct unwind_proc *p,
+				       struct fxtprof_mmap ***out)
+{
+	unsigned int n = p->nr_waiting;
+
+	*out = p->waiting;
+	ps->waiting -= n;
+	p->waiting = NULL;
+	p->nr_waiting = p->cap_waiting = 0;
+	p->sampled = true;
+	return n;
+}
+
+int unwind_proc__add_range(struct unwind_proc *p, const struct unwind_range *r)
+{
+	unsigned int i, kept = 0;
+
+	for (i = 0; i < p->nr_ranges; i++)
+		if (p->ranges[i].end <= r->start || p->ranges[i].start >= r->end)
+			p->ranges[kept++] = p->ranges[i];
+	p->nr_ranges = kept;
+	if (grow(&p->ranges, p->nr_ranges, &p->cap_ranges,
+		 sizeof(*p->ranges)))
+		return -ENOMEM;
+	p->ranges[p->nr_ranges++] = *r;
+	return 0;
+}
+
+void unwind_proc__forget_waiting(struct unwind_procs *ps,
+				 struct unwind_proc *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_waiting; i++)
+		free(p->waiting[i]);
+	ps->waiting -= p->nr_waiting;
+	free(p->waiting);
+	p->waiting = NULL;
+	p->nr_waiting = p->cap_waiting = 0;
+}
+
+static void proc__free(struct unwind_procs *ps, struct unwind_proc *p)
+{
+	unwind_proc__forget_waiting(ps, p);
+	free(p->ranges);
+	free(p);
+}
+
+void unwind_procs__drop(struct unwind_procs *ps, uint32_t pid)
+{
+	struct unwind_proc *p = unwind_procs__get(ps, pid, false);
+
+	if (!p)
+		return;
+	hmap__del(&ps->by_pid, pid);
+	proc__free(ps, p);
+}
+
+void unwind_procs__free(struct unwind_procs *ps)
+{
+	struct unwind_proc *p;
+	struct hmap_slot *s;
+
+	hmap__for_each(&ps->by_pid, s) {
+		p = (struct unwind_proc *)(uintptr_t)s->val;
+		proc__free(ps, p);
+	}
+	hmap__free(&ps->by_pid);
+	memset(ps, 0, sizeof(*ps));
+}

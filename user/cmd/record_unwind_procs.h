@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * record_unwind_procs.h - what the recorder's unwind side knows of each
+ * process (user/cmd/record_unwind.c):
+ *  - the mappings that wait for the process's first sample before their
+ *    tables are built (those of processes already running when the
+ *    recording starts: an idle daemon's tables would take the memory the
+ *    profiled ones need);
+ *  - the ranges it gave the source, so that a child forked without exec
+ *    is given the same ones.
+ */
+#ifndef FXTPROF_RECORD_UNWIND_PROCS_H
+#define FXTPROF_RECORD_UNWIND_PROCS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/hmap.h"
+#include <libfxtprof.h>
+
+/* A range given to the source: addresses [start, end) on table id. */
+struct unwind_range {
+	uint64_t start, end, bias;
+	uint32_t id;
+};
+
+struct unwind_proc {
+	uint32_t pid;
+	bool sampled;			/* its mappings no longer wait */
+	struct fxtprof_mmap **waiting;	/* copies, each malloc'ed */
+	unsigned int nr_waiting, cap_waiting;
+	struct unwind_range *ranges;
+	unsigned int nr_ranges, cap_ranges;
+};
+
+struct unwind_procs {
+	struct hmap by_pid;		/* pid -> struct unwind_proc * */
+	uint64_t waiting;		/* mappings waiting, all processes */
+};
+
+/* @pid's entry; with @add, a new one if it has none.  NULL: none, -ENOMEM. */
+struct unwind_proc *unwind_procs__get(struct unwind_procs *ps, uint32_t pid,
+				      bool add);
+
+/* Keep a copy of @m until @p is sampled.  0 or -ENOMEM. */
+int unwind_proc__wait(struct unwind_procs *ps, struct unwind_proc *p,
+		      const struct fxtprof_mmap *m);
+
+/*
+ * Take @p's waiting mappings (the caller frees each, and the array) and
+ * mark @p sampled.  Their number.
+ */
+unsigned int unwind_proc__take_waiting(struct unwind_procs *ps,
+				       struct unwind_proc *p,
+				       struct fxtprof_mmap ***out);
+
+/*
+ * Remember a range given to the source for @p, in place of those it
+ * overlaps (as the source replaces them).  0 or -ENOMEM.
+ */
+int unwind_proc__add_range(struct unwind_proc *p, const struct unwind_range *r);
+
+/* An exec: the old image's waiting mappings are no more. */
+void unwind_proc__forget_waiting(struct unwind_procs *ps,
+				 struct unwind_proc *p);
+
+/* The process ended. */
+void unwind_procs__drop(struct unwind_procs *ps, uint32_t pid);
+
+void unwind_procs__free(struct unwind_procs *ps);
+
+#endif /* FXTPROF_RECORD_UNWIND_PROCS_H */
