@@ -229,6 +229,11 @@ int fxtprof_dev__unwind_load(struct fxtprof_dev *dev,
  */
 int fxtprof_dev__unwind_map(struct fxtprof_dev *dev,
 			    const struct fxtprof_unwind_map *m);
+/*
+ * FXTPROF_IOC_UNWIND_UNLOAD (ABI 7): drop table @id, which no range runs
+ * any more.  -ENOENT for no such table, -ENOTEMPTY while a range runs it.
+ */
+int fxtprof_dev__unwind_unload(struct fxtprof_dev *dev, __u32 id);
 
 /* Ring ids are 0 .. nr_rings - 1 (0 before configure). */
 unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev);

@@ -405,6 +405,13 @@ int fxtprof_dev__unwind_map(struct fxtprof_dev *dev,
 	return xioctl(dev->fd, FXTPROF_IOC_UNWIND_MAP, &copy);
 }
 
+int fxtprof_dev__unwind_unload(struct fxtprof_dev *dev, __u32 id)
+{
+	struct fxtprof_unwind_unload u = { .size = sizeof(u), .id = id };
+
+	return xioctl(dev->fd, FXTPROF_IOC_UNWIND_UNLOAD, &u);
+}
+
 unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev)
 {
 	return dev->nr_rings;

@@ -1086,3 +1086,14 @@ int bpf_source__unwind_map(struct bpf_source *src,
 		return -EBUSY;
 	return bpf_unwind__map(&s->unwind, m);
 }
+
+int bpf_source__unwind_unload(struct bpf_source *src, __u32 id)
+{
+	struct bpf_source_impl *s = src->impl;
+
+	if (!s || !s->unwind_ready)
+		return -EBUSY;
+	/* TODO(helper B): bpf_unwind__unload(&s->unwind, id) */
+	(void)id;
+	return -EOPNOTSUPP;
+}

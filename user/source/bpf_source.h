@@ -76,13 +76,15 @@ void bpf_source__stats(struct bpf_source *src, struct fxtprof_stats *total,
 
 /*
  * Unwind tables, for a session configured with FXTPROF_CFG_UNWIND, with
- * the contract of FXTPROF_IOC_UNWIND_LOAD and _MAP (-EBUSY before the
- * configuration or without the flag); no sentence in bpf_source__error().
+ * the contract of FXTPROF_IOC_UNWIND_LOAD, _MAP and _UNLOAD (-EBUSY
+ * before the configuration or without the flag); no sentence in
+ * bpf_source__error().
  */
 int bpf_source__unwind_load(struct bpf_source *src,
 			    struct fxtprof_unwind_table *t);
 int bpf_source__unwind_map(struct bpf_source *src,
 			   const struct fxtprof_unwind_map *m);
+int bpf_source__unwind_unload(struct bpf_source *src, __u32 id);
 
 /* The sentence of the last failure ("" if none). */
 const char *bpf_source__error(const struct bpf_source *src);

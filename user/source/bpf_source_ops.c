@@ -172,6 +172,11 @@ static int bpf_record_source__unwind_map(struct source *src,
 	return bpf_source__unwind_map(loader(src), map);
 }
 
+static int bpf_record_source__unwind_unload(struct source *src, __u32 id)
+{
+	return bpf_source__unwind_unload(loader(src), id);
+}
+
 const struct source_ops bpf_source_ops = {
 	.name		= "bpf",
 	.desc		= "the bpf source",
@@ -189,4 +194,5 @@ const struct source_ops bpf_source_ops = {
 	.stats		= bpf_record_source__stats,
 	.unwind_load	= bpf_record_source__unwind_load,
 	.unwind_map	= bpf_record_source__unwind_map,
+	.unwind_unload	= bpf_record_source__unwind_unload,
 };

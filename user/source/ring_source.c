@@ -173,6 +173,11 @@ static int ring_source__unwind_map(struct source *src,
 	return fxtprof_dev__unwind_map(ring_source(src)->dev, map);
 }
 
+static int ring_source__unwind_unload(struct source *src, __u32 id)
+{
+	return fxtprof_dev__unwind_unload(ring_source(src)->dev, id);
+}
+
 const struct source_ops ring_source_ops = {
 	.name		= "module",
 	.desc		= "the module",
@@ -191,5 +196,6 @@ const struct source_ops ring_source_ops = {
 	.stats		= ring_source__stats,
 	.unwind_load	= ring_source__unwind_load,
 	.unwind_map	= ring_source__unwind_map,
+	.unwind_unload	= ring_source__unwind_unload,
 	.stack_copy	= true,
 };

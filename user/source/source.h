@@ -79,12 +79,14 @@ struct source_ops {
 	/*
 	 * Unwind tables (Documentation/unwinding.md), for a session
 	 * configured with FXTPROF_CFG_UNWIND; NULL in a back end that cannot
-	 * walk them.  As FXTPROF_IOC_UNWIND_LOAD and _MAP: unwind_load sets
-	 * @t->id, also with -EEXIST; unwind_map adds or removes a range.
+	 * walk them.  As FXTPROF_IOC_UNWIND_LOAD, _MAP and _UNLOAD:
+	 * unwind_load sets @t->id, also with -EEXIST; unwind_map adds or
+	 * removes a range; unwind_unload drops a table no range runs.
 	 */
 	int (*unwind_load)(struct source *src, struct fxtprof_unwind_table *t);
 	int (*unwind_map)(struct source *src,
 			  const struct fxtprof_unwind_map *map);
+	int (*unwind_unload)(struct source *src, __u32 id);
 	/* It takes FXTPROF_CFG_STACK_COPY: samples carry stack copies. */
 	bool stack_copy;
 };

@@ -27,7 +27,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define FXTPROF_ABI_VERSION	6
+#define FXTPROF_ABI_VERSION	7
 #define FXTPROF_DEVICE		"/dev/fxtprof"
 /* Since ABI 3: where applications fire triggers; since ABI 4, annotate. */
 #define FXTPROF_ANNOTATE_DEVICE	"/dev/fxtprof-annotate"
@@ -397,7 +397,8 @@ struct fxtprof_unwind_row {
  * checked: pcs strictly increasing and below pc_end, which the last row
  * covers up to; registers and flags known; saved-register offsets
  * nonzero and multiples of 8.  On success id is the table's (> 0);
- * tables live until the session is configured again or closed.
+ * tables live until FXTPROF_IOC_UNWIND_UNLOAD (ABI 7), or until the
+ * session is configured again or closed.
  * Errors:
  *   -EINVAL	a bad row (nothing is kept), nr_rows 0 or above
  *		FXTPROF_UNWIND_MAX_ROWS, flags or reserved not zero, no
@@ -438,6 +439,26 @@ struct fxtprof_unwind_map {
 	__u64 bias;
 };
 
+/*
+ * FXTPROF_IOC_UNWIND_UNLOAD (ABI 7): drop table id from the configured
+ * session and give its memory back to unwind_memory, so that a reader
+ * can make room for the tables of the processes that run now.  The
+ * caller first removes every range that runs it (FXTPROF_IOC_UNWIND_MAP
+ * with id 0); a sample being walked at that moment may still read it,
+ * and its memory is freed only after such walks.  A later
+ * FXTPROF_IOC_UNWIND_LOAD may give the id to another table.
+ * Errors:
+ *   -EINVAL	id 0, or reserved not zero
+ *   -ENOENT	no table has this id
+ *   -ENOTEMPTY	a range of some process still runs the table
+ *   -EBUSY	as for UNWIND_LOAD
+ */
+struct fxtprof_unwind_unload {
+	__u32 size;
+	__u32 id;
+	__u64 reserved;		/* must be zero */
+};
+
 /* The first published size of each structure: smaller ones are refused. */
 #define FXTPROF_INFO_SIZE_VER0		80
 #define FXTPROF_CONFIG_SIZE_VER0	48
@@ -449,6 +470,7 @@ struct fxtprof_unwind_map {
 #define FXTPROF_TRIGGER_SIZE_VER0	72
 #define FXTPROF_UNWIND_TABLE_SIZE_VER0	56
 #define FXTPROF_UNWIND_MAP_SIZE_VER0	40
+#define FXTPROF_UNWIND_UNLOAD_SIZE_VER0	16
 
 #define FXTPROF_IOC_MAGIC	0xB7
 #define FXTPROF_IOC_GET_INFO	_IOWR(FXTPROF_IOC_MAGIC, 1, struct fxtprof_info)
@@ -464,6 +486,7 @@ struct fxtprof_unwind_map {
 #define FXTPROF_IOC_TRIGGER	_IOW(FXTPROF_IOC_MAGIC, 11, struct fxtprof_trigger)
 #define FXTPROF_IOC_UNWIND_LOAD	_IOWR(FXTPROF_IOC_MAGIC, 12, struct fxtprof_unwind_table)
 #define FXTPROF_IOC_UNWIND_MAP	_IOW(FXTPROF_IOC_MAGIC, 13, struct fxtprof_unwind_map)
+#define FXTPROF_IOC_UNWIND_UNLOAD _IOW(FXTPROF_IOC_MAGIC, 14, struct fxtprof_unwind_unload)
 
 /* ------------------------------------------------------------------ */
 /* mmap layout                                                         */
@@ -857,6 +880,7 @@ FXTPROF_ASSERT(sizeof(struct fxtprof_stats) == 248, "fxtprof_stats size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_row) == 12, "unwind_row size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_table) == 56, "unwind_table size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_map) == 40, "unwind_map size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_unload) == 16, "unwind_unload size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_ring_consumer) == 8, "consumer size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_ring_ctrl) == 128, "ring_ctrl size");
 FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_ring_ctrl, producer_pos) == 64,

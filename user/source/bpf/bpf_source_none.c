@@ -92,6 +92,12 @@ int bpf_source__unwind_map(struct bpf_source *src,
 	return none(src);
 }
 
+int bpf_source__unwind_unload(struct bpf_source *src, __u32 id)
+{
+	(void)id;
+	return none(src);
+}
+
 const char *bpf_source__error(const struct bpf_source *src)
 {
 	return src->msg;
