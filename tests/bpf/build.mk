@@ -17,6 +17,9 @@
 #   $(B)/tests/bpf/run_record_ready  TAP: record --ready-file: the file
 #                                 appears once it samples; what starts after
 #                                 it is recorded
+#   $(B)/tests/bpf/run_record_unwind  TAP: record with idle processes that
+#                                 would take --unwind-memory: the workload's
+#                                 stacks, and a forked child's, reach main
 #   $(B)/tests/bpf/vm/test_bpf_record  TAP, in the VM: record --source bpf,
 #                                 check, every CPU, a child's tasks, no loss,
 #                                 the same top functions as the module
@@ -116,9 +119,11 @@ $(B)/tests/bpf/run_%: tests/bpf/run_%.sh
 $(B)/tests/bpf/run_record_auto: $(B)/bin/fxtprof $(B)/tests/symbols/sym_chain \
 	$(B)/tests/symbols/sym_short $(B)/tests/symbols/sym_wait
 $(B)/tests/bpf/run_record_ready: $(B)/bin/fxtprof
-# The TAP helper run_record_auto and run_record_ready source, beside them.
-$(B)/tests/bpf/run_record_auto $(B)/tests/bpf/run_record_ready: \
-	$(B)/tests/bpf/tap.sh
+$(B)/tests/bpf/run_record_unwind: $(B)/bin/fxtprof \
+	$(B)/tests/bpf/unwind_workload
+# The TAP helper the run_record_* scripts source, beside them.
+$(B)/tests/bpf/run_record_auto $(B)/tests/bpf/run_record_ready \
+	$(B)/tests/bpf/run_record_unwind: $(B)/tests/bpf/tap.sh
 $(B)/tests/bpf/tap.sh: tests/scripts/tap.sh
 	@mkdir -p $(@D)
 	cp $< $@
@@ -150,7 +155,7 @@ $(B)/tests/bpf/run_core_check: $(BPF_B)/host/btf_carve $(BPF_B)/fxtprof.bpf.o
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/test_bpf_ring \
 	      $(B)/tests/bpf/run_bpf_record $(B)/tests/bpf/run_record_auto \
-	      $(B)/tests/bpf/run_record_ready \
+	      $(B)/tests/bpf/run_record_ready $(B)/tests/bpf/run_record_unwind \
 	      $(B)/tests/bpf/run_core_check $(B)/tests/bpf/test_bpf_unwind \
 	      $(B)/tests/bpf/test_unwind_ranges
 USER_PROGS += $(B)/tests/bpf/bpf_record $(B)/tests/bpf/fp_workload

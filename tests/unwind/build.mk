@@ -109,6 +109,7 @@ $(B)/asan/tests/unwind/test_stack_copy: tests/unwind/test_stack_copy.c \
 $(UW_T)/test_record_unwind: tests/unwind/test_record_unwind.c \
 		user/cmd/record_unwind.c user/cmd/record_unwind.h \
 		user/cmd/record_unwind_procs.c user/cmd/record_unwind_procs.h \
+		$(UW_T)/nofp $(UW_T)/throw \
 		$(B)/lib/libsource.a $(B)/lib/libtransport.a $(UNWIND_LIB) \
 		$(UTIL_LIB) $(UNWIND_HDRS)
 	@mkdir -p $(@D)

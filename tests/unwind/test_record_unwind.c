@@ -20,7 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -35,23 +38,42 @@
 
 #define MAX_CALLS	256
 
-/* The fake: tables by id, and the ranges mapped. */
+/*
+ * The fake: tables by id, and the ranges mapped, in order.  It refuses a
+ * load past refuse_after loads, or (max_live) while that many tables are
+ * loaded and not unloaded.
+ */
 struct fake_source {
 	struct source base;
-	unsigned int loads, refuse_after;
+	unsigned int loads, refuse_after, max_live, live;
 	struct fxtprof_unwind_table tables[MAX_CALLS];
 	struct fxtprof_unwind_map maps[MAX_CALLS];
 	unsigned int nr_maps;
+	uint32_t unloaded[MAX_CALLS];
+	unsigned int nr_unloaded;
 };
 
 static int fake_load(struct source *src, struct fxtprof_unwind_table *t)
 {
 	struct fake_source *f = (struct fake_source *)src;
 
-	if (f->loads >= f->refuse_after || f->loads == MAX_CALLS)
+	if (f->loads >= f->refuse_after || f->loads == MAX_CALLS ||
+	    (f->max_live && f->live >= f->max_live))
 		return -ENOSPC;
 	t->id = ++f->loads;
 	f->tables[t->id - 1] = *t;
+	f->live++;
+	return 0;
+}
+
+static int fake_unload(struct source *src, __u32 id)
+{
+	struct fake_source *f = (struct fake_source *)src;
+
+	if (!id || id > f->loads || f->nr_unloaded == MAX_CALLS)
+		return -ENOENT;
+	f->unloaded[f->nr_unloaded++] = id;
+	f->live--;
 	return 0;
 }
 
@@ -68,6 +90,7 @@ static int fake_map(struct source *src, const struct fxtprof_unwind_map *m)
 static const struct source_ops fake_ops = {
 	.name = "fake", .desc = "the fake source",
 	.unwind_load = fake_load, .unwind_map = fake_map,
+	.unwind_unload = fake_unload,
 };
 static const struct source_ops no_unwind_ops = {
 	.name = "old", .desc = "the old source",
@@ -399,6 +422,172 @@ TEST(forked_child_gets_its_parents_ranges)
 	close(gate[1]);
 	waitpid(child, NULL, 0);
 	record_unwind__fini(&ru);
+}
+
+/* A child that maps @path executable and waits for its gate to close. */
+static pid_t mapper(const char *path, int gate[2])
+{
+	pid_t pid;
+	char c;
+	int fd;
+
+	if (pipe(gate))
+		return -1;
+	pid = fork();
+	if (pid)
+		return pid;
+	close(gate[1]);
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			   fd, 0) == MAP_FAILED)
+		_exit(1);
+	/* The parent reads /proc/PID/maps until the mapping shows. */
+	_exit(read(gate[0], &c, 1) < 0);
+}
+
+/* @pid's mapping of @path, once it shows, as the sweep gives it: 10 s. */
+static bool feed_mapping_of(struct record_unwind *ru, pid_t pid,
+			    const char *path)
+{
+	char maps[64], line[FXTPROF_MAX_PATH + 128];
+	union mmap_rec_buf b;
+	bool found = false;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	for (int i = 0; i < 1000 && !found; i++) {
+		f = fopen(maps, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			if (!strstr(line, path) ||
+			    proc_maps__parse_line("/proc", (uint32_t)pid, line,
+						  0, &b) != 1)
+				continue;
+			record_unwind__mapping(ru, &b.m, true);
+			found = true;
+			break;
+		}
+		if (f)
+			fclose(f);
+		if (!found)
+			poll(NULL, 0, 10);
+	}
+	return found;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sample_at(struct record_unwind *ru, uint32_t pid, uint64_t ns)
+{
+	struct fxtprof_sample s = {
+		.hdr = { .type = FXTPROF_REC_SAMPLE, .size = sizeof(s),
+			 .time_ns = ns },
+		.pid = pid, .tid = pid,
+	};
+
+	record_unwind__record(ru, &s.hdr);
+}
+
+static size_t table_size(const char *path)
+{
+	struct unwind_table *t;
+	char why[UNWIND_WHY_LEN];
+	size_t n;
+
+	if (unwind_table__build_path(path, &t, why))
+		return 0;
+	n = unwind_table__size(t);
+	unwind_table__free(t);
+	return n;
+}
+
+/*
+ * The memory holds one of two tables.  A process sampled now takes it
+ * from one whose last sample is older than the idle window: the idle
+ * table's range is removed, the source unloads it, the cache frees it,
+ * and its mapping waits again.  When that process runs again, within the
+ * window of the other, nothing is evicted: it waits, counted.
+ */
+TEST(idle_table_is_evicted_for_a_running_process)
+{
+	const char *a = UNWIND_FIXTURES "/nofp", *b = UNWIND_FIXTURES "/throw";
+	struct fake_source f = { .base.ops = &fake_ops, .refuse_after = ~0u,
+				 .max_live = 1 };
+	size_t sa = table_size(a), sb = table_size(b);
+	struct fxtprof_config cfg = unwind_cfg((sa > sb ? sa : sb) + 100);
+	struct unwind_cache_stats st;
+	struct record_unwind ru;
+	int gate_a[2], gate_b[2];
+	pid_t pa, pb;
+	uint64_t t0;
+	unsigned int i, removed = 0;
+
+	ASSERT_LT(0u, sa);
+	ASSERT_LT(sa > sb ? sa : sb, sa + sb - 100);
+	pa = mapper(a, gate_a);
+	pb = mapper(b, gate_b);
+	ASSERT_LT(0, pa);
+	ASSERT_LT(0, pb);
+	close(gate_a[0]);
+	close(gate_b[0]);
+	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
+	ru.evict_idle_ns = 200 * 1000000ull;
+	ASSERT_TRUE(feed_mapping_of(&ru, pa, a));
+	ASSERT_TRUE(feed_mapping_of(&ru, pb, b));
+	EXPECT_EQ(2u, ru.procs.waiting);
+
+	sample_at(&ru, (uint32_t)pa, now_ns());
+	ASSERT_TRUE(all_built(&ru));
+	ASSERT_EQ(1u, f.loads);
+	ASSERT_EQ(1u, maps_of_pid(&f, (uint32_t)pa));
+	/* The window passes for a's table (a condition, not a sleep). */
+	t0 = now_ns();
+	while (now_ns() < t0 + 2 * ru.evict_idle_ns)
+		poll(NULL, 0, 20);
+
+	sample_at(&ru, (uint32_t)pb, now_ns());
+	ASSERT_TRUE(all_built(&ru));
+	EXPECT_EQ(1u, ru.evicted);
+	ASSERT_EQ(1u, f.nr_unloaded);
+	EXPECT_EQ(1u, f.unloaded[0]);
+	EXPECT_EQ(2u, f.loads);
+	EXPECT_EQ(1u, f.live);
+	/* a's range went (id 0) before the unload; b's came after. */
+	for (i = 0; i < f.nr_maps; i++)
+		removed += f.maps[i].pid == (uint32_t)pa && !f.maps[i].id;
+	EXPECT_EQ(1u, removed);
+	EXPECT_EQ(2u, f.maps[f.nr_maps - 1].id);
+	EXPECT_EQ((uint32_t)pb, f.maps[f.nr_maps - 1].pid);
+	EXPECT_EQ(1u, ru.procs.waiting);	/* a's, again */
+	unwind_cache__stats(ru.cache, &st);
+	EXPECT_EQ(1u, st.evicted);
+	EXPECT_EQ(1u, st.tables);
+	EXPECT_EQ(sb, st.bytes);
+
+	/* a runs again while b is in use: no turn-taking, a waits. */
+	sample_at(&ru, (uint32_t)pb, now_ns());
+	sample_at(&ru, (uint32_t)pa, now_ns());
+	ASSERT_TRUE(all_built(&ru));
+	EXPECT_EQ(1u, ru.evicted);
+	EXPECT_EQ(2u, f.loads);
+	EXPECT_LE(1u, ru.no_room);
+	EXPECT_EQ(1u, ru.procs.waiting);
+	/* And not again before the retry time, however often it runs. */
+	i = ru.no_room;
+	sample_at(&ru, (uint32_t)pa, now_ns());
+	ASSERT_TRUE(all_built(&ru));
+	EXPECT_EQ(i, ru.no_room);
+
+	record_unwind__fini(&ru);
+	close(gate_a[1]);
+	close(gate_b[1]);
+	waitpid(pa, NULL, 0);
+	waitpid(pb, NULL, 0);
 }
 
 TEST(config)

@@ -271,4 +271,57 @@ TEST(cache_cap)
 	unwind_cache__free(c);
 }
 
+/*
+ * Eviction: a table that did not fit is built once room is made, and an
+ * evicted one is built again at its next get; each is counted once.
+ */
+TEST(cache_evicts)
+{
+	const struct unwind_table *t;
+	struct unwind_cache_stats st;
+	struct unwind_table *a, *b;
+	struct unwind_cache *c;
+	char why[UNWIND_WHY_LEN];
+	uint8_t id_a[FXTPROF_BUILD_ID_MAX], id_b[FXTPROF_BUILD_ID_MAX];
+	size_t one, two;
+	int na, nb, err;
+
+	ASSERT_EQ(0, unwind_table__build_path(NOFP, &a, why));
+	ASSERT_EQ(0, unwind_table__build_path(UNWIND_FIXTURES "/throw", &b,
+					      why));
+	one = unwind_table__size(a);
+	two = unwind_table__size(b);
+	na = a->build_id_size;
+	nb = b->build_id_size;
+	memcpy(id_a, a->build_id, na);
+	memcpy(id_b, b->build_id, nb);
+	unwind_table__free(a);
+	unwind_table__free(b);
+
+	/* Room for either table, not both. */
+	c = unwind_cache__new((one > two ? one : two) + 100);
+	ASSERT_NE(NULL, c);
+	ASSERT_GT(one + two, (one > two ? one : two) + 100);
+	ASSERT_EQ(0, cache_get(c, NOFP, &t));
+	EXPECT_EQ(-ENOSPC, cache_get(c, UNWIND_FIXTURES "/throw", &t));
+	EXPECT_EQ(two, unwind_cache__need(c, id_b, nb));
+	EXPECT_EQ(0u, unwind_cache__need(c, id_a, na));
+	EXPECT_EQ(one, unwind_cache__evict(c, id_a, na));
+	EXPECT_EQ(0u, unwind_cache__evict(c, id_a, na));
+	EXPECT_FALSE(unwind_cache__find(c, id_a, na, &t, &err));
+	unwind_cache__stats(c, &st);
+	EXPECT_EQ(0u, st.tables);
+	EXPECT_EQ(0u, st.bytes);
+	EXPECT_EQ(1u, st.evicted);
+	/* Room now: the throw program's is built; then nofp's does not fit. */
+	EXPECT_EQ(0, cache_get(c, UNWIND_FIXTURES "/throw", &t));
+	EXPECT_NE(NULL, t);
+	EXPECT_EQ(-ENOSPC, cache_get(c, NOFP, &t));
+	unwind_cache__stats(c, &st);
+	EXPECT_EQ(1u, st.tables);
+	EXPECT_EQ(two, st.bytes);
+	EXPECT_EQ(2u, st.over_cap);	/* each build id once */
+	unwind_cache__free(c);
+}
+
 TEST_HARNESS_MAIN

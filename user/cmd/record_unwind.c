@@ -41,16 +41,28 @@
 #define TABLE_PENDING	UINT64_MAX
 
 /*
+ * A table idle this long (ru->evict_idle_ns) may give its memory to one
+ * that runs now: long enough that two busy processes do not take turns.
+ */
+#define EVICT_IDLE_NS		1000000000ull
+/* What found no room is tried again at its process's samples after this. */
+#define RETRY_NS		1000000000ull
+
+/*
  * A mapping whose table the worker builds; then the loop maps it.  Only
  * the first job of a build id holds its file: the later ones find the
  * table that one built in the cache (the queue is FIFO).
  */
 struct unwind_job {
 	struct unwind_job *next;
+	bool evict;			/* free m's build id's table instead */
 	struct fxtprof_mmap m;		/* without its file name */
 	int fd;				/* its file, or -1 */
 	Elf *elf;			/* the vDSO's image, or NULL */
 	const struct unwind_table *t;	/* built: NULL if there is none */
+	int err;			/* why there is none */
+	size_t need;			/* with -ENOSPC: the bytes missing */
+	bool retried;			/* room was made for it once */
 };
 
 void record_unwind__config(const struct record_opts *o,
@@ -122,10 +134,10 @@ static void *worker_main(void *arg)
 	struct record_unwind *ru = arg;
 	struct unwind_queue *q = &ru->q;
 	const uint64_t one = 1;
+	struct unwind_cache_stats st;
 	struct unwind_job *j;
 	uint64_t t0;
 	ssize_t n;
-	int err;
 
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
@@ -136,15 +148,33 @@ static void *worker_main(void *arg)
 		j = job__pop(&q->in, &q->in_tail);
 		pthread_mutex_unlock(&q->lock);
 
+		if (j->evict) {
+			/* The loop forgot the table; nothing comes back. */
+			unwind_cache__evict(ru->cache, j->m.build_id,
+					    j->m.build_id_size);
+			job__free(j);
+			pthread_mutex_lock(&q->lock);
+			continue;
+		}
 		t0 = clock_ns(CLOCK_MONOTONIC);
 		if (!j->elf && j->fd >= 0)
 			j->elf = elf_begin(j->fd, ELF_C_READ, NULL);
 		/* What it could not build, the cache counts, once per id. */
 		if (j->elf)
-			unwind_cache__get_elf(ru->cache, j->elf, &j->t, NULL);
+			j->err = unwind_cache__get_elf(ru->cache, j->elf,
+						       &j->t, NULL);
 		else if (!unwind_cache__find(ru->cache, j->m.build_id,
-					     j->m.build_id_size, &j->t, &err))
-			j->t = NULL;
+					     j->m.build_id_size, &j->t,
+					     &j->err))
+			j->err = -ENOENT;
+		if (j->err == -ENOSPC) {
+			/* What is missing: the table less the room left. */
+			unwind_cache__stats(ru->cache, &st);
+			j->need = unwind_cache__need(ru->cache, j->m.build_id,
+						     j->m.build_id_size);
+			if (st.bytes < ru->cache_cap)
+				j->need -= ru->cache_cap - st.bytes;
+		}
 		elf_end(j->elf);
 		j->elf = NULL;
 
@@ -170,6 +200,7 @@ int record_unwind__init(struct record_unwind *ru, struct source *src,
 	if (!(cfg->flags & FXTPROF_CFG_UNWIND))
 		return 0;
 	ru->cache = unwind_cache__new(cfg->unwind_memory);
+	ru->cache_cap = cfg->unwind_memory;
 	if (!ru->cache)
 		return -ENOMEM;
 	/* Blocking: io_uring would answer -EAGAIN on a non-blocking one. */
@@ -194,6 +225,7 @@ int record_unwind__init(struct record_unwind *ru, struct source *src,
 		goto out_close_efd;
 	ru->running = true;
 	ru->src = src;
+	ru->evict_idle_ns = EVICT_IDLE_NS;
 	return 0;
 
 out_close_efd:
@@ -309,6 +341,9 @@ static void queue_build(struct record_unwind *ru, const struct fxtprof_mmap *m,
 	if (!j)
 		return;
 	j->m = *m;
+	/* Without its name, as a record of its own (a retry opens by range). */
+	j->m.hdr.size = sizeof(j->m);
+	j->m.filename_len = 0;
 	j->fd = -1;
 	if (*known != TABLE_PENDING) {
 		j->elf = own_vdso(m);
@@ -330,35 +365,86 @@ static void queue_build(struct record_unwind *ru, const struct fxtprof_mmap *m,
 	pthread_mutex_unlock(&ru->q.lock);
 }
 
-/* The source's id of @t, loaded at its first use; 0 if refused. */
-static uint32_t table_id(struct record_unwind *ru,
-			 const struct unwind_table *t)
-{
-	struct fxtprof_unwind_table arg;
-	uint64_t *id;
-	int err;
+/*
+ * A table the source holds, in ru->ids by its address.  It may be
+ * evicted once neither its load nor a sample of a process that runs it
+ * is newer than ru->evict_idle_ns.
+ */
+struct loaded_table {
+	const struct unwind_table *t;
+	uint32_t id;			/* the source's */
+	uint64_t loaded_ns;		/* CLOCK_BOOTTIME */
+};
 
-	err = hmap__get_or_add(&ru->ids, (uint64_t)(uintptr_t)t, &id);
-	if (err < 0)
-		return 0;
-	if (!err)
-		return *id == TABLE_REFUSED ? 0 : (uint32_t)*id;
-	unwind_table__to_uapi(t, &arg);
-	err = ru->src->ops->unwind_load(ru->src, &arg);
-	/* -EEXIST: the source has it from an earlier load; arg.id is it. */
-	if (err && err != -EEXIST) {
-		ru->load_failed++;
-		if (err == -ENOSPC)
-			ru->source_full++;
-		*id = TABLE_REFUSED;
-		return 0;
-	}
-	*id = arg.id;
-	return arg.id;
+static uint64_t table_key(const struct unwind_table *t)
+{
+	return (uint64_t)(uintptr_t)t;
 }
 
 static void remember_range(struct record_unwind *ru,
-			   const struct fxtprof_unwind_map *map);
+			   const struct fxtprof_unwind_map *map,
+			   const struct fxtprof_mmap *m);
+static bool make_room(struct record_unwind *ru, size_t need);
+
+/*
+ * The source's id of @t in *@id, loaded at its first use, making room
+ * if the source is full.  -ENOSPC: no room now, try again later; another
+ * -errno: refused for good.
+ */
+static int table_id(struct record_unwind *ru, const struct unwind_table *t,
+		    uint32_t *id)
+{
+	struct fxtprof_unwind_table arg;
+	struct loaded_table *lt;
+	uint64_t *v = hmap__get(&ru->ids, table_key(t));
+	int err;
+
+	if (v && *v == TABLE_REFUSED)
+		return -EPERM;
+	if (v) {
+		*id = ((const struct loaded_table *)(uintptr_t)*v)->id;
+		return 0;
+	}
+	unwind_table__to_uapi(t, &arg);
+	err = ru->src->ops->unwind_load(ru->src, &arg);
+	if (err == -ENOSPC && make_room(ru, unwind_table__size(t))) {
+		unwind_table__to_uapi(t, &arg);
+		err = ru->src->ops->unwind_load(ru->src, &arg);
+	}
+	/* -EEXIST: the source has it from an earlier load; arg.id is it. */
+	if (err && err != -EEXIST) {
+		ru->load_failed++;
+		if (err == -ENOSPC) {
+			ru->source_full++;
+			return err;
+		}
+		hmap__put(&ru->ids, table_key(t), TABLE_REFUSED);
+		return err;
+	}
+	lt = malloc(sizeof(*lt));
+	if (!lt || hmap__put(&ru->ids, table_key(t), (uintptr_t)lt)) {
+		free(lt);
+		return -ENOMEM;
+	}
+	lt->t = t;
+	lt->id = arg.id;
+	lt->loaded_ns = clock_ns(CLOCK_BOOTTIME);
+	*id = arg.id;
+	return 0;
+}
+
+/* @m found no room: it waits, to be tried at a sample after @retry_ns. */
+static void no_room(struct record_unwind *ru, const struct fxtprof_mmap *m,
+		    uint64_t retry_ns)
+{
+	struct unwind_proc *p = unwind_procs__get(&ru->procs, m->pid, true);
+
+	ru->no_room++;
+	if (!p || unwind_proc__wait(&ru->procs, p, m))
+		return;
+	if (p->retry_ns < retry_ns)
+		p->retry_ns = retry_ns;
+}
 
 /* Map @m's range to table @t (built from its file) in the source. */
 static void map_table(struct record_unwind *ru, const struct fxtprof_mmap *m,
@@ -366,14 +452,17 @@ static void map_table(struct record_unwind *ru, const struct fxtprof_mmap *m,
 {
 	struct fxtprof_unwind_map map = { .size = sizeof(map) };
 	uint64_t bias;
+	int err;
 
-	map.id = table_id(ru, t);
-	if (!map.id)
-		return;
 	if (unwind_table__bias(t, m->start, m->pgoff, &bias)) {
 		ru->unplaced++;
 		return;
 	}
+	err = table_id(ru, t, &map.id);
+	if (err == -ENOSPC)
+		no_room(ru, m, clock_ns(CLOCK_BOOTTIME) + RETRY_NS);
+	if (err)
+		return;
 	map.pid = m->pid;
 	map.start = m->start;
 	map.end = m->start + m->len;
@@ -383,12 +472,13 @@ static void map_table(struct record_unwind *ru, const struct fxtprof_mmap *m,
 		return;
 	}
 	ru->mapped++;
-	remember_range(ru, &map);
+	remember_range(ru, &map, m);
 }
 
 /* The ranges @pid's children forked without exec are to be given too. */
 static void remember_range(struct record_unwind *ru,
-			   const struct fxtprof_unwind_map *map)
+			   const struct fxtprof_unwind_map *map,
+			   const struct fxtprof_mmap *m)
 {
 	struct unwind_proc *p = unwind_procs__get(&ru->procs, map->pid, true);
 	struct unwind_range r = {
@@ -397,7 +487,135 @@ static void remember_range(struct record_unwind *ru,
 	};
 
 	if (p)
-		unwind_proc__add_range(p, &r);
+		unwind_proc__add_range(p, &r, m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Making room: the tables idle longest give way                       */
+/* ------------------------------------------------------------------ */
+
+static void unmap_range(void *ctx, const struct unwind_proc *p,
+			const struct unwind_range *r)
+{
+	struct record_unwind *ru = ctx;
+	struct fxtprof_unwind_map map = {
+		.size = sizeof(map), .pid = p->pid,
+		.start = r->start, .end = r->end,	/* id 0: remove */
+	};
+
+	if (ru->src->ops->unwind_map(ru->src, &map))
+		ru->map_failed++;
+}
+
+/*
+ * Evict @lt: its ranges go, each process's mapping waiting again for its
+ * next sample; the source drops it; the worker frees it after the jobs
+ * queued before (FIFO), none of which can be using it, since the loop
+ * hands tables out only in record_unwind__complete().
+ */
+static bool evict(struct record_unwind *ru, struct loaded_table *lt)
+{
+	const struct unwind_table *t = lt->t;
+	struct unwind_job *j;
+	int err;
+
+	unwind_procs__unmap_table(&ru->procs, lt->id, unmap_range, ru);
+	err = ru->src->ops->unwind_unload(ru->src, lt->id);
+	if (err) {
+		/* Its ranges come back from the waiting mappings. */
+		ru->unload_failed++;
+		if (err == -EOPNOTSUPP || err == -ENOTTY)
+			ru->cannot_unload = true;
+		return false;
+	}
+	hmap__del(&ru->ids, table_key(t));
+	hmap__del(&ru->known, hmap_hash_bytes(t->build_id, t->build_id_size,
+					      0));
+	ru->evicted++;
+	ru->evicted_bytes += unwind_table__size(t);
+	j = calloc(1, sizeof(*j));
+	if (j) {
+		j->evict = true;
+		j->fd = -1;
+		memcpy(j->m.build_id, t->build_id, t->build_id_size);
+		j->m.build_id_size = t->build_id_size;
+		pthread_mutex_lock(&ru->q.lock);
+		job__append(j, &ru->q.in_tail);
+		pthread_cond_signal(&ru->q.more);
+		pthread_mutex_unlock(&ru->q.lock);
+	}
+	free(lt);
+	return true;
+}
+
+struct victim {
+	struct loaded_table *lt;
+	uint64_t last_ns;	/* its load, or its processes' last sample */
+};
+
+static int victim_cmp(const void *a, const void *b)
+{
+	const struct victim *x = a, *y = b;
+
+	return (x->last_ns > y->last_ns) - (x->last_ns < y->last_ns);
+}
+
+/*
+ * Room for @need more bytes of tables, in the source and in the cache:
+ * evict the tables idle longest, none used within evict_idle_ns nor
+ * handed out by the batch being completed (ru->pinned).  Whether enough
+ * was freed.
+ */
+static bool make_room(struct record_unwind *ru, size_t need)
+{
+	uint64_t now = clock_ns(CLOCK_BOOTTIME), freed = 0, *last;
+	const struct unwind_proc *p;
+	struct hmap used = { 0 };
+	struct loaded_table *lt;
+	struct victim *v;
+	struct hmap_slot *s;
+	size_t nr = 0, i;
+	unsigned int k;
+
+	if (!ru->src->ops->unwind_unload || ru->cannot_unload || !ru->ids.len)
+		return false;
+	/* Each table's last use: the latest sample of a process it runs. */
+	hmap__for_each(&ru->procs.by_pid, s) {
+		p = (const struct unwind_proc *)(uintptr_t)s->val;
+		for (k = 0; k < p->nr_ranges; k++) {
+			if (hmap__get_or_add(&used, p->ranges[k].id, &last) < 0)
+				goto out_free_used;
+			if (*last < p->last_ns)
+				*last = p->last_ns;
+		}
+	}
+	v = calloc(ru->ids.len, sizeof(*v));
+	if (!v)
+		goto out_free_used;
+	hmap__for_each(&ru->ids, s) {
+		if (s->val == TABLE_REFUSED)
+			continue;
+		lt = (struct loaded_table *)(uintptr_t)s->val;
+		last = hmap__get(&used, lt->id);
+		v[nr].lt = lt;
+		v[nr].last_ns = last && *last > lt->loaded_ns ? *last :
+				lt->loaded_ns;
+		if (v[nr].last_ns + ru->evict_idle_ns <= now &&
+		    !hmap__get(&ru->pinned, table_key(lt->t)))
+			nr++;
+	}
+	qsort(v, nr, sizeof(*v), victim_cmp);
+	/* evict() changes ru->ids: the victims were copied out first. */
+	for (i = 0; i < nr && freed < need; i++) {
+		size_t bytes = unwind_table__size(v[i].lt->t);
+
+		if (evict(ru, v[i].lt))
+			freed += bytes;
+	}
+	free(v);
+out_free_used:
+	hmap__free(&used);
+	return freed >= need;
 }
 
 /* Whether @m waits for its process's first sample, and now does. */
@@ -453,16 +671,22 @@ void record_unwind__mapping(struct record_unwind *ru,
 	place(ru, m, wait);
 }
 
-/* @pid ran: what of its mappings waited is built now. */
-static void on_sample(struct record_unwind *ru, uint32_t pid)
+/*
+ * @pid ran at @time_ns: what of its mappings waited is placed now (unless
+ * it found no room less than RETRY_NS ago), and its tables are in use.
+ */
+static void on_sample(struct record_unwind *ru, uint32_t pid,
+		      uint64_t time_ns)
 {
 	struct unwind_proc *p;
 	struct fxtprof_mmap **waiting;
 	unsigned int i, n;
 
-	if (!ru->procs.waiting ||
-	    !(p = unwind_procs__get(&ru->procs, pid, false)) ||
-	    !p->nr_waiting)
+	p = unwind_procs__get(&ru->procs, pid, false);
+	if (!p)
+		return;
+	p->last_ns = time_ns;
+	if (!p->nr_waiting || time_ns < p->retry_ns)
 		return;
 	n = unwind_proc__take_waiting(&ru->procs, p, &waiting);
 	for (i = 0; i < n; i++) {
@@ -505,17 +729,12 @@ static void on_fork(struct record_unwind *ru, const struct fxtprof_fork *f)
 			continue;
 		}
 		ru->inherited++;
-		remember_range(ru, &map);
+		remember_range(ru, &map, r->m);
 	}
-	for (i = 0; i < parent->nr_waiting && !child->sampled; i++) {
-		struct fxtprof_mmap *m = parent->waiting[i];
-		uint32_t pid = m->pid;
-
-		m->pid = f->child_pid;
-		if (!unwind_proc__wait(&ru->procs, child, m))
+	/* unwind_proc__wait() makes each copy the child's. */
+	for (i = 0; i < parent->nr_waiting && !child->sampled; i++)
+		if (!unwind_proc__wait(&ru->procs, child, parent->waiting[i]))
 			ru->waited++;
-		m->pid = pid;
-	}
 }
 
 void record_unwind__record(struct record_unwind *ru,
@@ -528,7 +747,8 @@ void record_unwind__record(struct record_unwind *ru,
 		return;
 	switch (rec->type) {
 	case FXTPROF_REC_SAMPLE:
-		on_sample(ru, ((const struct fxtprof_sample *)rec)->pid);
+		on_sample(ru, ((const struct fxtprof_sample *)rec)->pid,
+			  rec->time_ns);
 		break;
 	case FXTPROF_REC_FORK:
 		on_fork(ru, (const struct fxtprof_fork *)rec);
@@ -553,6 +773,54 @@ void record_unwind__record(struct record_unwind *ru,
 	}
 }
 
+/* Give @j back to the worker (after the evictions queued before it). */
+static void requeue(struct record_unwind *ru, struct unwind_job *j)
+{
+	j->t = NULL;
+	j->err = 0;
+	pthread_mutex_lock(&ru->q.lock);
+	job__append(j, &ru->q.in_tail);
+	pthread_cond_signal(&ru->q.more);
+	pthread_mutex_unlock(&ru->q.lock);
+}
+
+/*
+ * Map what @j built, or say why there is nothing: a file without a table
+ * is not tried again; one over the memory cap makes room and is built
+ * again (true: @j is the worker's again), or waits for a later sample of
+ * its process.
+ */
+static bool complete_job(struct record_unwind *ru, struct unwind_job *j)
+{
+	/* The first job of its build id: it holds the file. */
+	bool first = j->fd >= 0 || j->elf;
+	uint64_t now = clock_ns(CLOCK_BOOTTIME);
+
+	if (j->t) {
+		hmap__put(&ru->known, build_id_key(&j->m),
+			  (uint64_t)(uintptr_t)j->t);
+		map_table(ru, &j->m, j->t);
+		return false;
+	}
+	if (j->err != -ENOSPC && j->err != -ENOENT) {
+		hmap__put(&ru->known, build_id_key(&j->m), 0);
+		return false;
+	}
+	if (!first) {
+		/* -ENOENT: evicted before this one came; its first decides. */
+		no_room(ru, &j->m, 0);
+		return false;
+	}
+	if (j->err == -ENOSPC && !j->retried && make_room(ru, j->need)) {
+		j->retried = true;
+		requeue(ru, j);
+		return true;
+	}
+	hmap__del(&ru->known, build_id_key(&j->m));
+	no_room(ru, &j->m, now + RETRY_NS);
+	return false;
+}
+
 bool record_unwind__complete(struct record_unwind *ru)
 {
 	struct pollfd pfd = { .fd = ru->efd, .events = POLLIN };
@@ -571,16 +839,18 @@ bool record_unwind__complete(struct record_unwind *ru)
 	ru->q.out = NULL;
 	ru->q.out_tail = &ru->q.out;
 	pthread_mutex_unlock(&ru->q.lock);
+	/* Making room must not evict a table this batch hands out. */
+	for (j = done; j; j = j->next)
+		if (j->t)
+			hmap__put(&ru->pinned, table_key(j->t), 1);
 	for (j = done; j; j = next) {
 		next = j->next;
-		/* A file without a table is not tried again either. */
-		hmap__put(&ru->known, build_id_key(&j->m),
-			  (uint64_t)(uintptr_t)j->t);
-		if (j->t)
-			map_table(ru, &j->m, j->t);
-		job__free(j);
-		taken++;
+		if (!complete_job(ru, j)) {
+			job__free(j);
+			taken++;
+		}
 	}
+	hmap__clear(&ru->pinned);
 	ru->in_worker -= taken;
 	return !ru->in_worker;
 }
@@ -597,21 +867,15 @@ void record_unwind__summary(struct record_unwind *ru,
 	fprintf(stderr, "fxtprof: unwind tables: %" PRIu64 " (%" PRIu64
 		" rows, %" PRIu64 " bytes, built in %.1f ms), %" PRIu64
 		" of %" PRIu64 " mappings mapped; files without CFI %" PRIu64
-		", unreadable %" PRIu64 ", without build id %" PRIu64
-		", over --unwind-memory %" PRIu64 " (%" PRIu64 " bytes)",
+		", unreadable %" PRIu64 ", without build id %" PRIu64,
 		st.tables, st.rows, st.bytes, (double)ru->build_ns / 1e6,
 		ru->mapped, ru->mappings, st.no_cfi,
-		ru->unreadable + st.failed, ru->no_build_id + st.no_build_id,
-		st.over_cap + ru->source_full, st.over_cap_bytes);
+		ru->unreadable + st.failed, ru->no_build_id + st.no_build_id);
 	if (ru->unbuilt)
 		fprintf(stderr, ", not built before the end %" PRIu64,
 			ru->unbuilt);
-	if (ru->waited)
-		fprintf(stderr, ", of processes running at the start %" PRIu64
-			" waited for a sample and %" PRIu64 " still wait",
-			ru->waited, ru->procs.waiting);
 	if (ru->inherited)
-		fprintf(stderr, ", given to forked children %" PRIu64,
+		fprintf(stderr, ", ranges given to forked children %" PRIu64,
 			ru->inherited);
 	if (ru->load_failed - ru->source_full || ru->map_failed ||
 	    ru->unplaced)
@@ -619,6 +883,19 @@ void record_unwind__summary(struct record_unwind *ru,
 			" tables and %" PRIu64 " mappings, unplaced %" PRIu64,
 			ru->load_failed - ru->source_full, ru->map_failed,
 			ru->unplaced);
+	fputc('\n', stderr);
+	/* How --unwind-memory was shared (Documentation/unwinding.md). */
+	fprintf(stderr, "fxtprof: unwind memory: over --unwind-memory %"
+		PRIu64 " tables (%" PRIu64 " bytes), the source full %" PRIu64
+		" times; %" PRIu64 " mappings waited for their process's first"
+		" sample (%" PRIu64 " still wait), %" PRIu64 " found no room,"
+		" %" PRIu64 " tables evicted (%" PRIu64 " bytes)",
+		st.over_cap, st.over_cap_bytes, ru->source_full, ru->waited,
+		ru->procs.waiting, ru->no_room, ru->evicted,
+		ru->evicted_bytes);
+	if (ru->unload_failed)
+		fprintf(stderr, ", %" PRIu64 " evictions refused by the source",
+			ru->unload_failed);
 	fputc('\n', stderr);
 	fprintf(stderr, "fxtprof: user frames: %llu from tables, %llu by frame pointers where no table, %llu where a row has no rule\n",
 		(unsigned long long)total->unwind_table_frames,
@@ -628,6 +905,8 @@ void record_unwind__summary(struct record_unwind *ru,
 
 void record_unwind__fini(struct record_unwind *ru)
 {
+	struct hmap_slot *s;
+
 	worker_stop(ru);
 	if (ru->efd >= 0) {
 		close(ru->efd);
@@ -635,7 +914,11 @@ void record_unwind__fini(struct record_unwind *ru)
 		pthread_cond_destroy(&ru->q.more);
 	}
 	unwind_cache__free(ru->cache);
+	hmap__for_each(&ru->ids, s)
+		if (s->val != TABLE_REFUSED)
+			free((void *)(uintptr_t)s->val);
 	hmap__free(&ru->ids);
+	hmap__free(&ru->pinned);
 	hmap__free(&ru->known);
 	unwind_procs__free(&ru->procs);
 	memset(ru, 0, sizeof(*ru));

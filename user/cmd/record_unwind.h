@@ -44,7 +44,10 @@ struct unwind_queue {
 struct record_unwind {
 	struct source *src;		/* NULL: off */
 	struct unwind_cache *cache;	/* the worker's until it is joined */
-	struct hmap ids;		/* table (pointer) -> source's id */
+	uint64_t cache_cap;
+	struct hmap ids;		/* table (pointer) -> its loaded_table */
+	struct hmap pinned;		/* tables record_unwind__complete()
+					 * hands out: not to evict */
 	struct hmap known;		/* build id hash -> table, 0: none */
 	struct unwind_procs procs;	/* waiting mappings, ranges given */
 	struct unwind_queue q;
@@ -66,6 +69,12 @@ struct record_unwind {
 	uint64_t source_full;		/* of them: -ENOSPC */
 	uint64_t map_failed;
 	uint64_t waited;		/* mappings that waited for a sample */
+	uint64_t no_room;		/* mappings that found none, waiting */
+	uint64_t evicted;		/* tables evicted for others */
+	uint64_t evicted_bytes;
+	uint64_t unload_failed;		/* evictions the source refused */
+	bool cannot_unload;		/* the source has no UNWIND_UNLOAD */
+	uint64_t evict_idle_ns;		/* idle this long: may be evicted */
 	uint64_t inherited;		/* ranges given to forked children */
 	uint64_t build_ns;		/* spent building tables */
 };

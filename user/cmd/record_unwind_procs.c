@@ -49,21 +49,37 @@ static int grow(void *arr, unsigned int n, unsigned int *cap, size_t size)
 	return 0;
 }
 
+static struct fxtprof_mmap *mmap_copy(const struct fxtprof_mmap *m,
+				      uint32_t pid)
+{
+	struct fxtprof_mmap *copy = malloc(m->hdr.size);
+
+	if (copy) {
+		memcpy(copy, m, m->hdr.size);
+		copy->pid = pid;
+	}
+	return copy;
+}
+
+int unwind_proc__wait_take(struct unwind_procs *ps, struct unwind_proc *p,
+			   struct fxtprof_mmap *m)
+{
+	if (grow(&p->waiting, p->nr_waiting, &p->cap_waiting,
+		 sizeof(*p->waiting))) {
+		free(m);
+		return -ENOMEM;
+	}
+	p->waiting[p->nr_waiting++] = m;
+	ps->waiting++;
+	return 0;
+}
+
 int unwind_proc__wait(struct unwind_procs *ps, struct unwind_proc *p,
 		      const struct fxtprof_mmap *m)
 {
-	struct fxtprof_mmap *copy;
+	struct fxtprof_mmap *copy = mmap_copy(m, p->pid);
 
-	if (grow(&p->waiting, p->nr_waiting, &p->cap_waiting,
-		 sizeof(*p->waiting)))
-		return -ENOMEM;
-	copy = malloc(m->hdr.size);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, m, m->hdr.size);
-	p->waiting[p->nr_waiting++] = copy;
-	ps->waiting++;
-	return 0;
+	return copy ? unwind_proc__wait_take(ps, p, copy) : -ENOMEM;
 }
 
 unsigned int unwind_proc__take_waiting(struct unwind_procs *ps,
@@ -80,19 +96,56 @@ unsigned int unwind_proc__take_waiting(struct unwind_procs *ps,
 	return n;
 }
 
-int unwind_proc__add_range(struct unwind_proc *p, const struct unwind_range *r)
+int unwind_proc__add_range(struct unwind_proc *p, const struct unwind_range *r,
+			   const struct fxtprof_mmap *m)
 {
 	unsigned int i, kept = 0;
+	struct unwind_range *n;
 
-	for (i = 0; i < p->nr_ranges; i++)
-		if (p->ranges[i].end <= r->start || p->ranges[i].start >= r->end)
+	for (i = 0; i < p->nr_ranges; i++) {
+		if (p->ranges[i].end <= r->start ||
+		    p->ranges[i].start >= r->end)
 			p->ranges[kept++] = p->ranges[i];
+		else
+			free(p->ranges[i].m);
+	}
 	p->nr_ranges = kept;
 	if (grow(&p->ranges, p->nr_ranges, &p->cap_ranges,
 		 sizeof(*p->ranges)))
 		return -ENOMEM;
-	p->ranges[p->nr_ranges++] = *r;
+	n = &p->ranges[p->nr_ranges];
+	*n = *r;
+	n->m = mmap_copy(m, p->pid);
+	if (!n->m)
+		return -ENOMEM;
+	p->nr_ranges++;
 	return 0;
+}
+
+void unwind_procs__unmap_table(struct unwind_procs *ps, uint32_t id,
+			       void (*fn)(void *ctx,
+					  const struct unwind_proc *p,
+					  const struct unwind_range *r),
+			       void *ctx)
+{
+	struct unwind_proc *p;
+	struct hmap_slot *s;
+	unsigned int i, kept;
+
+	hmap__for_each(&ps->by_pid, s) {
+		p = (struct unwind_proc *)(uintptr_t)s->val;
+		for (i = kept = 0; i < p->nr_ranges; i++) {
+			if (p->ranges[i].id != id) {
+				p->ranges[kept++] = p->ranges[i];
+				continue;
+			}
+			fn(ctx, p, &p->ranges[i]);
+			/* Tried again at its next sample, from now. */
+			unwind_proc__wait_take(ps, p, p->ranges[i].m);
+			p->retry_ns = 0;
+		}
+		p->nr_ranges = kept;
+	}
 }
 
 void unwind_proc__forget_waiting(struct unwind_procs *ps,
@@ -110,7 +163,11 @@ void unwind_proc__forget_waiting(struct unwind_procs *ps,
 
 static void proc__free(struct unwind_procs *ps, struct unwind_proc *p)
 {
+	unsigned int i;
+
 	unwind_proc__forget_waiting(ps, p);
+	for (i = 0; i < p->nr_ranges; i++)
+		free(p->ranges[i].m);
 	free(p->ranges);
 	free(p);
 }

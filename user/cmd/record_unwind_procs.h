@@ -6,8 +6,10 @@
  *    tables are built (those of processes already running when the
  *    recording starts: an idle daemon's tables would take the memory the
  *    profiled ones need);
- *  - the ranges it gave the source, so that a child forked without exec
- *    is given the same ones.
+ *  - the ranges it gave the source, with the mapping each came from, so
+ *    that a child forked without exec is given the same ones, and so that
+ *    a range whose table is evicted becomes a waiting mapping again;
+ *  - when it was last sampled, which tells the tables to evict.
  */
 #ifndef FXTPROF_RECORD_UNWIND_PROCS_H
 #define FXTPROF_RECORD_UNWIND_PROCS_H
@@ -22,11 +24,14 @@
 struct unwind_range {
 	uint64_t start, end, bias;
 	uint32_t id;
+	struct fxtprof_mmap *m;		/* its mapping, a copy */
 };
 
 struct unwind_proc {
 	uint32_t pid;
 	bool sampled;			/* its mappings no longer wait */
+	uint64_t last_ns;		/* its last sample (CLOCK_BOOTTIME) */
+	uint64_t retry_ns;		/* what waits is not tried before */
 	struct fxtprof_mmap **waiting;	/* copies, each malloc'ed */
 	unsigned int nr_waiting, cap_waiting;
 	struct unwind_range *ranges;
@@ -46,6 +51,10 @@ struct unwind_proc *unwind_procs__get(struct unwind_procs *ps, uint32_t pid,
 int unwind_proc__wait(struct unwind_procs *ps, struct unwind_proc *p,
 		      const struct fxtprof_mmap *m);
 
+/* The same, taking @m (malloc'ed) itself, which is freed on failure. */
+int unwind_proc__wait_take(struct unwind_procs *ps, struct unwind_proc *p,
+			   struct fxtprof_mmap *m);
+
 /*
  * Take @p's waiting mappings (the caller frees each, and the array) and
  * mark @p sampled.  Their number.
@@ -55,10 +64,23 @@ unsigned int unwind_proc__take_waiting(struct unwind_procs *ps,
 				       struct fxtprof_mmap ***out);
 
 /*
- * Remember a range given to the source for @p, in place of those it
- * overlaps (as the source replaces them).  0 or -ENOMEM.
+ * Remember a range given to the source for @p, from mapping @m (copied,
+ * with @p's pid), in place of those it overlaps (as the source replaces
+ * them).  0 or -ENOMEM.
  */
-int unwind_proc__add_range(struct unwind_proc *p, const struct unwind_range *r);
+int unwind_proc__add_range(struct unwind_proc *p, const struct unwind_range *r,
+			   const struct fxtprof_mmap *m);
+
+/*
+ * Every process's ranges on table @id: @fn(@ctx, p, r) for each, then
+ * the range is dropped and its mapping waits again, to be tried at @p's
+ * next sample.
+ */
+void unwind_procs__unmap_table(struct unwind_procs *ps, uint32_t id,
+			       void (*fn)(void *ctx,
+					  const struct unwind_proc *p,
+					  const struct unwind_range *r),
+			       void *ctx);
 
 /* An exec: the old image's waiting mappings are no more. */
 void unwind_proc__forget_waiting(struct unwind_procs *ps,

@@ -18,9 +18,14 @@
 struct unwind_cache_entry {
 	uint8_t build_id[FXTPROF_BUILD_ID_MAX];
 	uint8_t build_id_size;
+	bool counted_over;		/* in stats.over_cap already */
 	int err;			/* what a get answers, 0: table */
+	size_t need;			/* with -ENOSPC: the table's size */
 	struct unwind_table *table;
 };
+
+/* An evicted entry's err: a get builds its table again. */
+#define EVICTED		(-ESTALE)
 
 struct unwind_cache {
 	uint64_t cap;
@@ -88,6 +93,29 @@ cache_add(struct unwind_cache *c, uint64_t hash, const uint8_t *id,
 	return e;
 }
 
+static struct unwind_cache_entry *entry_of(const struct unwind_cache *c,
+					   const uint8_t *id, size_t size)
+{
+	const struct build_id_key key = { .c = c, .id = id, .size = size };
+	struct hmap_slot *slot;
+
+	slot = hmap__find(&c->index, hmap_hash_bytes(id, size, 0),
+			  build_id_eq, &key);
+	return slot ? &c->entries[slot->val] : NULL;
+}
+
+/*
+ * Whether a get of @e builds its table again: once evicted, or when a
+ * table that did not fit fits now (others were evicted meanwhile).
+ */
+static bool retry(const struct unwind_cache *c,
+		  const struct unwind_cache_entry *e)
+{
+	return e->err == EVICTED ||
+	       (e->err == -ENOSPC && c->stats.bytes <= c->cap &&
+		e->need <= c->cap - c->stats.bytes);
+}
+
 /* Build @elf's table into @e, keep it if it fits, count what happened. */
 static int cache_fill(struct unwind_cache *c, struct unwind_cache_entry *e,
 		      Elf *elf, char *why)
@@ -108,8 +136,12 @@ static int cache_fill(struct unwind_cache *c, struct unwind_cache_entry *e,
 	}
 	size = unwind_table__size(t);
 	if (size > c->cap - c->stats.bytes || c->stats.bytes > c->cap) {
-		c->stats.over_cap++;
-		c->stats.over_cap_bytes += size;
+		if (!e->counted_over) {
+			c->stats.over_cap++;
+			c->stats.over_cap_bytes += size;
+			e->counted_over = true;
+		}
+		e->need = size;
 		unwind_table__free(t);
 		return unwind__why(why, -ENOSPC,
 				   "its table (%zu bytes) is over the unwind memory cap",
@@ -139,9 +171,14 @@ int unwind_cache__get_elf(struct unwind_cache *c, Elf *elf,
 		c->stats.no_build_id++;
 		return unwind__why(why, n, "no build id");
 	}
-	if (unwind_cache__find(c, id, (size_t)n, out, &err))
-		return err ? unwind__why(why, err, "counted before") : 0;
-	e = cache_add(c, hmap_hash_bytes(id, (size_t)n, 0), id, (size_t)n);
+	e = entry_of(c, id, (size_t)n);
+	if (e && !retry(c, e)) {
+		*out = e->table;
+		return e->err ? unwind__why(why, e->err, "counted before") : 0;
+	}
+	if (!e)
+		e = cache_add(c, hmap_hash_bytes(id, (size_t)n, 0), id,
+			      (size_t)n);
 	if (!e)
 		return unwind__why(why, -ENOMEM, "no memory for the cache");
 	err = e->err = cache_fill(c, e, elf, why);
@@ -164,19 +201,41 @@ int unwind_cache__get(struct unwind_cache *c, int fd,
 bool unwind_cache__find(const struct unwind_cache *c, const uint8_t *id,
 			size_t size, const struct unwind_table **out, int *err)
 {
-	const struct build_id_key key = { .c = c, .id = id, .size = size };
-	const struct unwind_cache_entry *e;
-	struct hmap_slot *slot;
+	const struct unwind_cache_entry *e = entry_of(c, id, size);
 
 	*out = NULL;
-	slot = hmap__find(&c->index, hmap_hash_bytes(id, size, 0),
-			  build_id_eq, &key);
-	if (!slot)
+	if (!e || e->err == EVICTED)
 		return false;
-	e = &c->entries[slot->val];
 	*out = e->table;
 	*err = e->err;
 	return true;
+}
+
+size_t unwind_cache__need(const struct unwind_cache *c, const uint8_t *id,
+			  size_t size)
+{
+	const struct unwind_cache_entry *e = entry_of(c, id, size);
+
+	return e && e->err == -ENOSPC ? e->need : 0;
+}
+
+size_t unwind_cache__evict(struct unwind_cache *c, const uint8_t *id,
+			   size_t size)
+{
+	struct unwind_cache_entry *e = entry_of(c, id, size);
+	size_t bytes;
+
+	if (!e || !e->table)
+		return 0;
+	bytes = unwind_table__size(e->table);
+	c->stats.tables--;
+	c->stats.rows -= e->table->nr_rows;
+	c->stats.bytes -= bytes;
+	c->stats.evicted++;
+	unwind_table__free(e->table);
+	e->table = NULL;
+	e->err = EVICTED;
+	return bytes;
 }
 
 void unwind_cache__stats(const struct unwind_cache *c,

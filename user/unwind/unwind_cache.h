@@ -3,12 +3,14 @@
  * unwind_cache.h - unwind tables by build id, within a memory cap.
  *
  * Every process that maps a file shares its table, so a table is built
- * once per build id, at the first mapping seen, and kept while the cache
- * lives.  Tables count against the cap by unwind_table__size(); a table
- * that does not fit is not kept, and is counted (over_cap) once per build
- * id, as are files without CFI and files that cannot be read: a later
- * get of the same build id answers from the cache without reading the
- * file again.
+ * once per build id, at the first mapping seen, and kept until it is
+ * evicted (unwind_cache__evict: the recorder makes room for the tables
+ * of the processes that run now).  Tables count against the cap by
+ * unwind_table__size(); a table that does not fit is not kept, and is
+ * counted (over_cap) once per build id, as are files without CFI and
+ * files that cannot be read: a later get of the same build id answers
+ * from the cache without reading the file again, unless the table was
+ * evicted, or did not fit and fits now.
  *
  *	struct unwind_cache *c = unwind_cache__new(FXTPROF_DEFAULT_UNWIND_MEMORY);
  *	const struct unwind_table *t;
@@ -34,6 +36,7 @@ struct unwind_cache_stats {
 	uint64_t over_cap_bytes;
 	uint64_t no_build_id;	/* files without one: never cached */
 	uint64_t failed;	/* files that could not be read */
+	uint64_t evicted;	/* tables evicted */
 };
 
 struct unwind_cache;
@@ -64,6 +67,17 @@ int unwind_cache__get_elf(struct unwind_cache *c, Elf *elf,
  */
 bool unwind_cache__find(const struct unwind_cache *c, const uint8_t *id,
 			size_t size, const struct unwind_table **out, int *err);
+
+/* With -ENOSPC for build id @id: the size of its table, else 0. */
+size_t unwind_cache__need(const struct unwind_cache *c, const uint8_t *id,
+			  size_t size);
+
+/*
+ * Free the table of build id @id: its bytes (0 if it has none kept).
+ * What earlier gets gave of it is freed too; a later get builds it again.
+ */
+size_t unwind_cache__evict(struct unwind_cache *c, const uint8_t *id,
+			   size_t size);
 
 /* The counts so far. */
 void unwind_cache__stats(const struct unwind_cache *c,

@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run_record_unwind - `fxtprof record --source bpf` on this host, with the
+# default --unwind-memory, where processes that were running before the
+# recording would take it all if tables went first come, first served
+# (Documentation/unwinding.md, "Sharing the memory"): two idle QEMUs,
+# whose tables and libraries come to about 11 MB, are started first, then
+# the workload (tests/bpf/unwind_workload, no frame pointers), held until
+# the recorder samples.
+#  - qsort: the workload's samples reach main, and the idle processes'
+#    mappings still wait for a sample at the end;
+#  - forked: the work runs in two children forked without exec, whose
+#    mappings nothing reports: they reach main too.
+# A sample reaches main when its folded stack holds it.  At least 75 % must
+# (the recorder builds the tables of every process sampled in the first
+# moments, in turn; 83-85 % on this busy host).  Before the tables waited
+# for samples, every swept mapping was built at the start, none waited,
+# and the forked children's samples reached main 0 % of the time.  TAP;
+# run from build/x86_64/tests/bpf/, as root (the bpf source).
+here=$(dirname "$0")
+bin=$here/../../bin/fxtprof
+workload=$here/unwind_workload
+dir=$(mktemp -d /tmp/fxtprof-unwind.XXXXXX)
+idle=""
+trap 'kill $idle 2>/dev/null; rm -rf "$dir"' EXIT
+# ok STATUS DESCRIPTION: tests/scripts/tap.sh, copied beside this test.
+. "$here/tap.sh"
+echo "1..5"
+
+# Wait for FILE to be non-empty while PID lives, for at most 30 s.
+wait_file() { # FILE PID
+	i=0
+	while [ ! -s "$1" ] && kill -0 "$2" 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ -s "$1" ]
+}
+
+# Idle processes with large tables, swept before the workload.
+for q in qemu-system-x86_64 qemu-system-aarch64; do
+	"$q" -machine none -S -display none -monitor none -serial none \
+		-nodefaults 2>/dev/null &
+	idle="$idle $!"
+done
+
+# record MODE: the workload in MODE under the recorder; prints
+# "SAMPLES WHOLE" and leaves the recorder's log in $dir/MODE.log.
+record() {
+	mode=$1 out=$dir/$1.fxt log=$dir/$1.log
+	rm -f "$dir/gate" "$dir/ready" "$dir/wl.out"
+	mkfifo "$dir/gate"
+	"$workload" "$mode" 4000 < "$dir/gate" > "$dir/wl.out" &
+	wl=$!
+	exec 3> "$dir/gate"
+	wait_file "$dir/wl.out" $wl || { echo "# $mode: the workload did not start"; return 1; }
+	"$bin" record --source bpf -g user --ready-file "$dir/ready" \
+		-o "$out" 2> "$log" &
+	rec=$!
+	wait_file "$dir/ready" $rec || { sed 's/^/# /' "$log"; return 1; }
+	echo g >&3
+	exec 3>&-
+	wait $wl || { echo "# $mode: the workload failed"; return 1; }
+	kill -INT $rec
+	wait $rec || { sed 's/^/# /' "$log"; return 1; }
+	grep 'unwind \(tables\|memory\)' "$log" | sed 's/^/# /'
+	"$bin" flamegraph --folded --comm unwind_workload "$out" |
+		awk '{ c = $NF; all += c; if ($0 ~ /;main;/) whole += c }
+		     END { print all + 0, whole + 0 }' > "$dir/$mode.rate"
+}
+
+# enough MODE: at least 75 % of at least 100 samples reach main.
+enough() {
+	read -r all whole < "$dir/$1.rate" || return 1
+	echo "# $1: $whole of $all samples reach main"
+	[ "$all" -ge 100 ] && [ $((whole * 100)) -ge $((all * 75)) ]
+}
+
+for q in qemu-system-x86_64 qemu-system-aarch64; do
+	command -v "$q" >/dev/null || echo "# no $q: the idle processes are fewer"
+done
+
+record qsort
+ok $? "record with idle processes running exits 0"
+enough qsort
+ok $? "the workload's tables found room: its samples reach main"
+still=$(sed -n 's/.*sample (\([0-9]*\) still wait).*/\1/p' "$dir/qsort.log")
+[ "${still:-0}" -gt 0 ]
+ok $? "the mappings of processes never sampled still wait at the end (${still:-none})"
+
+record forked
+ok $? "record of a forking workload exits 0"
+enough forked
+ok $? "children forked without exec get their parent's tables: samples reach main"
+exit $failed
