@@ -53,6 +53,8 @@
 #include "transport/evloop.h"
 
 #define TICK_MS		100
+/* After a mapping, the rings are drained this soon (on_settle). */
+#define SETTLE_MS	2
 
 struct recorder {
 	struct record_opts *opts;
@@ -65,6 +67,10 @@ struct recorder {
 	struct record_unwind unwind;
 
 	struct ev_handler poll_h;
+	struct ev_handler sideband_h;	/* a new mapping: record_symbols */
+	struct ev_handler settle_h;	/* SETTLE_MS after it: the rings */
+	struct __kernel_timespec settle;
+	bool settle_armed;
 	struct ev_handler tick_h;
 	struct ev_handler sig_h;
 	struct __kernel_timespec tick;
@@ -282,6 +288,69 @@ static void arm_poll(struct recorder *r)
 	if (sqe)
 		io_uring_prep_poll_multishot(sqe, r->src->ops->fd(r->src),
 					     POLLIN);
+}
+
+/* One shot: perf's poll says "new data" once per wakeup. */
+static void arm_sideband(struct recorder *r)
+{
+	int fd = record_symbols__fd(&r->syms);
+	struct io_uring_sqe *sqe;
+
+	if (fd < 0)
+		return;
+	sqe = evloop__sqe(&r->loop, &r->sideband_h);
+	if (sqe)
+		io_uring_prep_poll_add(sqe, fd, POLLIN);
+}
+
+/*
+ * The rings, SETTLE_MS after a mapping: an exec's record comes after its
+ * new image's mappings, and the source drops the process's unwind ranges
+ * when the exec ends; the recorder gives them again when it reads that
+ * record (record_unwind.c, on_exec), which should not wait for the tick.
+ */
+static void on_settle(struct ev_handler *h, const struct io_uring_cqe *cqe)
+{
+	struct recorder *r = (void *)((char *)h - offsetof(struct recorder,
+							    settle_h));
+
+	(void)cqe;
+	r->settle_armed = false;
+	if (!r->stop && drain_rings(r))
+		r->stop = true;
+}
+
+static void arm_settle(struct recorder *r)
+{
+	struct io_uring_sqe *sqe;
+
+	if (r->settle_armed)
+		return;
+	sqe = evloop__sqe(&r->loop, &r->settle_h);
+	if (!sqe)
+		return;
+	r->settle.tv_sec = 0;
+	r->settle.tv_nsec = SETTLE_MS * 1000000ll;
+	io_uring_prep_timeout(sqe, &r->settle, 0, 0);
+	r->settle_armed = true;
+}
+
+/*
+ * A mapping was made: hand it on now, so that its unwind table is mapped
+ * while the process starts (a process of 30 ms is over by the next tick).
+ */
+static void on_sideband(struct ev_handler *h, const struct io_uring_cqe *cqe)
+{
+	struct recorder *r = (void *)((char *)h - offsetof(struct recorder,
+							    sideband_h));
+
+	if (cqe->res < 0 && cqe->res != -ECANCELED)
+		return;		/* the tick still drains it */
+	record_symbols__drain(&r->syms);
+	if (r->stop)
+		return;
+	arm_sideband(r);
+	arm_settle(r);
 }
 
 static void arm_tick(struct recorder *r)
@@ -586,6 +655,8 @@ int cmd_record(int argc, char **argv)
 	r.opts = &opts;
 	r.sigfd = -1;
 	r.poll_h.complete = on_poll;
+	r.sideband_h.complete = on_sideband;
+	r.settle_h.complete = on_settle;
 	r.tick_h.complete = on_tick;
 	r.sig_h.complete = on_signal;
 	r.status_line = !opts.quiet && isatty(STDERR_FILENO);
@@ -645,6 +716,7 @@ int cmd_record(int argc, char **argv)
 	}
 	r.start_ns = r.last_status_ns = clock_ns(CLOCK_BOOTTIME);
 	arm_poll(&r);
+	arm_sideband(&r);
 	arm_tick(&r);
 	arm_signal(&r);
 	record_unwind__start(&r.unwind, &r.loop);

@@ -124,6 +124,11 @@ void record_symbols__drain(struct record_symbols *rs)
 	}
 }
 
+int record_symbols__fd(const struct record_symbols *rs)
+{
+	return rs->perf_broken ? -1 : perf_mmap_source__fd(&rs->perf);
+}
+
 void record_symbols__fini(struct record_symbols *rs)
 {
 	perf_mmap_source__close(&rs->perf);

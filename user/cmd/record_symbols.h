@@ -44,6 +44,8 @@ void record_symbols__capture(struct record_symbols *rs,
 
 /* The mappings made since the last drain, into the capture's state. */
 void record_symbols__drain(struct record_symbols *rs);
+/* Readable when a mapping waits in the side-band; -1 if none to poll. */
+int record_symbols__fd(const struct record_symbols *rs);
 
 /* The summary's lines: mappings and kernel symbols. */
 void record_symbols__summary(const struct record_symbols *rs,

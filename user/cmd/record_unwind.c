@@ -141,11 +141,13 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
-		while (!q->in && !q->stop)
+		while (!q->urgent && !q->in && !q->stop)
 			pthread_cond_wait(&q->more, &q->lock);
 		if (q->stop)
 			break;
-		j = job__pop(&q->in, &q->in_tail);
+		j = job__pop(&q->urgent, &q->urgent_tail);
+		if (!j)
+			j = job__pop(&q->in, &q->in_tail);
 		pthread_mutex_unlock(&q->lock);
 
 		if (j->evict) {
@@ -212,6 +214,7 @@ int record_unwind__init(struct record_unwind *ru, struct source *src,
 	pthread_mutex_init(&ru->q.lock, NULL);
 	pthread_cond_init(&ru->q.more, NULL);
 	ru->q.in_tail = &ru->q.in;
+	ru->q.urgent_tail = &ru->q.urgent;
 	ru->q.out_tail = &ru->q.out;
 	/*
 	 * The worker takes no signal: record reads SIGINT and the others
@@ -284,7 +287,8 @@ static void worker_stop(struct record_unwind *ru)
 	pthread_mutex_unlock(&ru->q.lock);
 	pthread_join(ru->worker, NULL);
 	ru->running = false;
-	while ((j = job__pop(&ru->q.in, &ru->q.in_tail))) {
+	while ((j = job__pop(&ru->q.urgent, &ru->q.urgent_tail)) ||
+	       (j = job__pop(&ru->q.in, &ru->q.in_tail))) {
 		ru->unbuilt++;
 		job__free(j);
 	}
@@ -329,12 +333,24 @@ static uint64_t build_id_key(const struct fxtprof_mmap *m)
 	return hmap_hash_bytes(m->build_id, m->build_id_size, 0);
 }
 
+/* Give @j to the worker, ahead of the jobs not @urgent. */
+static void queue_job(struct record_unwind *ru, struct unwind_job *j,
+		      bool urgent)
+{
+	pthread_mutex_lock(&ru->q.lock);
+	job__append(j, urgent ? &ru->q.urgent_tail : &ru->q.in_tail);
+	pthread_cond_signal(&ru->q.more);
+	pthread_mutex_unlock(&ru->q.lock);
+}
+
 /*
  * Give @m to the worker; its file, opened now, if it is the first of its
- * build id (@known: TABLE_PENDING then, not yet set otherwise).
+ * build id (@known: TABLE_PENDING then, not yet set otherwise).  A later
+ * mapping of the build id that goes to the other queue may come back
+ * before the first: it then waits for its process's next sample.
  */
 static void queue_build(struct record_unwind *ru, const struct fxtprof_mmap *m,
-			const char *path, uint64_t *known)
+			const char *path, uint64_t *known, bool urgent)
 {
 	struct unwind_job *j = calloc(1, sizeof(*j));
 
@@ -359,10 +375,7 @@ static void queue_build(struct record_unwind *ru, const struct fxtprof_mmap *m,
 	}
 	ru->queued++;
 	ru->in_worker++;
-	pthread_mutex_lock(&ru->q.lock);
-	job__append(j, &ru->q.in_tail);
-	pthread_cond_signal(&ru->q.more);
-	pthread_mutex_unlock(&ru->q.lock);
+	queue_job(ru, j, urgent);
 }
 
 /*
@@ -539,10 +552,7 @@ static bool evict(struct record_unwind *ru, struct loaded_table *lt)
 		j->fd = -1;
 		memcpy(j->m.build_id, t->build_id, t->build_id_size);
 		j->m.build_id_size = t->build_id_size;
-		pthread_mutex_lock(&ru->q.lock);
-		job__append(j, &ru->q.in_tail);
-		pthread_cond_signal(&ru->q.more);
-		pthread_mutex_unlock(&ru->q.lock);
+		queue_job(ru, j, true);
 	}
 	free(lt);
 	return true;
@@ -631,9 +641,13 @@ static bool wait_for_sample(struct record_unwind *ru,
 	return true;
 }
 
-/* A mapping with a build id: mapped, queued or waiting (@wait). */
+/*
+ * A mapping with a build id: mapped, or queued (@wait: waiting for its
+ * process's first sample).  One made while recording is queued urgent: a
+ * new process is what the user started, and a short one is soon gone.
+ */
 static void place(struct record_unwind *ru, const struct fxtprof_mmap *m,
-		  bool wait)
+		  bool wait, bool urgent)
 {
 	char path[FXTPROF_MAX_PATH + 1];
 	const struct unwind_table *t;
@@ -655,7 +669,7 @@ static void place(struct record_unwind *ru, const struct fxtprof_mmap *m,
 		return;
 	memcpy(path, m->filename, m->filename_len);
 	path[m->filename_len] = '\0';
-	queue_build(ru, m, path, known);
+	queue_build(ru, m, path, known, urgent);
 }
 
 void record_unwind__mapping(struct record_unwind *ru,
@@ -668,7 +682,7 @@ void record_unwind__mapping(struct record_unwind *ru,
 		ru->no_build_id++;
 		return;
 	}
-	place(ru, m, wait);
+	place(ru, m, wait, !wait);
 }
 
 /*
@@ -690,7 +704,7 @@ static void on_sample(struct record_unwind *ru, uint32_t pid,
 		return;
 	n = unwind_proc__take_waiting(&ru->procs, p, &waiting);
 	for (i = 0; i < n; i++) {
-		place(ru, waiting[i], false);
+		place(ru, waiting[i], false, false);
 		free(waiting[i]);
 	}
 	free(waiting);
@@ -715,6 +729,8 @@ static void on_fork(struct record_unwind *ru, const struct fxtprof_fork *f)
 	if (!parent || !(child = unwind_procs__get(&ru->procs, f->child_pid,
 						   true)))
 		return;
+	/* Its inherited mappings are older than this: an exec drops them. */
+	child->born_ns = f->hdr.time_ns;
 	/* The parent's array may move as the child's grows: index it. */
 	for (i = 0; i < parent->nr_ranges; i++) {
 		const struct unwind_range *r = &parent->ranges[i];
@@ -737,6 +753,35 @@ static void on_fork(struct record_unwind *ru, const struct fxtprof_fork *f)
 			ru->waited++;
 }
 
+/*
+ * @p exec'd: what waited is the old image's (the sweep comes before any
+ * record).  The source dropped its ranges at the exec's end, after the
+ * new image's mappings were reported (the side-band wakes the recorder
+ * at once, record_symbols__fd): give those again.
+ */
+static void on_exec(struct record_unwind *ru, struct unwind_proc *p,
+		    uint64_t time_ns)
+{
+	struct fxtprof_unwind_map map = { .size = sizeof(map) };
+	unsigned int i, n;
+
+	unwind_proc__forget_waiting(&ru->procs, p);
+	n = unwind_proc__exec(p, time_ns);
+	for (i = 0; i < n; i++) {
+		const struct unwind_range *r = &p->ranges[i];
+
+		map.pid = p->pid;
+		map.start = r->start;
+		map.end = r->end;
+		map.bias = r->bias;
+		map.id = r->id;
+		if (ru->src->ops->unwind_map(ru->src, &map))
+			ru->map_failed++;
+		else
+			ru->remapped++;
+	}
+}
+
 void record_unwind__record(struct record_unwind *ru,
 			   const struct fxtprof_rec_hdr *rec)
 {
@@ -754,16 +799,11 @@ void record_unwind__record(struct record_unwind *ru,
 		on_fork(ru, (const struct fxtprof_fork *)rec);
 		break;
 	case FXTPROF_REC_EXEC:
-		/*
-		 * What waited is the old image's (the sweep comes before any
-		 * record).  Its ranges stay: the new image's mappings, drained
-		 * ahead of this record, replace those they overlap.
-		 */
 		p = unwind_procs__get(&ru->procs,
 				      ((const struct fxtprof_exec *)rec)->pid,
 				      false);
 		if (p)
-			unwind_proc__forget_waiting(&ru->procs, p);
+			on_exec(ru, p, rec->time_ns);
 		break;
 	case FXTPROF_REC_EXIT:
 		e = (const struct fxtprof_exit *)rec;
@@ -778,10 +818,7 @@ static void requeue(struct record_unwind *ru, struct unwind_job *j)
 {
 	j->t = NULL;
 	j->err = 0;
-	pthread_mutex_lock(&ru->q.lock);
-	job__append(j, &ru->q.in_tail);
-	pthread_cond_signal(&ru->q.more);
-	pthread_mutex_unlock(&ru->q.lock);
+	queue_job(ru, j, true);
 }
 
 /*
@@ -877,6 +914,9 @@ void record_unwind__summary(struct record_unwind *ru,
 	if (ru->inherited)
 		fprintf(stderr, ", ranges given to forked children %" PRIu64,
 			ru->inherited);
+	if (ru->remapped)
+		fprintf(stderr, ", ranges given again at an exec %" PRIu64,
+			ru->remapped);
 	if (ru->load_failed - ru->source_full || ru->map_failed ||
 	    ru->unplaced)
 		fprintf(stderr, ", refused by the source %" PRIu64

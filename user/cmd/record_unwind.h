@@ -32,10 +32,15 @@ struct source_ops;
 struct unwind_cache;
 struct unwind_job;
 
-/* The worker's queue: jobs in, built jobs out, both FIFO. */
+/*
+ * The worker's queues, FIFO: jobs in, the urgent ones first (the
+ * mappings of processes that started while recording, evictions and
+ * what they made room for), built jobs out.
+ */
 struct unwind_queue {
 	pthread_mutex_t lock;
 	pthread_cond_t more;		/* a job in, or stop */
+	struct unwind_job *urgent, **urgent_tail;
 	struct unwind_job *in, **in_tail;
 	struct unwind_job *out, **out_tail;
 	bool stop;
@@ -76,6 +81,7 @@ struct record_unwind {
 	bool cannot_unload;		/* the source has no UNWIND_UNLOAD */
 	uint64_t evict_idle_ns;		/* idle this long: may be evicted */
 	uint64_t inherited;		/* ranges given to forked children */
+	uint64_t remapped;		/* the new image's, again at its exec */
 	uint64_t build_ns;		/* spent building tables */
 };
 

@@ -122,6 +122,27 @@ int unwind_proc__add_range(struct unwind_proc *p, const struct unwind_range *r,
 	return 0;
 }
 
+unsigned int unwind_proc__exec(struct unwind_proc *p, uint64_t time_ns)
+{
+	unsigned int i, kept = 0;
+
+	/*
+	 * Not "since its last sample": a sample of the new image, from
+	 * another CPU's ring, may be read before the exec's record.
+	 */
+	for (i = 0; i < p->nr_ranges; i++) {
+		uint64_t t = p->ranges[i].m->hdr.time_ns;
+
+		if (t > p->born_ns && t + UNWIND_EXEC_WINDOW_NS >= time_ns)
+			p->ranges[kept++] = p->ranges[i];
+		else
+			free(p->ranges[i].m);
+	}
+	p->nr_ranges = kept;
+	p->born_ns = time_ns;
+	return kept;
+}
+
 void unwind_procs__unmap_table(struct unwind_procs *ps, uint32_t id,
 			       void (*fn)(void *ctx,
 					  const struct unwind_proc *p,

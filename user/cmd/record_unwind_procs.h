@@ -31,6 +31,7 @@ struct unwind_proc {
 	uint32_t pid;
 	bool sampled;			/* its mappings no longer wait */
 	uint64_t last_ns;		/* its last sample (CLOCK_BOOTTIME) */
+	uint64_t born_ns;		/* its fork or last exec, if seen */
 	uint64_t retry_ns;		/* what waits is not tried before */
 	struct fxtprof_mmap **waiting;	/* copies, each malloc'ed */
 	unsigned int nr_waiting, cap_waiting;
@@ -81,6 +82,19 @@ void unwind_procs__unmap_table(struct unwind_procs *ps, uint32_t id,
 					  const struct unwind_proc *p,
 					  const struct unwind_range *r),
 			       void *ctx);
+
+/* Mappings made this long before an exec's end are its new image's. */
+#define UNWIND_EXEC_WINDOW_NS	100000000ull
+
+/*
+ * An exec that ended at @time_ns, whose record came after the new
+ * image's mappings: the source dropped @p's ranges then, the new image's
+ * with the old.  The ranges of the new image's mappings (made within
+ * UNWIND_EXEC_WINDOW_NS before, and after @p's fork or last exec) are
+ * kept first in @p->ranges, for the caller to give again; their number
+ * is returned.  The others are forgotten.
+ */
+unsigned int unwind_proc__exec(struct unwind_proc *p, uint64_t time_ns);
 
 /* An exec: the old image's waiting mappings are no more. */
 void unwind_proc__forget_waiting(struct unwind_procs *ps,

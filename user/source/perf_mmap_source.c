@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -116,9 +117,14 @@ static void attr_init(struct perf_event_attr *a, bool build_id)
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_BOOTTIME;
-	/* Side-band only: wake nobody; the recorder drains every turn. */
+	/*
+	 * Wake the reader at each record (perf_mmap_source__fd): a mapping
+	 * reaches the recorder, which maps its unwind table, while the
+	 * process is starting, not at the next 100 ms tick.  Executable
+	 * mappings are rare next to samples.
+	 */
 	a->watermark = 1;
-	a->wakeup_watermark = 0;
+	a->wakeup_watermark = 1;
 }
 
 static int open_ring(struct perf_mmap_ring *r, unsigned int cpu,
@@ -155,6 +161,21 @@ static void close_ring(struct perf_mmap_ring *r)
 		close(r->fd);
 	r->page = NULL;
 	r->fd = -1;
+}
+
+/* One epoll fd for every ring: -1 if there cannot be one (no wakeups). */
+static int wake_fd_open(const struct perf_mmap_source *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd = epoll_create1(EPOLL_CLOEXEC);
+
+	for (unsigned int i = 0; fd >= 0 && i < s->nr; i++) {
+		if (epoll_ctl(fd, EPOLL_CTL_ADD, s->rings[i].fd, &ev)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	return fd;
 }
 
 int perf_mmap_source__open(struct perf_mmap_source *s, size_t ring_size)
@@ -196,6 +217,7 @@ int perf_mmap_source__open(struct perf_mmap_source *s, size_t ring_size)
 		s->nr++;
 	}
 	free(cpus);
+	s->wake_fd = wake_fd_open(s);
 	return 0;
 
 out_close:
@@ -210,8 +232,15 @@ out_free:
 	return ret;
 }
 
+int perf_mmap_source__fd(const struct perf_mmap_source *s)
+{
+	return s->nr ? s->wake_fd : -1;
+}
+
 void perf_mmap_source__close(struct perf_mmap_source *s)
 {
+	if (s->nr && s->wake_fd >= 0)
+		close(s->wake_fd);
 	for (unsigned int i = 0; i < s->nr; i++)
 		close_ring(&s->rings[i]);
 	free(s->rings);

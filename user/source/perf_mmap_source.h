@@ -37,6 +37,7 @@ struct perf_mmap_source {
 	uint64_t file_build_ids;	/* build ids read from files */
 	union mmap_rec_buf *buf;
 	unsigned char *copy;		/* a record that wraps the ring */
+	int wake_fd;			/* see perf_mmap_source__fd() */
 };
 
 /*
@@ -46,6 +47,13 @@ struct perf_mmap_source {
  */
 int perf_mmap_source__open(struct perf_mmap_source *s, size_t ring_size);
 void perf_mmap_source__close(struct perf_mmap_source *s);
+
+/*
+ * An fd that polls readable when a ring has a new record (an epoll fd
+ * over them), for the reader to drain at once; -1 if there is none, and
+ * then draining at the reader's own pace is all there is.
+ */
+int perf_mmap_source__fd(const struct perf_mmap_source *s);
 
 /* Hand every pending executable mapping to @cb: 0 or -errno. */
 int perf_mmap_source__drain(struct perf_mmap_source *s, fxtprof_rec_cb cb,
