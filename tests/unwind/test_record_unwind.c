@@ -321,7 +321,10 @@ TEST(swept_mappings_wait_for_a_sample)
 	record_unwind__fini(&ru);
 }
 
-/* A process that ends, or execs, before it is sampled costs nothing. */
+/*
+ * A process that ends, or execs, before it is sampled costs nothing; one
+ * whose exit record never came is found gone by the tick.
+ */
 TEST(exit_and_exec_forget_what_waited)
 {
 	struct fake_source f = { .base.ops = &fake_ops, .refuse_after = ~0u };
@@ -331,6 +334,7 @@ TEST(exit_and_exec_forget_what_waited)
 		.pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
 	};
 	struct record_unwind ru;
+	uint64_t n;
 
 	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
 	feed_maps(&ru, true);
@@ -351,6 +355,27 @@ TEST(exit_and_exec_forget_what_waited)
 	sample_of(&ru, (uint32_t)getpid());
 	ASSERT_TRUE(all_built(&ru));
 	EXPECT_EQ(0u, f.loads);
+
+	/* No exit record (--no-tasks): the tick finds the process gone. */
+	{
+		struct unwind_proc *p;
+		union mmap_rec_buf b = { 0 };
+		uint32_t gone = 1u << 30;	/* above pid_max */
+
+		b.m.hdr.size = sizeof(b.m);
+		p = unwind_procs__get(&ru.procs, gone, true);
+		ASSERT_NE(NULL, p);
+		ASSERT_EQ(0, unwind_proc__wait(&ru.procs, p, &b.m));
+		feed_maps(&ru, true);
+		n = ru.procs.waiting;
+		record_unwind__tick(&ru, 20000000000ull);
+		EXPECT_EQ(1u, ru.pruned);
+		EXPECT_EQ(n - 1, ru.procs.waiting);
+		EXPECT_EQ(NULL, unwind_procs__get(&ru.procs, gone, false));
+		/* Not again within 10 s. */
+		record_unwind__tick(&ru, 25000000000ull);
+		EXPECT_EQ(1u, ru.pruned);
+	}
 	record_unwind__fini(&ru);
 }
 

@@ -420,6 +420,7 @@ static void on_tick(struct ev_handler *h, const struct io_uring_cqe *cqe)
 	(void)cqe;
 	if (drain_rings(r))
 		r->stop = true;
+	record_unwind__tick(&r->unwind, now);
 	if (r->status_line && now - r->last_status_ns >= 1000000000u)
 		print_status(r, now);
 	if (r->opts->duration > 0 &&

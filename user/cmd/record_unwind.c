@@ -858,6 +858,19 @@ static bool complete_job(struct record_unwind *ru, struct unwind_job *j)
 	return false;
 }
 
+static bool process_gone(uint32_t pid)
+{
+	return kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+void record_unwind__tick(struct record_unwind *ru, uint64_t now)
+{
+	if (!ru->src || now - ru->pruned_ns < 10000000000ull)
+		return;
+	ru->pruned_ns = now;
+	ru->pruned += unwind_procs__prune(&ru->procs, process_gone);
+}
+
 bool record_unwind__complete(struct record_unwind *ru)
 {
 	struct pollfd pfd = { .fd = ru->efd, .events = POLLIN };

@@ -79,6 +79,8 @@ struct record_unwind {
 	uint64_t evicted_bytes;
 	uint64_t unload_failed;		/* evictions the source refused */
 	bool cannot_unload;		/* the source has no UNWIND_UNLOAD */
+	uint64_t pruned_ns;		/* the last record_unwind__tick() sweep */
+	uint64_t pruned;		/* processes gone without an exit */
 	uint64_t evict_idle_ns;		/* idle this long: may be evicted */
 	uint64_t inherited;		/* ranges given to forked children */
 	uint64_t remapped;		/* the new image's, again at its exec */
@@ -132,6 +134,13 @@ void record_unwind__mapping(struct record_unwind *ru,
  */
 void record_unwind__record(struct record_unwind *ru,
 			   const struct fxtprof_rec_hdr *rec);
+
+/*
+ * Every 10 s of @now (CLOCK_BOOTTIME): forget the processes that are
+ * gone, whose exit record never came (--no-tasks, or a full ring), so
+ * that a recording of days stays flat.
+ */
+void record_unwind__tick(struct record_unwind *ru, uint64_t now);
 
 /*
  * Load and map what the worker has built (what the eventfd's reader

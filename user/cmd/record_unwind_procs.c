@@ -203,6 +203,29 @@ void unwind_procs__drop(struct unwind_procs *ps, uint32_t pid)
 	proc__free(ps, p);
 }
 
+unsigned int unwind_procs__prune(struct unwind_procs *ps,
+				 bool (*gone)(uint32_t pid))
+{
+	const struct unwind_proc *p;
+	struct hmap_slot *s;
+	unsigned int n = 0, i;
+	uint32_t *pids;
+
+	/* A removal shifts slots (hmap.h): collect, then drop. */
+	pids = malloc(ps->by_pid.len * sizeof(*pids) + 1);
+	if (!pids)
+		return 0;
+	hmap__for_each(&ps->by_pid, s) {
+		p = (const struct unwind_proc *)(uintptr_t)s->val;
+		if (gone(p->pid))
+			pids[n++] = p->pid;
+	}
+	for (i = 0; i < n; i++)
+		unwind_procs__drop(ps, pids[i]);
+	free(pids);
+	return n;
+}
+
 void unwind_procs__free(struct unwind_procs *ps)
 {
 	struct unwind_proc *p;

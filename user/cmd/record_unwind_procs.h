@@ -103,6 +103,10 @@ void unwind_proc__forget_waiting(struct unwind_procs *ps,
 /* The process ended. */
 void unwind_procs__drop(struct unwind_procs *ps, uint32_t pid);
 
+/* Drop the processes for which @gone(@pid) is true: how many. */
+unsigned int unwind_procs__prune(struct unwind_procs *ps,
+				 bool (*gone)(uint32_t pid));
+
 void unwind_procs__free(struct unwind_procs *ps);
 
 #endif /* FXTPROF_RECORD_UNWIND_PROCS_H */
