@@ -33,6 +33,7 @@ static const struct abi_ioctl ioctls[] = {
 	IOCTL(FXTPROF_IOC_GET_SOURCE, sizeof(struct fxtprof_source)),
 	IOCTL(FXTPROF_IOC_UNWIND_LOAD, sizeof(struct fxtprof_unwind_table)),
 	IOCTL(FXTPROF_IOC_UNWIND_MAP, sizeof(struct fxtprof_unwind_map)),
+	IOCTL(FXTPROF_IOC_UNWIND_UNLOAD, sizeof(struct fxtprof_unwind_unload)),
 };
 #define NR_IOCTLS (sizeof(ioctls) / sizeof(ioctls[0]))
 
