@@ -63,6 +63,7 @@ struct unwind_job {
 	int err;			/* why there is none */
 	size_t need;			/* with -ENOSPC: the bytes missing */
 	bool retried;			/* room was made for it once */
+	bool vdso;			/* elf was the recorder's vDSO */
 };
 
 void record_unwind__config(const struct record_opts *o,
@@ -363,6 +364,7 @@ static void queue_build(struct record_unwind *ru, const struct fxtprof_mmap *m,
 	j->fd = -1;
 	if (*known != TABLE_PENDING) {
 		j->elf = own_vdso(m);
+		j->vdso = j->elf;
 		j->fd = j->elf ? -1 : open_mapping(m, path);
 		if (!j->elf && j->fd < 0) {
 			/* A later mapping of the file tries again. */
@@ -829,8 +831,8 @@ static void requeue(struct record_unwind *ru, struct unwind_job *j)
  */
 static bool complete_job(struct record_unwind *ru, struct unwind_job *j)
 {
-	/* The first job of its build id: it holds the file. */
-	bool first = j->fd >= 0 || j->elf;
+	/* The first job of its build id: it holds the file (or the vDSO). */
+	bool first = j->fd >= 0 || j->vdso;
 	uint64_t now = clock_ns(CLOCK_BOOTTIME);
 
 	if (j->t) {
@@ -839,12 +841,17 @@ static bool complete_job(struct record_unwind *ru, struct unwind_job *j)
 		map_table(ru, &j->m, j->t);
 		return false;
 	}
-	if (j->err != -ENOSPC && j->err != -ENOENT) {
+	/*
+	 * No CFI, unreadable, no build id: for good.  A later job that found
+	 * nothing (-ENOENT: the table was evicted, or its first job is in the
+	 * other queue) tries again at its process's next sample.
+	 */
+	if (j->err != -ENOSPC && (first || j->err != -ENOENT)) {
 		hmap__put(&ru->known, build_id_key(&j->m), 0);
 		return false;
 	}
 	if (!first) {
-		/* -ENOENT: evicted before this one came; its first decides. */
+		/* Its first job decides whether room is made. */
 		no_room(ru, &j->m, 0);
 		return false;
 	}
