@@ -55,6 +55,11 @@ $(B)/tests/bpf/test_unwind_ranges: $(B)/tests/bpf/test_unwind_ranges.o \
 		$(B)/user/source/bpf/unwind_ranges.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
+# Where the bpf source puts each table's rows (no privileges).
+$(B)/tests/bpf/test_unwind_extents: $(B)/tests/bpf/test_unwind_extents.o \
+		$(B)/user/source/bpf/unwind_extents.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
 # test_bpf_unwind's programs: without frame pointers, as Debian builds
 # (the test checks with objdump), and a frame-pointer build whose
 # .eh_frame is removed, for the fallback.
@@ -157,6 +162,6 @@ HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/test_bpf_ring \
 	      $(B)/tests/bpf/run_bpf_record $(B)/tests/bpf/run_record_auto \
 	      $(B)/tests/bpf/run_record_ready $(B)/tests/bpf/run_record_unwind \
 	      $(B)/tests/bpf/run_core_check $(B)/tests/bpf/test_bpf_unwind \
-	      $(B)/tests/bpf/test_unwind_ranges
+	      $(B)/tests/bpf/test_unwind_ranges $(B)/tests/bpf/test_unwind_extents
 USER_PROGS += $(B)/tests/bpf/bpf_record $(B)/tests/bpf/fp_workload
 endif

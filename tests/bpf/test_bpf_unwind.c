@@ -42,6 +42,7 @@
 #include "source/bpf_source.h"
 #include "unwind/unwind_cache.h"
 #include "fxtprof_bpf.h"
+#include "bpf_unwind.h"
 
 #define FREQ		997
 #define MAX_MAPS	64
@@ -889,6 +890,93 @@ TEST(load_and_map_contract)
 	t.nr_rows = FXTPROF_UNWIND_MAX_ROWS;
 	EXPECT_EQ(-ENOSPC, bpf_source__unwind_load(&src, &t));
 	bpf_source__close(&src);
+}
+
+/* A table of @n rows, one a byte from 0x1000, with build id @id_byte. */
+static void big_table(struct fxtprof_unwind_table *t,
+		      struct fxtprof_unwind_row *r, __u32 n, __u8 id_byte)
+{
+	for (__u32 i = 0; i < n; i++)
+		r[i] = (struct fxtprof_unwind_row){
+			.pc = 0x1000 + i, .cfa_reg = FXTPROF_UNWIND_CFA_SP,
+			.cfa_offset = 8, .ra_offset = -8,
+		};
+	table(t, id_byte);
+	t->rows_ptr = (__u64)(uintptr_t)r;
+	t->nr_rows = n;
+	t->pc_end = 0x1000 + n;
+}
+
+/*
+ * FXTPROF_IOC_UNWIND_UNLOAD's contract (ABI 7): not while a range runs
+ * the table, then its id and its rows are free again.
+ */
+TEST(unload_contract)
+{
+	struct fxtprof_unwind_map m = {
+		.size = sizeof(m), .pid = 1, .start = 0x1000, .end = 0x2000,
+	};
+	const __u64 memory = 512 << 10;
+	struct fxtprof_unwind_table t, a, b;
+	struct fxtprof_unwind_row *big;
+	struct bpf_unwind_sizes sz;
+	struct bpf_source src;
+	__u32 id1, id2, n;
+
+	if (no_bpf_source()) {
+		EXPECT_NE(0, bpf_source__open(&src, NULL));
+		EXPECT_EQ(-EBUSY, bpf_source__unwind_unload(&src, 1));
+		bpf_source__close(&src);
+		return;
+	}
+	ASSERT_EQ(0, configured(&src, FXTPROF_CFG_SAMPLE |
+				FXTPROF_CFG_USTACK, 0));
+	EXPECT_EQ(-EBUSY, bpf_source__unwind_unload(&src, 1));
+	bpf_source__close(&src);
+
+	ASSERT_EQ(0, configured(&src, FXTPROF_CFG_SAMPLE | FXTPROF_CFG_USTACK |
+				FXTPROF_CFG_UNWIND, 0));
+	table(&t, 1);
+	ASSERT_EQ(0, bpf_source__unwind_load(&src, &t));
+	id1 = t.id;
+	table(&t, 2);
+	ASSERT_EQ(0, bpf_source__unwind_load(&src, &t));
+	id2 = t.id;
+	m.id = id1;
+	ASSERT_EQ(0, bpf_source__unwind_map(&src, &m));
+	EXPECT_EQ(-ENOTEMPTY, bpf_source__unwind_unload(&src, id1));
+	EXPECT_EQ(0, bpf_source__unwind_unload(&src, id2));
+	EXPECT_EQ(-ENOENT, bpf_source__unwind_unload(&src, id2));
+	EXPECT_EQ(-ENOENT, bpf_source__unwind_unload(&src, id2 + 7));
+	EXPECT_EQ(-EINVAL, bpf_source__unwind_unload(&src, 0));
+	/* the dropped id maps nothing */
+	m.id = id2;
+	EXPECT_EQ(-EINVAL, bpf_source__unwind_map(&src, &m));
+	m.id = 0;
+	ASSERT_EQ(0, bpf_source__unwind_map(&src, &m));
+	EXPECT_EQ(0, bpf_source__unwind_unload(&src, id1));
+	/* the build id is forgotten, and the lowest free id taken */
+	table(&t, 1);
+	EXPECT_EQ(0, bpf_source__unwind_load(&src, &t));
+	EXPECT_EQ(id1, t.id);
+	bpf_source__close(&src);
+
+	/* the rows come back: room for a, not for a and b */
+	bpf_unwind__size(memory, &sz);
+	n = sz.row_elems * FXTPROF_BPF_UNWIND_ROWS_PER_ELEM / 2 + 1;
+	big = calloc(n, sizeof(*big));
+	ASSERT_NE(NULL, big);
+	ASSERT_EQ(0, configured(&src, FXTPROF_CFG_SAMPLE | FXTPROF_CFG_USTACK |
+				FXTPROF_CFG_UNWIND, memory));
+	big_table(&a, big, n, 4);
+	ASSERT_EQ(0, bpf_source__unwind_load(&src, &a));
+	big_table(&b, big, n, 5);
+	EXPECT_EQ(-ENOSPC, bpf_source__unwind_load(&src, &b));
+	EXPECT_EQ(0, bpf_source__unwind_unload(&src, a.id));
+	big_table(&b, big, n, 5);
+	EXPECT_EQ(0, bpf_source__unwind_load(&src, &b));
+	bpf_source__close(&src);
+	free(big);
 }
 
 /* The bpf source's data sources say that cpu.sampling walks tables. */

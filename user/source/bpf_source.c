@@ -1093,7 +1093,5 @@ int bpf_source__unwind_unload(struct bpf_source *src, __u32 id)
 
 	if (!s || !s->unwind_ready)
 		return -EBUSY;
-	/* TODO(helper B): bpf_unwind__unload(&s->unwind, id) */
-	(void)id;
-	return -EOPNOTSUPP;
+	return bpf_unwind__unload(&s->unwind, id);
 }

@@ -2,12 +2,13 @@
 /*
  * bpf_unwind.c - see bpf_unwind.h.
  *
- * Tables live until the session ends, as the module's, so the rows are
- * allocated by bumping: each table's rows follow the last one's in
- * unwind_rows, which is mmapped, and a load is a memcpy, a check of the
- * copy (fxtprof_unwind_check.h, the module's checks) and then one update
- * of unwind_tables that publishes it: the programs never see a table
- * before its rows.  A process's ranges are read, changed
+ * A table's rows take an extent of unwind_rows (unwind_extents.c), which
+ * is mmapped, and a load is a memcpy, a check of the copy
+ * (fxtprof_unwind_check.h, the module's checks) and then one update of
+ * unwind_tables that publishes it: the programs never see a table before
+ * its rows.  An unload (once no range runs the table) writes an entry of
+ * no rows in its place, which the walk takes for no table, and frees the
+ * extent and the id.  A process's ranges are read, changed
  * (unwind_ranges.c) and written back whole, which the hash map swaps in
  * atomically; the programs drop them at exec and exit.
  */
@@ -66,7 +67,8 @@ int bpf_unwind__init(struct bpf_unwind *u, int rows_fd, int tables_fd,
 	if (rows == MAP_FAILED)
 		return -errno;
 	u->rows = rows;
-	u->nr_rows = sz->row_elems * FXTPROF_BPF_UNWIND_ROWS_PER_ELEM;
+	unwind_extents__init(&u->extents,
+			     sz->row_elems * FXTPROF_BPF_UNWIND_ROWS_PER_ELEM);
 	return 0;
 }
 
@@ -75,6 +77,7 @@ void bpf_unwind__close(struct bpf_unwind *u)
 	if (u->rows)
 		munmap(u->rows, u->rows_len);
 	u->rows = NULL;
+	unwind_extents__fini(&u->extents);
 }
 
 static bool same_build_id(const struct bpf_unwind_build_id *b,
@@ -84,11 +87,24 @@ static bool same_build_id(const struct bpf_unwind_build_id *b,
 	       !memcmp(b->id, t->build_id, t->build_id_size);
 }
 
+/* The lowest free table id, or 0 if all FXTPROF_BPF_UNWIND_MAX_TABLES - 1
+ * are taken. */
+static __u32 free_id(const struct bpf_unwind *u)
+{
+	__u32 i;
+
+	for (i = 0; i < u->nr_tables; i++)
+		if (!u->build_ids[i].size)
+			return i + 1;
+	return u->nr_tables + 1 < FXTPROF_BPF_UNWIND_MAX_TABLES ?
+	       u->nr_tables + 1 : 0;
+}
+
 int bpf_unwind__load(struct bpf_unwind *u, struct fxtprof_unwind_table *t)
 {
 	struct fxtprof_unwind_row *dst;
 	struct fxtprof_bpf_unwind_table e;
-	__u32 i, id;
+	__u32 i, id, first;
 	int err;
 
 	err = fxtprof_unwind_table__check(t);
@@ -100,31 +116,84 @@ int bpf_unwind__load(struct bpf_unwind *u, struct fxtprof_unwind_table *t)
 			return -EEXIST;
 		}
 	}
-	if (u->nr_tables + 1 >= FXTPROF_BPF_UNWIND_MAX_TABLES ||
-	    t->nr_rows > u->nr_rows - u->used_rows)
+	id = free_id(u);
+	if (!id || unwind_extents__alloc(&u->extents, t->nr_rows, &first))
 		return -ENOSPC;
 
 	/* Checked where the programs will read it: nothing can change it
 	 * between the check and the use but this process. */
-	dst = (struct fxtprof_unwind_row *)u->rows + u->used_rows;
+	dst = (struct fxtprof_unwind_row *)u->rows + first;
 	memcpy(dst, (const void *)(uintptr_t)t->rows_ptr,
 	       (size_t)t->nr_rows * sizeof(*dst));
 	err = fxtprof_unwind_rows__check(dst, t->nr_rows, t->pc_end);
 	if (err)
-		return err;
+		goto out_free_rows;
 
-	id = u->nr_tables + 1;
 	memset(&e, 0, sizeof(e));
-	e.first = u->used_rows;
+	e.first = first;
 	e.nr_rows = t->nr_rows;
 	e.pc_end = t->pc_end;
-	if (bpf_map_update_elem(u->tables_fd, &id, &e, BPF_ANY))
-		return -errno;
+	if (bpf_map_update_elem(u->tables_fd, &id, &e, BPF_ANY)) {
+		err = -errno;
+		goto out_free_rows;
+	}
 	u->build_ids[id - 1].size = t->build_id_size;
 	memcpy(u->build_ids[id - 1].id, t->build_id, t->build_id_size);
-	u->nr_tables = id;
-	u->used_rows += t->nr_rows;
+	u->build_ids[id - 1].first = first;
+	u->build_ids[id - 1].nr_rows = t->nr_rows;
+	if (id > u->nr_tables)
+		u->nr_tables = id;
 	t->id = id;
+	return 0;
+
+out_free_rows:
+	unwind_extents__free(&u->extents, first, t->nr_rows);
+	return err;
+}
+
+static bool id_live(const struct bpf_unwind *u, __u32 id)
+{
+	return id && id <= u->nr_tables && u->build_ids[id - 1].size;
+}
+
+/* Whether a range of some process runs table @id: 0, 1 or -errno. */
+static int id_in_use(const struct bpf_unwind *u, __u32 id)
+{
+	struct fxtprof_bpf_unwind_proc p;
+	__u32 key, next, i;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(u->procs_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(u->procs_fd, &key, &p))
+			continue;	/* gone since: its exit dropped it */
+		for (i = 0; i < p.nr && i < FXTPROF_BPF_UNWIND_MAX_RANGES; i++)
+			if (p.r[i].id == id)
+				return 1;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+int bpf_unwind__unload(struct bpf_unwind *u, __u32 id)
+{
+	struct fxtprof_bpf_unwind_table e = { 0 };
+	struct bpf_unwind_build_id *b;
+	int err;
+
+	if (!id)
+		return -EINVAL;
+	if (!id_live(u, id))
+		return -ENOENT;
+	err = id_in_use(u, id);
+	if (err)
+		return err < 0 ? err : -ENOTEMPTY;
+	/* No rows: the walk takes it for no table from now on. */
+	if (bpf_map_update_elem(u->tables_fd, &id, &e, BPF_ANY))
+		return -errno;
+	b = &u->build_ids[id - 1];
+	unwind_extents__free(&u->extents, b->first, b->nr_rows);
+	memset(b, 0, sizeof(*b));
 	return 0;
 }
 
@@ -137,7 +206,7 @@ int bpf_unwind__map(struct bpf_unwind *u, const struct fxtprof_unwind_map *m)
 	err = fxtprof_unwind_map__check(m);
 	if (err)
 		return err;
-	if (m->id > u->nr_tables)
+	if (m->id && !id_live(u, m->id))
 		return -EINVAL;
 	if (bpf_map_lookup_elem(u->procs_fd, &pid, &p)) {
 		if (errno != ENOENT)

@@ -15,6 +15,7 @@
 #include <linux/fxtprof.h>
 
 #include "fxtprof_bpf.h"
+#include "unwind_extents.h"
 
 /* How unwind_memory is shared out: the maps' max_entries. */
 struct bpf_unwind_sizes {
@@ -22,18 +23,20 @@ struct bpf_unwind_sizes {
 	__u32 procs;		/* unwind_procs: processes with ranges */
 };
 
+/* A table id's: its build id (size 0: the id is free) and its rows. */
 struct bpf_unwind_build_id {
 	__u8 size;
 	__u8 id[FXTPROF_BUILD_ID_MAX];
+	__u32 first, nr_rows;
 };
 
 struct bpf_unwind {
 	int rows_fd, tables_fd, procs_fd;
 	struct fxtprof_bpf_unwind_rows *rows;	/* unwind_rows, mmapped */
 	size_t rows_len;			/* bytes mapped */
-	__u32 nr_rows, used_rows;		/* capacity, allocated */
-	__u32 nr_tables;			/* ids 1 .. nr_tables taken */
-	/* the build id of each table id, for -EEXIST */
+	struct unwind_extents extents;		/* of the rows */
+	__u32 nr_tables;			/* ids 1 .. nr_tables used */
+	/* the build id of each table id, for -EEXIST, and its rows */
 	struct bpf_unwind_build_id build_ids[FXTPROF_BPF_UNWIND_MAX_TABLES];
 };
 
@@ -49,6 +52,8 @@ void bpf_unwind__close(struct bpf_unwind *u);
 int bpf_unwind__load(struct bpf_unwind *u, struct fxtprof_unwind_table *t);
 /* FXTPROF_IOC_UNWIND_MAP's contract. */
 int bpf_unwind__map(struct bpf_unwind *u, const struct fxtprof_unwind_map *m);
+/* FXTPROF_IOC_UNWIND_UNLOAD's contract. */
+int bpf_unwind__unload(struct bpf_unwind *u, __u32 id);
 
 /* Add the walk's counters, over @nr_cpus possible CPUs, to @total. */
 void bpf_unwind__stats(int stats_fd, unsigned int nr_cpus,

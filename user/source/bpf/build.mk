@@ -82,7 +82,8 @@ BPF_SOURCE_LDLIBS :=
 else
 BPF_SOURCE_OBJ := $(B)/user/source/bpf_source.o $(B)/user/source/bpf/bpf_ring.o \
 		  $(B)/user/source/bpf/bpf_unwind.o \
-		  $(B)/user/source/bpf/unwind_ranges.o
+		  $(B)/user/source/bpf/unwind_ranges.o \
+		  $(B)/user/source/bpf/unwind_extents.o
 $(B)/user/source/bpf_source.o: $(BPF_B)/fxtprof.skel.h
 endif
 # Either loader is a source.h back end through the same ops table.
