@@ -266,6 +266,8 @@ int fxtprof_unwind_load(struct fxtprof_session *sess,
 			struct fxtprof_unwind_table *t);
 int fxtprof_unwind_map(struct fxtprof_session *sess,
 		       const struct fxtprof_unwind_map *m);
+int fxtprof_unwind_unload(struct fxtprof_session *sess,
+			  const struct fxtprof_unwind_unload *u);
 void fxtprof_unwind_forget(pid_t tgid);
 unsigned int fxtprof_unwind_ranges(struct fxtprof_unwind_store *store,
 				   pid_t tgid,

@@ -108,6 +108,7 @@ static long fxtprof_do_ioctl(struct file *file, unsigned int cmd,
 		struct fxtprof_source source;
 		struct fxtprof_unwind_table unwind_table;
 		struct fxtprof_unwind_map unwind_map;
+		struct fxtprof_unwind_unload unwind_unload;
 	} u;
 	cpumask_var_t mask;
 	long ret;
@@ -264,6 +265,14 @@ static long fxtprof_do_ioctl(struct file *file, unsigned int cmd,
 		if (ret)
 			return ret;
 		return fxtprof_unwind_map(sess, &u.unwind_map);
+
+	case FXTPROF_IOC_UNWIND_UNLOAD & ~IOCSIZE_MASK:
+		ret = fxtprof_copy_in(&u.unwind_unload,
+				      sizeof(u.unwind_unload),
+				      FXTPROF_UNWIND_UNLOAD_SIZE_VER0, uarg);
+		if (ret)
+			return ret;
+		return fxtprof_unwind_unload(sess, &u.unwind_unload);
 	}
 	return -ENOTTY;
 }

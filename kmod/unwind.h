@@ -26,8 +26,9 @@ struct fxtprof_frame {
 };
 
 /*
- * One loaded table: immutable once loaded, freed with the session's store
- * (kmod/unwind_table.c), which no walk can be reading by then.
+ * One loaded table: immutable once loaded; freed by UNWIND_UNLOAD after a
+ * grace period, or with the session's store (kmod/unwind_table.c), which
+ * no walk can be reading by then.
  */
 struct fxtprof_unwind_tab {
 	u32 id;

@@ -5,8 +5,9 @@
  * sampler's walk (kmod/unwind_walk.c) reads of them.
  *
  * Tables are copied in, checked (kmod/unwind_rows.c), keyed by build id
- * and given ids 1, 2, ...; they never change and live as long as the
- * store, which configure creates and the next configure or the session's
+ * and given the lowest free id from 1; they never change, and live until
+ * UNWIND_UNLOAD drops one that no range runs, or until the store goes,
+ * which configure creates and the next configure or the session's
  * release frees.
  *
  * Each process (tgid) with ranges has one struct fxtprof_unwind_proc in a
@@ -16,10 +17,11 @@
  * interrupts off, reads the ranges under rcu_read_lock() alone.
  *
  * Locking: the ioctls run under sess->lock, which orders them and guards
- * the table array.  The hash and the memory count are also changed by the
- * exec and exit probes (fxtprof_unwind_forget()), which may not sleep:
- * those take store->lock, a spinlock, which the ioctls take too for the
- * moment of the change.  The walk takes neither.
+ * the table array (a slot of an unloaded table is NULL).  The hash and
+ * the memory count are also changed by the exec and exit probes
+ * (fxtprof_unwind_forget()), which may not sleep: those take store->lock,
+ * a spinlock, which the ioctls take too for the moment of the change.
+ * The walk takes neither.
  */
 
 #include <linux/hashtable.h>
@@ -91,7 +93,7 @@ void fxtprof_unwind_store_free(struct fxtprof_unwind_store *store)
 	hash_for_each_safe(store->procs, bkt, tmp, proc, node)
 		kvfree(proc);
 	for (i = 0; i < store->nr_tabs; i++)
-		kvfree(store->tabs[i]);
+		kvfree(store->tabs[i]);	/* NULL once unloaded */
 	kfree(store->tabs);
 	kfree(store);
 }
@@ -133,7 +135,7 @@ fxtprof_unwind_tab_find(struct fxtprof_unwind_store *store,
 
 	for (i = 0; i < store->nr_tabs; i++) {
 		tab = store->tabs[i];
-		if (tab->build_id_size == t->build_id_size &&
+		if (tab && tab->build_id_size == t->build_id_size &&
 		    !memcmp(tab->build_id, t->build_id, t->build_id_size))
 			return tab;
 	}
@@ -163,9 +165,20 @@ static int fxtprof_unwind_tab_add(struct fxtprof_unwind_store *store,
 				  struct fxtprof_unwind_tab *tab, u64 bytes)
 {
 	struct fxtprof_unwind_tab **tabs;
-	u32 max;
+	u32 max, i;
 	int ret;
 
+	/* The lowest id an unload freed, if any. */
+	for (i = 0; i < store->nr_tabs; i++) {
+		if (!store->tabs[i]) {
+			ret = fxtprof_unwind_charge(store, bytes);
+			if (ret)
+				return ret;
+			tab->id = i + 1;
+			store->tabs[i] = tab;
+			return 0;
+		}
+	}
 	if (store->nr_tabs == store->max_tabs) {
 		max = store->max_tabs ? 2 * store->max_tabs : 16;
 		tabs = krealloc_array(store->tabs, max, sizeof(*tabs),
@@ -383,7 +396,7 @@ int fxtprof_unwind_map(struct fxtprof_session *sess,
 		goto out_unlock;
 	if (m->id) {
 		ret = -EINVAL;
-		if (m->id > store->nr_tabs)
+		if (m->id > store->nr_tabs || !store->tabs[m->id - 1])
 			goto out_unlock;
 		add.start = m->start;
 		add.end = m->end;
@@ -395,6 +408,71 @@ int fxtprof_unwind_map(struct fxtprof_session *sess,
 out_unlock:
 	mutex_unlock(&sess->lock);
 	return ret;
+}
+
+/* Whether a range of some process runs @tab (under store->lock). */
+static bool fxtprof_unwind_tab_used(struct fxtprof_unwind_store *store,
+				    const struct fxtprof_unwind_tab *tab)
+{
+	struct fxtprof_unwind_proc *proc;
+	unsigned int bkt;
+	u32 i;
+
+	hash_for_each(store->procs, bkt, proc, node)
+		for (i = 0; i < proc->nr; i++)
+			if (proc->ranges[i].tab == tab)
+				return true;
+	return false;
+}
+
+/*
+ * FXTPROF_IOC_UNWIND_UNLOAD.  The table leaves the array and the count
+ * under the locks; it is freed after a grace period, outside them.
+ */
+int fxtprof_unwind_unload(struct fxtprof_session *sess,
+			  const struct fxtprof_unwind_unload *u)
+{
+	struct fxtprof_unwind_store *store;
+	struct fxtprof_unwind_tab *tab = NULL;
+	int ret;
+
+	if (!u->id || u->reserved)
+		return -EINVAL;
+	mutex_lock(&sess->lock);
+	ret = fxtprof_unwind_store_get(sess, &store);
+	if (ret)
+		goto out_unlock;
+	ret = -ENOENT;
+	if (u->id > store->nr_tabs || !store->tabs[u->id - 1])
+		goto out_unlock;
+	tab = store->tabs[u->id - 1];
+	/*
+	 * Ranges are added only under sess->lock, which we hold: once none
+	 * runs the table, none will.  The probes only remove.
+	 */
+	spin_lock(&store->lock);
+	if (fxtprof_unwind_tab_used(store, tab)) {
+		ret = -ENOTEMPTY;
+		tab = NULL;
+	} else {
+		store->used -= struct_size(tab, rows, tab->nr_rows);
+		store->tabs[u->id - 1] = NULL;
+		ret = 0;
+	}
+	spin_unlock(&store->lock);
+out_unlock:
+	mutex_unlock(&sess->lock);
+	if (!tab)
+		return ret;
+	/*
+	 * A walk may still read the table through a range array that the
+	 * map which removed its last range replaced: that walk began its
+	 * rcu_read_lock() section before the replacement, which
+	 * synchronize_rcu() waits for.  No later walk can find the table.
+	 */
+	synchronize_rcu();
+	kvfree(tab);
+	return 0;
 }
 
 /*

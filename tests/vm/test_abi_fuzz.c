@@ -14,7 +14,8 @@
  * to FXTPROF_IOC_UNWIND_LOAD, and ranges of this process and of nobody
  * to FXTPROF_IOC_UNWIND_MAP, while the sampler walks this process's
  * threads, which spin, by whatever tables were taken, and copies their
- * stacks (FXTPROF_CFG_STACK_COPY, ABI 6).  The configure fuzz sets
+ * stacks (FXTPROF_CFG_STACK_COPY, ABI 6); and tables dropped with
+ * FXTPROF_IOC_UNWIND_UNLOAD (ABI 7), their ranges removed first or not.  The configure fuzz sets
  * stack_copy_size and reserved3 too.
  */
 #ifndef _GNU_SOURCE
@@ -186,6 +187,7 @@ static void fuzz_ioctl(struct fuzz *f)
 		FXTPROF_IOC_STOP, FXTPROF_IOC_FLUSH, FXTPROF_IOC_GET_STATS,
 		FXTPROF_IOC_ATTACH, FXTPROF_IOC_DETACH, FXTPROF_IOC_SYNC,
 		FXTPROF_IOC_UNWIND_LOAD, FXTPROF_IOC_UNWIND_MAP,
+		FXTPROF_IOC_UNWIND_UNLOAD,
 	};
 	union {
 		struct fxtprof_info info;
@@ -195,6 +197,7 @@ static void fuzz_ioctl(struct fuzz *f)
 		struct fxtprof_attach attach;
 		struct fxtprof_unwind_table table;
 		struct fxtprof_unwind_map map;
+		struct fxtprof_unwind_unload unload;
 		unsigned char raw[512];
 	} arg;
 	static struct fxtprof_attach_ring rings[256];
@@ -240,6 +243,11 @@ static void fuzz_ioctl(struct fuzz *f)
 		fuzz_unwind_table(f, &arg.table);
 	if (req == FXTPROF_IOC_UNWIND_MAP && fuzz_below(f, 2))
 		fuzz_unwind_map(f, &arg.map);
+	if (req == FXTPROF_IOC_UNWIND_UNLOAD && fuzz_below(f, 2)) {
+		arg.unload.id = fuzz_below(f, 8) ? fuzz_below(f, 10)
+						 : fuzz_rand(f);
+		arg.unload.reserved = fuzz_below(f, 16) ? 0 : fuzz_u64(f);
+	}
 	/* Detach ends the session for good: now and then only. */
 	if (req == FXTPROF_IOC_DETACH && fuzz_below(f, 16))
 		req = FXTPROF_IOC_STOP;
@@ -479,7 +487,8 @@ TEST(unwind_tables_while_sampling)
 		struct fxtprof_unwind_table table;
 		struct fxtprof_unwind_map map;
 	} arg;
-	unsigned long loaded = 0, mapped = 0;
+	unsigned long loaded = 0, mapped = 0, unloaded = 0;
+	__u32 id;
 	struct vm_spinners *spin;
 	struct fxtprof_dev *dev;
 	time_t end;
@@ -499,7 +508,19 @@ TEST(unwind_tables_while_sampling)
 			ASSERT_EQ(0, fxtprof_dev__start(dev));
 		}
 		memset(&arg, 0, sizeof(arg));
-		if (fuzz_below(&f, 2)) {
+		if (!fuzz_below(&f, 4)) {
+			/* Mostly a small id, its ranges here removed first. */
+			id = fuzz_below(&f, 8) ? fuzz_below(&f, 10) : fuzz_rand(&f);
+			if (fuzz_below(&f, 2)) {
+				arg.map.size = sizeof(arg.map);
+				arg.map.pid = (__u32)getpid();
+				arg.map.start = 0;
+				arg.map.end = ~0ull;
+				fxtprof_dev__unwind_map(dev, &arg.map);
+			}
+			if (!fxtprof_dev__unwind_unload(dev, id))
+				unloaded++;
+		} else if (fuzz_below(&f, 2)) {
 			fuzz_unwind_table(&f, &arg.table);
 			if (!fxtprof_dev__unwind_load(dev, &arg.table))
 				loaded++;
@@ -512,10 +533,11 @@ TEST(unwind_tables_while_sampling)
 	}
 	fxtprof_dev__stop(dev);
 	vm_spinners_stop(spin);
-	TH_LOG("%lu operations: %lu tables loaded, %lu ranges mapped",
-	       f.ops, loaded, mapped);
+	TH_LOG("%lu operations: %lu tables loaded, %lu ranges mapped, %lu tables unloaded",
+	       f.ops, loaded, mapped, unloaded);
 	EXPECT_LT(0, loaded);
 	EXPECT_LT(0, mapped);
+	EXPECT_LT(0, unloaded);
 	fxtprof_dev__close(dev);
 	EXPECT_EQ(0, device_works());
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_unwind_ioctl.c - FXTPROF_IOC_UNWIND_LOAD and FXTPROF_IOC_UNWIND_MAP
- * (ABI 5) as a device: every error their uapi comment names, the size
+ * test_unwind_ioctl.c - FXTPROF_IOC_UNWIND_LOAD, _MAP (ABI 5) and _UNLOAD
+ * (ABI 7) as a device: every error their uapi comment names, the size
  * versioning every ioctl has, build ids (-EEXIST), the unwind_memory cap
  * (-ENOSPC) and what frees it: removing ranges, a process's exec and exit,
  * a new configuration.
@@ -13,6 +13,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -421,6 +422,137 @@ TEST_F(dev, exec_drops_ranges)
 TEST_F(dev, exit_drops_ranges)
 {
 	drop_at(_metadata, self, false);
+}
+
+static int unload(int fd, __u32 id, __u32 size, __u64 reserved)
+{
+	struct {
+		struct fxtprof_unwind_unload u;
+		__u64 tail;
+	} a = { .u = { .size = size, .id = id, .reserved = reserved } };
+
+	return xioctl(fd, FXTPROF_IOC_UNWIND_UNLOAD, &a);
+}
+
+/*
+ * FXTPROF_IOC_UNWIND_UNLOAD (ABI 7): not while a range runs the table;
+ * then the id maps nothing, the next load takes it, and the memory comes
+ * back.
+ */
+TEST_F(dev, unload_gives_the_table_back)
+{
+	struct fxtprof_config c = unwind_config(FXTPROF_CFG_SAMPLE, 0);
+	int fd = fxtprof_dev__fd(self->dev);
+	const __u32 sz = sizeof(struct fxtprof_unwind_unload);
+	struct fxtprof_unwind_map m;
+	int a, b, ret, n;
+
+	EXPECT_EQ(-EBUSY, unload(fd, 1, sz, 0));
+	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
+	a = load(self->dev, table(good_rows, 5, 1));
+	b = load(self->dev, table(good_rows, 5, 2));
+	ASSERT_EQ(1, a);
+	ASSERT_EQ(2, b);
+	m = range(NO_PID, a, 0x1000, 0x2000);
+	ASSERT_EQ(0, fxtprof_dev__unwind_map(self->dev, &m));
+	EXPECT_EQ(-ENOTEMPTY, unload(fd, a, sz, 0));
+	EXPECT_EQ(-EINVAL, unload(fd, 0, sz, 0));
+	EXPECT_EQ(-EINVAL, unload(fd, b, sz, 1));
+	EXPECT_EQ(-EINVAL, unload(fd, b, 8, 0));
+	EXPECT_EQ(-ENOENT, unload(fd, b + 7, sz, 0));
+	EXPECT_EQ(0, fxtprof_dev__unwind_unload(self->dev, b));
+	EXPECT_EQ(-ENOENT, fxtprof_dev__unwind_unload(self->dev, b));
+	/* A larger struct from a newer caller, its tail zero. */
+	EXPECT_EQ(-ENOENT, unload(fd, b, sz + 8, 0));
+	/* The dropped id maps nothing. */
+	m = range(NO_PID, b, 0x3000, 0x4000);
+	EXPECT_EQ(-EINVAL, fxtprof_dev__unwind_map(self->dev, &m));
+	m = range(NO_PID, 0, 0, ~0ull);
+	ASSERT_EQ(0, fxtprof_dev__unwind_map(self->dev, &m));
+	EXPECT_EQ(0, fxtprof_dev__unwind_unload(self->dev, a));
+	/* The lowest free id is the next; the build id was forgotten. */
+	EXPECT_EQ(1, load(self->dev, table(good_rows, 5, 2)));
+	EXPECT_EQ(2, load(self->dev, table(good_rows, 5, 1)));
+
+	/* Room for a few tables of 64 rows: unloading one makes room. */
+	c = unwind_config(FXTPROF_CFG_SAMPLE, 4096);
+	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
+	for (n = 0; (ret = load(self->dev, table(NULL, 64, 10 + n))) > 0; n++)
+		;
+	EXPECT_EQ(-ENOSPC, ret);
+	ASSERT_LE(1, n);
+	EXPECT_EQ(0, fxtprof_dev__unwind_unload(self->dev, 1));
+	EXPECT_EQ(1, load(self->dev, table(NULL, 64, 10 + n)));
+	EXPECT_EQ(-ENOSPC, load(self->dev, table(NULL, 64, 11 + n)));
+}
+
+/* The child's loop, at an address the parent knows (fork keeps it). */
+static __attribute__((noinline, noreturn)) void spin(void)
+{
+	volatile unsigned long x = 0;
+
+	for (;;)
+		x++;
+}
+
+/* The module's table frames so far, summed over the CPUs. */
+static __u64 table_frames(struct fxtprof_dev *dev)
+{
+	struct fxtprof_stats st;
+	__u64 n = 0;
+
+	for (unsigned int cpu = 0; cpu < fxtprof_dev__nr_rings(dev); cpu++)
+		if (fxtprof_dev__ring(dev, cpu) &&
+		    !fxtprof_dev__stats(dev, cpu, &st))
+			n += st.unwind_table_frames;
+	return n;
+}
+
+/*
+ * Unload while sampling a process whose walk reads the table: each round
+ * maps the table around the child's loop, waits for the walk to use a row
+ * of it, removes the range and unloads the table.  The debug VM's KASAN
+ * watches the table's memory.
+ */
+TEST_F(dev, unload_while_sampling)
+{
+	struct fxtprof_config c = vm_config(FXTPROF_CFG_SAMPLE |
+					    FXTPROF_CFG_USTACK |
+					    FXTPROF_CFG_UNWIND, 1000, 1 << 16);
+	/* 64 KiB around spin(), which the 4096 rows of the table cover. */
+	unsigned long start = ((unsigned long)spin & ~0xfffUL) - 0x8000;
+	struct fxtprof_unwind_map m;
+	int status, id, round, used = 0;
+	__u64 before;
+	pid_t pid;
+
+	ASSERT_EQ(0, fxtprof_dev__configure(self->dev, &c));
+	ASSERT_EQ(0, fxtprof_dev__start(self->dev));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		spin();
+	for (round = 0; round < 20; round++) {
+		/* Rows every 16 bytes of the first 64 KiB of its text. */
+		id = load(self->dev, table(NULL, 4096, 1));
+		ASSERT_LT(0, id);
+		m = range(pid, id, start, start + 0x10000);
+		m.bias = start - 0x1000;
+		ASSERT_EQ(0, fxtprof_dev__unwind_map(self->dev, &m));
+		before = table_frames(self->dev);
+		for (int i = 0; i < 200 && table_frames(self->dev) == before;
+		     i++)
+			usleep(10000);
+		used += table_frames(self->dev) > before;
+		m.id = 0;
+		ASSERT_EQ(0, fxtprof_dev__unwind_map(self->dev, &m));
+		ASSERT_EQ(0, fxtprof_dev__unwind_unload(self->dev, id));
+	}
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, fxtprof_dev__stop(self->dev));
+	TH_LOG("the walk used the table in %d of 20 rounds", used);
+	EXPECT_LE(10, used);
 }
 
 TEST_HARNESS_MAIN
