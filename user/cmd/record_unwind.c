@@ -717,9 +717,25 @@ static void on_sample(struct record_unwind *ru, uint32_t pid,
  * reports them: give it the parent's ranges, and a copy of what of the
  * parent's still waits.
  */
+/* Give @pid the range @r remembered (for another process, or before). */
+static int give_range(struct record_unwind *ru, uint32_t pid,
+		      const struct unwind_range *r,
+		      struct fxtprof_unwind_map *map)
+{
+	*map = (struct fxtprof_unwind_map){
+		.size = sizeof(*map), .pid = pid, .id = r->id,
+		.start = r->start, .end = r->end, .bias = r->bias,
+	};
+	if (ru->src->ops->unwind_map(ru->src, map)) {
+		ru->map_failed++;
+		return -1;
+	}
+	return 0;
+}
+
 static void on_fork(struct record_unwind *ru, const struct fxtprof_fork *f)
 {
-	struct fxtprof_unwind_map map = { .size = sizeof(map) };
+	struct fxtprof_unwind_map map;
 	struct unwind_proc *parent, *child;
 	unsigned int i;
 
@@ -737,15 +753,8 @@ static void on_fork(struct record_unwind *ru, const struct fxtprof_fork *f)
 	for (i = 0; i < parent->nr_ranges; i++) {
 		const struct unwind_range *r = &parent->ranges[i];
 
-		map.pid = f->child_pid;
-		map.start = r->start;
-		map.end = r->end;
-		map.bias = r->bias;
-		map.id = r->id;
-		if (ru->src->ops->unwind_map(ru->src, &map)) {
-			ru->map_failed++;
+		if (give_range(ru, f->child_pid, r, &map))
 			continue;
-		}
 		ru->inherited++;
 		remember_range(ru, &map, r->m);
 	}
@@ -764,24 +773,14 @@ static void on_fork(struct record_unwind *ru, const struct fxtprof_fork *f)
 static void on_exec(struct record_unwind *ru, struct unwind_proc *p,
 		    uint64_t time_ns)
 {
-	struct fxtprof_unwind_map map = { .size = sizeof(map) };
+	struct fxtprof_unwind_map map;
 	unsigned int i, n;
 
 	unwind_proc__forget_waiting(&ru->procs, p);
 	n = unwind_proc__exec(p, time_ns);
-	for (i = 0; i < n; i++) {
-		const struct unwind_range *r = &p->ranges[i];
-
-		map.pid = p->pid;
-		map.start = r->start;
-		map.end = r->end;
-		map.bias = r->bias;
-		map.id = r->id;
-		if (ru->src->ops->unwind_map(ru->src, &map))
-			ru->map_failed++;
-		else
+	for (i = 0; i < n; i++)
+		if (!give_range(ru, p->pid, &p->ranges[i], &map))
 			ru->remapped++;
-	}
 }
 
 void record_unwind__record(struct record_unwind *ru,

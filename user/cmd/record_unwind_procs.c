@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "record_unwind_procs.h"
+#include "util/array_grow.h"
 
 struct unwind_proc *unwind_procs__get(struct unwind_procs *ps, uint32_t pid,
 				      bool add)
@@ -32,23 +33,6 @@ struct unwind_proc *unwind_procs__get(struct unwind_procs *ps, uint32_t pid,
 	return p;
 }
 
-/* Room for one more of @n elements of @size in *@arr, of capacity *@cap. */
-static int grow(void *arr, unsigned int n, unsigned int *cap, size_t size)
-{
-	void **a = arr, *bigger;
-	unsigned int c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 8;
-	bigger = realloc(*a, (size_t)c * size);
-	if (!bigger)
-		return -ENOMEM;
-	*a = bigger;
-	*cap = c;
-	return 0;
-}
-
 static struct fxtprof_mmap *mmap_copy(const struct fxtprof_mmap *m,
 				      uint32_t pid)
 {
@@ -64,8 +48,8 @@ static struct fxtprof_mmap *mmap_copy(const struct fxtprof_mmap *m,
 int unwind_proc__wait_take(struct unwind_procs *ps, struct unwind_proc *p,
 			   struct fxtprof_mmap *m)
 {
-	if (grow(&p->waiting, p->nr_waiting, &p->cap_waiting,
-		 sizeof(*p->waiting))) {
+	if (array_grow((void **)&p->waiting, &p->cap_waiting,
+		       p->nr_waiting + 1, sizeof(*p->waiting))) {
 		free(m);
 		return -ENOMEM;
 	}
@@ -110,8 +94,8 @@ int unwind_proc__add_range(struct unwind_proc *p, const struct unwind_range *r,
 			free(p->ranges[i].m);
 	}
 	p->nr_ranges = kept;
-	if (grow(&p->ranges, p->nr_ranges, &p->cap_ranges,
-		 sizeof(*p->ranges)))
+	if (array_grow((void **)&p->ranges, &p->cap_ranges,
+		       p->nr_ranges + 1, sizeof(*p->ranges)))
 		return -ENOMEM;
 	n = &p->ranges[p->nr_ranges];
 	*n = *r;

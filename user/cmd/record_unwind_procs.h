@@ -15,6 +15,7 @@
 #define FXTPROF_RECORD_UNWIND_PROCS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/hmap.h"
@@ -34,9 +35,11 @@ struct unwind_proc {
 	uint64_t born_ns;		/* its fork or last exec, if seen */
 	uint64_t retry_ns;		/* what waits is not tried before */
 	struct fxtprof_mmap **waiting;	/* copies, each malloc'ed */
-	unsigned int nr_waiting, cap_waiting;
+	unsigned int nr_waiting;
+	size_t cap_waiting;
 	struct unwind_range *ranges;
-	unsigned int nr_ranges, cap_ranges;
+	unsigned int nr_ranges;
+	size_t cap_ranges;
 };
 
 struct unwind_procs {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "unwind_extents.h"
+#include "util/array_grow.h"
 
 void unwind_extents__init(struct unwind_extents *x, __u32 size)
 {
@@ -56,7 +57,6 @@ int unwind_extents__alloc(struct unwind_extents *x, __u32 nr, __u32 *first)
 
 int unwind_extents__free(struct unwind_extents *x, __u32 first, __u32 nr)
 {
-	struct unwind_extent *grown;
 	__u32 i, end = first + nr;
 
 	if (!nr)
@@ -75,15 +75,9 @@ int unwind_extents__free(struct unwind_extents *x, __u32 first, __u32 nr)
 		x->free[i].first = first;
 		x->free[i].nr += nr;
 	} else {
-		if (x->nr_free == x->max_free) {
-			__u32 max = x->max_free ? 2 * x->max_free : 16;
-
-			grown = realloc(x->free, max * sizeof(*grown));
-			if (!grown)
-				return -ENOMEM;
-			x->free = grown;
-			x->max_free = max;
-		}
+		if (array_grow((void **)&x->free, &x->max_free,
+			       x->nr_free + 1, sizeof(x->free[0])))
+			return -ENOMEM;
 		memmove(&x->free[i + 1], &x->free[i],
 			(x->nr_free - i) * sizeof(x->free[0]));
 		x->free[i].first = first;

@@ -14,6 +14,7 @@
 #ifndef FXTPROF_UNWIND_EXTENTS_H
 #define FXTPROF_UNWIND_EXTENTS_H
 
+#include <stddef.h>
 #include <linux/types.h>
 
 struct unwind_extent {
@@ -24,7 +25,8 @@ struct unwind_extents {
 	__u32 size;			/* rows in all */
 	__u32 top;			/* [top, size) was never used */
 	struct unwind_extent *free;	/* below top, sorted, apart */
-	__u32 nr_free, max_free;
+	__u32 nr_free;
+	size_t max_free;
 };
 
 /* An allocator of @size rows, all free. */
