@@ -381,9 +381,10 @@ TEST(exit_and_exec_forget_what_waited)
 
 /*
  * fork without exec reports no mapping: the child gets its parent's
- * ranges, the same tables at the same biases; a thread gets none (it
- * shares them); and what of the parent still waits, waits for the child
- * too, built from the child's own /proc entries.
+ * ranges, the same tables at the same biases, also those whose tables
+ * were still being built at the fork; a thread gets none (it shares
+ * them); and what of the parent still waits, waits for the child too,
+ * built from the child's own /proc entries.
  */
 TEST(forked_child_gets_its_parents_ranges)
 {
@@ -416,6 +417,23 @@ TEST(forked_child_gets_its_parents_ranges)
 	}
 	/* A grandchild of the fake child inherits through it. */
 	fork_of(&ru, fake_child, fake_child + 1, 0);
+	EXPECT_EQ(n, maps_of_pid(&f, fake_child + 1));
+	record_unwind__fini(&ru);
+
+	/* Forked while the parent's tables are with the worker: heirs. */
+	memset(&f, 0, sizeof(f));
+	f.base.ops = &fake_ops;
+	f.refuse_after = ~0u;
+	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
+	feed_own_maps(&ru);
+	fork_of(&ru, me, fake_child, 0);
+	EXPECT_EQ(0u, f.nr_maps);
+	ASSERT_TRUE(all_built(&ru));
+	n = maps_of_pid(&f, me);
+	ASSERT_LT(1u, n);
+	EXPECT_EQ(n, maps_of_pid(&f, fake_child));
+	/* Once all landed, a later fork is given ranges, not heirship. */
+	fork_of(&ru, me, fake_child + 1, 0);
 	EXPECT_EQ(n, maps_of_pid(&f, fake_child + 1));
 	record_unwind__fini(&ru);
 

@@ -354,6 +354,7 @@ static void queue_build(struct record_unwind *ru, const struct fxtprof_mmap *m,
 			const char *path, uint64_t *known, bool urgent)
 {
 	struct unwind_job *j = calloc(1, sizeof(*j));
+	struct unwind_proc *p;
 
 	if (!j)
 		return;
@@ -377,6 +378,9 @@ static void queue_build(struct record_unwind *ru, const struct fxtprof_mmap *m,
 	}
 	ru->queued++;
 	ru->in_worker++;
+	p = unwind_procs__get(&ru->procs, m->pid, true);
+	if (p)
+		p->in_flight++;
 	queue_job(ru, j, urgent);
 }
 
@@ -490,7 +494,14 @@ static void map_table(struct record_unwind *ru, const struct fxtprof_mmap *m,
 	remember_range(ru, &map, m);
 }
 
-/* The ranges @pid's children forked without exec are to be given too. */
+static int give_range(struct record_unwind *ru, uint32_t pid,
+		      const struct unwind_range *r,
+		      struct fxtprof_unwind_map *map);
+
+/*
+ * The ranges @pid's children forked without exec are to be given too;
+ * those forked while this mapping was with the worker get it now.
+ */
 static void remember_range(struct record_unwind *ru,
 			   const struct fxtprof_unwind_map *map,
 			   const struct fxtprof_mmap *m)
@@ -500,9 +511,19 @@ static void remember_range(struct record_unwind *ru,
 		.start = map->start, .end = map->end,
 		.bias = map->bias, .id = map->id,
 	};
+	struct fxtprof_unwind_map heir_map;
+	unsigned int i;
 
-	if (p)
-		unwind_proc__add_range(p, &r, m);
+	if (!p)
+		return;
+	unwind_proc__add_range(p, &r, m);
+	/* An heir's own heirs come through its remember_range(). */
+	for (i = 0; i < p->nr_heirs; i++) {
+		if (give_range(ru, p->heirs[i], &r, &heir_map))
+			continue;
+		ru->inherited++;
+		remember_range(ru, &heir_map, m);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -749,6 +770,9 @@ static void on_fork(struct record_unwind *ru, const struct fxtprof_fork *f)
 		return;
 	/* Its inherited mappings are older than this: an exec drops them. */
 	child->born_ns = f->hdr.time_ns;
+	/* What of the parent's is with the worker comes to it too. */
+	if (parent->in_flight)
+		unwind_proc__add_heir(parent, f->child_pid);
 	/* The parent's array may move as the child's grows: index it. */
 	for (i = 0; i < parent->nr_ranges; i++) {
 		const struct unwind_range *r = &parent->ranges[i];
@@ -881,6 +905,7 @@ bool record_unwind__complete(struct record_unwind *ru)
 {
 	struct pollfd pfd = { .fd = ru->efd, .events = POLLIN };
 	struct unwind_job *done, *j, *next;
+	struct unwind_proc *p;
 	unsigned int taken = 0;
 	uint64_t count;
 
@@ -902,6 +927,9 @@ bool record_unwind__complete(struct record_unwind *ru)
 	for (j = done; j; j = next) {
 		next = j->next;
 		if (!complete_job(ru, j)) {
+			p = unwind_procs__get(&ru->procs, j->m.pid, false);
+			if (p)
+				unwind_proc__landed(p);
 			job__free(j);
 			taken++;
 		}

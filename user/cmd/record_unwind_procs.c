@@ -166,10 +166,26 @@ void unwind_proc__forget_waiting(struct unwind_procs *ps,
 	p->nr_waiting = p->cap_waiting = 0;
 }
 
+int unwind_proc__add_heir(struct unwind_proc *p, uint32_t pid)
+{
+	if (array_grow((void **)&p->heirs, &p->cap_heirs, p->nr_heirs + 1,
+		       sizeof(*p->heirs)))
+		return -ENOMEM;
+	p->heirs[p->nr_heirs++] = pid;
+	return 0;
+}
+
+void unwind_proc__landed(struct unwind_proc *p)
+{
+	if (p->in_flight && !--p->in_flight)
+		p->nr_heirs = 0;
+}
+
 static void proc__free(struct unwind_procs *ps, struct unwind_proc *p)
 {
 	unsigned int i;
 
+	free(p->heirs);
 	unwind_proc__forget_waiting(ps, p);
 	for (i = 0; i < p->nr_ranges; i++)
 		free(p->ranges[i].m);

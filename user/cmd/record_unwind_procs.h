@@ -40,6 +40,10 @@ struct unwind_proc {
 	struct unwind_range *ranges;
 	unsigned int nr_ranges;
 	size_t cap_ranges;
+	unsigned int in_flight;		/* its mappings with the worker */
+	uint32_t *heirs;		/* forked meanwhile: given them too */
+	unsigned int nr_heirs;
+	size_t cap_heirs;
 };
 
 struct unwind_procs {
@@ -98,6 +102,15 @@ void unwind_procs__unmap_table(struct unwind_procs *ps, uint32_t id,
  * is returned.  The others are forgotten.
  */
 unsigned int unwind_proc__exec(struct unwind_proc *p, uint64_t time_ns);
+
+/*
+ * @pid was forked from @p while some of @p's mappings were with the
+ * worker: the ranges they give are @pid's too.  0 or -ENOMEM.
+ */
+int unwind_proc__add_heir(struct unwind_proc *p, uint32_t pid);
+
+/* One of @p's mappings is back from the worker; the last forgets heirs. */
+void unwind_proc__landed(struct unwind_proc *p);
 
 /* An exec: the old image's waiting mappings are no more. */
 void unwind_proc__forget_waiting(struct unwind_procs *ps,
