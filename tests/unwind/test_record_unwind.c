@@ -92,6 +92,14 @@ static const struct source_ops fake_ops = {
 	.unwind_load = fake_load, .unwind_map = fake_map,
 	.unwind_unload = fake_unload,
 };
+
+/* A fake that takes every table, as a test's next part starts with. */
+static void fake_reset(struct fake_source *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->base.ops = &fake_ops;
+	f->refuse_after = ~0u;
+}
 static const struct source_ops no_unwind_ops = {
 	.name = "old", .desc = "the old source",
 };
@@ -421,9 +429,7 @@ TEST(forked_child_gets_its_parents_ranges)
 	record_unwind__fini(&ru);
 
 	/* Forked while the parent's tables are with the worker: heirs. */
-	memset(&f, 0, sizeof(f));
-	f.base.ops = &fake_ops;
-	f.refuse_after = ~0u;
+	fake_reset(&f);
 	ASSERT_EQ(0, record_unwind__init(&ru, &f.base, &cfg));
 	feed_own_maps(&ru);
 	fork_of(&ru, me, fake_child, 0);
@@ -438,9 +444,7 @@ TEST(forked_child_gets_its_parents_ranges)
 	record_unwind__fini(&ru);
 
 	/* A waiting parent: the real child's sample builds its tables. */
-	memset(&f, 0, sizeof(f));
-	f.base.ops = &fake_ops;
-	f.refuse_after = ~0u;
+	fake_reset(&f);
 	ASSERT_EQ(0, pipe(gate));
 	child = fork();
 	ASSERT_LE(0, child);
