@@ -320,19 +320,25 @@ static void on_settle(struct ev_handler *h, const struct io_uring_cqe *cqe)
 		r->stop = true;
 }
 
+/* A one-shot timeout of @ms on @h; whether it was queued. */
+static bool arm_timeout(struct recorder *r, struct ev_handler *h,
+			struct __kernel_timespec *ts, unsigned int ms)
+{
+	struct io_uring_sqe *sqe = evloop__sqe(&r->loop, h);
+
+	ts->tv_sec = ms / 1000;
+	ts->tv_nsec = (ms % 1000) * 1000000ll;
+	if (sqe)
+		io_uring_prep_timeout(sqe, ts, 0, 0);
+	return sqe;
+}
+
+/* Only unwinding needs the exec record soon: without it, the tick. */
 static void arm_settle(struct recorder *r)
 {
-	struct io_uring_sqe *sqe;
-
-	if (r->settle_armed)
-		return;
-	sqe = evloop__sqe(&r->loop, &r->settle_h);
-	if (!sqe)
-		return;
-	r->settle.tv_sec = 0;
-	r->settle.tv_nsec = SETTLE_MS * 1000000ll;
-	io_uring_prep_timeout(sqe, &r->settle, 0, 0);
-	r->settle_armed = true;
+	if (!r->settle_armed && record_unwind__active(&r->unwind))
+		r->settle_armed = arm_timeout(r, &r->settle_h, &r->settle,
+					      SETTLE_MS);
 }
 
 /*
@@ -355,12 +361,7 @@ static void on_sideband(struct ev_handler *h, const struct io_uring_cqe *cqe)
 
 static void arm_tick(struct recorder *r)
 {
-	struct io_uring_sqe *sqe = evloop__sqe(&r->loop, &r->tick_h);
-
-	r->tick.tv_sec = 0;
-	r->tick.tv_nsec = TICK_MS * 1000000ll;
-	if (sqe)
-		io_uring_prep_timeout(sqe, &r->tick, 0, 0);
+	arm_timeout(r, &r->tick_h, &r->tick, TICK_MS);
 }
 
 static void arm_signal(struct recorder *r)

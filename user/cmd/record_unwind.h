@@ -112,6 +112,12 @@ bool record_unwind__fallback(const struct record_opts *o, int err,
 int record_unwind__init(struct record_unwind *ru, struct source *src,
 			const struct fxtprof_config *cfg);
 
+/* Whether the session walks tables that @ru loads. */
+static inline bool record_unwind__active(const struct record_unwind *ru)
+{
+	return ru->src;
+}
+
 /* Read the worker's eventfd in @loop from now on: tables get mapped. */
 void record_unwind__start(struct record_unwind *ru, struct evloop *loop);
 
