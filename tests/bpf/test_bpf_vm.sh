@@ -62,11 +62,15 @@ syms=/tests/fxt-bench-workload.syms
 # Both sources record one run of the workload at once, each stopped after
 # it ends: run to run, the workload's phases take different shares of the
 # time under TCG, and a fixed duration could stop before the last phase.
+# top3 reads each sample's leaf from the blob after it in the dump: no
+# shared stacks.
 record_both() {
 	rm -f /tmp/bpf-top-module.fxt /tmp/bpf-top-bpf.fxt
-	"$fxtprof" record --source module -F 1000 -q /tmp/bpf-top-module.fxt &
+	"$fxtprof" record --source module -F 1000 -q --no-shared-stacks \
+		/tmp/bpf-top-module.fxt &
 	pm=$!
-	"$fxtprof" record --source bpf -F 1000 -q /tmp/bpf-top-bpf.fxt &
+	"$fxtprof" record --source bpf -F 1000 -q --no-shared-stacks \
+		/tmp/bpf-top-bpf.fxt &
 	pb=$!
 	i=0
 	while { [ ! -s /tmp/bpf-top-module.fxt ] || [ ! -s /tmp/bpf-top-bpf.fxt ]; } &&

@@ -67,3 +67,14 @@ $(B)/tests/pipeline/test_annotate: $(B)/tests/pipeline/test_annotate.o \
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/pipeline/test_annotate
 endif
+
+# test_shared_stacks: stack references from the encoder to the profile,
+# with and without sharing, refused definitions, segments, hand-made
+# streams, and an archive extract.
+$(B)/tests/pipeline/test_shared_stacks: $(B)/tests/pipeline/test_shared_stacks.o \
+		$(PROFILE_LIB) $(PIPE_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS)
+
+ifeq ($(ARCH),x86_64)
+HOST_TESTS += $(B)/tests/pipeline/test_shared_stacks
+endif

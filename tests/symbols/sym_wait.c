@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sym_wait FILE [SECS] - wait until the FXT file that `fxtprof record` is
- * writing holds a sample (a large record, type 15), for at most SECS
+ * writing holds a sample's stack (a large record, type 15, or a shared
+ * stack's definition, a blob record, type 5), for at most SECS
  * seconds (default 30).  Under TCG, record takes a second or more to
  * read the kernel's symbols and every process's mappings before it
  * starts sampling; the workloads must not be over by then.  Exits 0 once
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#define FXT_RECORD_BLOB		5
 #define FXT_RECORD_LARGE	15
 
 int main(int argc, char **argv)
@@ -39,7 +41,8 @@ int main(int argc, char **argv)
 			}
 			if (fseek(f, off + (long)words * 8 - 1, SEEK_SET) || fgetc(f) == EOF)
 				break;
-			if ((word & 0xf) == FXT_RECORD_LARGE) {
+			if ((word & 0xf) == FXT_RECORD_LARGE ||
+			    (word & 0xf) == FXT_RECORD_BLOB) {
 				printf("sym_wait: first sample after %.2f s\n", waited);
 				return 0;
 			}

@@ -116,8 +116,10 @@ static int get_run(struct run *r)
 				       O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 			dup2(efd, 2);
+			/* Each sample's own blob: seen() reads its kernel
+			 * frames from the record after its event. */
 			execl(prog_path("fxtprof"), "fxtprof", "record", "-d",
-			      "4", OUT, (char *)NULL);
+			      "4", "--no-shared-stacks", OUT, (char *)NULL);
 			_exit(127);
 		}
 		/* The first drain, after START, writes the first bytes. */

@@ -19,7 +19,7 @@
 bool archive_kind_is_def(unsigned int kind)
 {
 	switch (kind) {
-	case 0: case 1: case 2: case 3: case 6: case 7:
+	case 0: case 1: case 2: case 3: case 5: case 6: case 7:
 		return true;
 	}
 	return false;

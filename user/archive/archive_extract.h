@@ -9,9 +9,10 @@
  * scheduling records (their word 1); a record with no timestamp of its
  * own that is not a definition (a stack blob after its sample event)
  * goes with the timed record before it.  Definitions (FXT kinds 0, 1, 2,
- * 3, 6, 7: metadata, initialization, strings, threads, userspace and
- * kernel objects) are always kept, so every record written refers only
- * to definitions before it.
+ * 3, 5, 6, 7: metadata, initialization, strings, threads, blobs, which
+ * hold shared stacks (fxt_profile.h), userspace and kernel objects) are
+ * always kept, so every record written refers only to definitions before
+ * it.
  *
  * From an archive the stream is built as the flight recorder's snapshot
  * is (user/sink/flight_window.c): the chunks that overlap the range, and

@@ -691,9 +691,12 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	ret = fxt_encoder__new(&r.enc, r.out);
+	if (!ret)
+		ret = fxt_encoder__share_stacks(r.enc, !opts.no_shared_stacks &&
+						sink__takes_references(r.out));
 	if (ret) {
 		reader_err(ret, "cannot create the FXT encoder");
-		goto out_close_sink;
+		goto out_free_fxt_encoder;
 	}
 	stream_state__init(&r.state, fxt_encoder__encoder(r.enc), r.out);
 	stream_state__anchor_wall_clock(&r.state);
@@ -761,8 +764,8 @@ out_restore_signals:
 out_free_encoder:
 	record_symbols__fini(&r.syms);
 	stream_state__fini(&r.state);
+out_free_fxt_encoder:
 	fxt_encoder__free(r.enc);
-out_close_sink:
 	sink__close(r.out);
 out_fini_loop:
 	evloop__fini(&r.loop);

@@ -105,6 +105,10 @@ static void record_usage(FILE *f)
 "      --no-mmap          no executable mappings (user frames cannot be\n"
 "                         symbolized later)\n"
 "      --no-ksyms         no kernel symbols (kernel frames stay addresses)\n"
+"      --no-shared-stacks write every sample's frames (by default a file or\n"
+"                         a socket gets each distinct stack once per segment,\n"
+"                         samples naming it; readers other than fxtprof's\n"
+"                         may want the Fuchsia sampler's one blob a sample)\n"
 "      --symbolize        when the recording ends, name its frames here, on\n"
 "                         the target, and append them to the file as\n"
 "                         Perfetto call stacks (as fxtprof symbolize; a\n"
@@ -298,7 +302,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	       OPT_SOURCES, OPT_FLIGHT, OPT_MAX_WINDOW, OPT_TRIGGER,
 	       OPT_ARCHIVE, OPT_LIVE_ARCHIVE, OPT_CHUNK_MS, OPT_CHUNK_BYTES,
 	       OPT_CHUNK_RECORDS, OPT_FLUSH_MS, OPT_READY_FILE,
-	       OPT_UNWIND_MEMORY };
+	       OPT_UNWIND_MEMORY, OPT_NO_SHARED_STACKS };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -311,6 +315,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		{ "no-tasks", no_argument, NULL, OPT_NO_TASKS },
 		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 		{ "no-ksyms", no_argument, NULL, OPT_NO_KSYMS },
+		{ "no-shared-stacks", no_argument, NULL, OPT_NO_SHARED_STACKS },
 		{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
 		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
 		{ "max-window-bytes", required_argument, NULL, OPT_MAX_WINDOW },
@@ -409,6 +414,9 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_KSYMS:
 			o->no_ksyms = true;
+			break;
+		case OPT_NO_SHARED_STACKS:
+			o->no_shared_stacks = true;
 			break;
 		case OPT_MAX_BUFFERED:
 			if (opt_value__size("max-buffered", optarg, 4096,

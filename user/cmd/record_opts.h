@@ -39,6 +39,7 @@ struct record_opts {
 	bool quiet;
 	bool no_mmap;		/* no mapping records */
 	bool no_ksyms;		/* no kernel symbol records */
+	bool no_shared_stacks;	/* every sample's frames in its own blob */
 	bool symbolize;		/* append the Perfetto profile at the end */
 	enum record_ustack_walk ustack_walk;
 	uint64_t unwind_memory;	/* --unwind-memory */

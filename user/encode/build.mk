@@ -6,7 +6,7 @@
 #                          "encode/fxt_encoder.h" with -Iuser; needs
 #                          libsink.a and libfxt.a
 
-ENCODE_SRCS := user/encode/fxt_encoder.c
+ENCODE_SRCS := user/encode/fxt_encoder.c user/encode/stack_refs.c
 
 $(ENCODE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser -Iuser/fxt
 $(B)/lib/libencode.a: $(ENCODE_SRCS:%.c=$(B)/%.o)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fxt_encoder.h"
+#include "stack_refs.h"
 #include "fxt/fxt_profile.h"
 
 /*
@@ -82,6 +83,15 @@ struct fxt_encoder {
 	/* The stack copies' blob name, pinned at a segment's first copy. */
 	bool stack_copy_pinned;
 	struct fxt_sref stack_copy_name;
+	/*
+	 * Stack references (fxt_profile.h), when shared: the stacks this
+	 * segment defined, and the definitions' name and the samples'
+	 * argument word, pinned at a segment's first definition.
+	 */
+	struct stack_refs *stacks;
+	bool stack_refs_pinned;
+	struct fxt_sref stack_def_name;
+	uint64_t arg_stack;
 };
 
 /* The sink's interface in the writer's callback types. */
@@ -129,7 +139,24 @@ void fxt_encoder__free(struct fxt_encoder *e)
 	if (!e)
 		return;
 	fxt_writer__free(e->w);
+	stack_refs__free(e->stacks);
 	free(e);
+}
+
+int fxt_encoder__share_stacks(struct fxt_encoder *e, bool on)
+{
+	int ret;
+
+	if (!on) {
+		stack_refs__free(e->stacks);
+		e->stacks = NULL;
+		return 0;
+	}
+	if (e->stacks)
+		return 0;
+	ret = stack_refs__new(&e->stacks);
+	e->stack_refs_pinned = false;
+	return ret;
 }
 
 /* Pin the fixed strings; retried on the next record if one was dropped. */
@@ -288,11 +315,72 @@ static int on_sample_stack(struct fxt_encoder *e,
 	return fxt_writer__end(e->w, words);
 }
 
+static int stack_refs_pin(struct fxt_encoder *e)
+{
+	struct fxt_sref key;
+	int ret;
+
+	ret = fxt_writer__string_pin(e->w, FXT_PROFILE_STACK_DEF,
+				     strlen(FXT_PROFILE_STACK_DEF),
+				     &e->stack_def_name);
+	if (!ret)
+		ret = fxt_writer__string_pin(e->w, FXT_PROFILE_ARG_STACK,
+					     strlen(FXT_PROFILE_ARG_STACK),
+					     &key);
+	if (ret)
+		return ret;
+	e->arg_stack = fxt_arg_hdr32(FXT_ARG_UINT32, key.ref, 0);
+	e->stack_refs_pinned = true;
+	return 0;
+}
+
+/*
+ * The stack argument word of a sample whose stack is shared: its id, the
+ * stack defined first if this segment has not seen it.  0 when the
+ * definition could not be written: the sample then carries its frames.
+ */
+static uint64_t stack_ref_arg(struct fxt_encoder *e,
+			      const struct fxtprof_sample *s, size_t frames)
+{
+	size_t words = 1 + FXT_STACK_DEF_FRAMES + frames, i;
+	struct stack_key key;
+	uint32_t id;
+	uint64_t *p;
+	int ret;
+
+	if (!e->stack_refs_pinned && stack_refs_pin(e))
+		return 0;
+	if (stack_refs__find(e->stacks, s->ips, (unsigned int)frames,
+			     s->nr_kernel, &id, &key))
+		return e->arg_stack | (uint64_t)id << 32;
+	p = fxt_writer__begin(e->w, words, FXT_REC_BLOB, &ret);
+	if (!p)
+		return 0;
+	p[0] = fxt_hdr(FXT_REC_BLOB, words) |
+	       (uint64_t)e->stack_def_name.ref << 16 |
+	       (uint64_t)((words - 1) * 8) << 32 |
+	       (uint64_t)FXT_BLOB_DATA << 48;
+	p[1 + FXT_STACK_DEF_HEAD] = fxt_stack_def_head(id, s->nr_kernel,
+						       (unsigned int)frames);
+	for (i = 0; i < frames; i++)
+		p[1 + FXT_STACK_DEF_FRAMES + i] = s->ips[i];
+	if (fxt_writer__end(e->w, words))
+		return 0;
+	stack_refs__defined(e->stacks, id, &key);
+	return e->arg_stack | (uint64_t)id << 32;
+}
+
+/* One more argument, one word, on a sample event's header. */
+static uint64_t plus_one_arg(uint64_t hdr)
+{
+	return hdr + ((uint64_t)1 << 4) + ((uint64_t)1 << 20);
+}
+
 static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 {
 	size_t frames = (size_t)s->nr_kernel + s->nr_user;
 	size_t event_words = FXT_SAMPLE_EVENT_WORDS;
-	uint64_t *p, ustack_end = 0;
+	uint64_t *p, ustack_end = 0, stack_arg = 0, hdr;
 	int ret, ret2 = 0, ret3 = 0;
 
 	if (s->ustack_end > FXTPROF_USTACK_END_FP_CHAIN) {	/* rare */
@@ -302,9 +390,19 @@ static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 		if (ustack_end)
 			event_words = FXT_SAMPLE_PARTIAL_WORDS;
 	}
+	if (frames > FXT_MAX_FRAMES)
+		frames = FXT_MAX_FRAMES;
+	hdr = ustack_end ? e->partial_hdr : e->sample_hdr;
+	if (e->stacks && frames) {
+		stack_arg = stack_ref_arg(e, s, frames);
+		if (stack_arg) {
+			hdr = plus_one_arg(hdr);
+			event_words++;
+		}
+	}
 	p = fxt_writer__begin(e->w, event_words, FXT_REC_EVENT, &ret);
 	if (p) {
-		p[FXT_SAMPLE_HDR] = ustack_end ? e->partial_hdr : e->sample_hdr;
+		p[FXT_SAMPLE_HDR] = hdr;
 		p[FXT_SAMPLE_TS] = s->hdr.time_ns;
 		p[FXT_SAMPLE_PID] = s->pid;
 		p[FXT_SAMPLE_TID] = s->tid;
@@ -315,13 +413,15 @@ static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 					(uint64_t)s->nr_kernel << 32;
 		if (ustack_end)
 			p[FXT_SAMPLE_USTACK_END] = ustack_end;
+		if (stack_arg)
+			p[event_words - 1] = stack_arg;
 		ret = fxt_writer__end(e->w, event_words);
 	}
 	/*
 	 * Offer the stack and the copy even when the event was dropped: the
 	 * sink counts every record it refuses, and a blob stands on its own.
 	 */
-	if (frames)
+	if (frames && !stack_arg)
 		ret2 = on_sample_stack(e, s, frames);
 	if (s->flags & FXTPROF_SAMPLE_STACK_COPY)
 		ret3 = on_stack_copy(e, s);
@@ -739,6 +839,9 @@ static int fxt_enc_begin_segment(void *ctx)
 	e->sched_pinned = false;
 	e->ustack_end_pinned = false;
 	e->stack_copy_pinned = false;
+	e->stack_refs_pinned = false;
+	if (e->stacks)
+		stack_refs__reset(e->stacks);
 	ret = fxt_writer__prologue(e->w, FXT_ENCODER_PROVIDER_ID,
 				   FXT_ENCODER_PROVIDER_NAME, FXT_NS_PER_SEC);
 	return ret ? ret : fxt_enc_pin(e);

@@ -10,7 +10,8 @@
  *  - sample: an instant event "cpu"/"sample" on the thread with args cpu,
  *    mode and kframes, followed by the stack as a large blob in the Fuchsia
  *    kernel sampler's convention (kernel frames first, then user frames,
- *    each leaf first; kframes says where the user frames begin);
+ *    each leaf first; kframes says where the user frames begin), or, with
+ *    shared stacks, a stack argument naming a stack written once;
  *  - fork, exec, exit: instant events in category "task" with arguments;
  *  - LOST: a provider buffer-overflow event plus the counter
  *    "fxtprof:kernel_lost" with the running totals;
@@ -19,6 +20,8 @@
  */
 #ifndef FXTPROF_FXT_ENCODER_H
 #define FXTPROF_FXT_ENCODER_H
+
+#include <stdbool.h>
 
 #include "encode/encoder.h"
 #include "fxt/fxt.h"
@@ -38,6 +41,15 @@ int fxt_encoder__new(struct fxt_encoder **ep, struct sink *sink);
 int fxt_encoder__new_opts(struct fxt_encoder **ep,
 			  const struct fxt_writer_opts *wo);
 void fxt_encoder__free(struct fxt_encoder *e);
+
+/*
+ * Share stacks between samples (fxt_profile.h, "Stack references"): each
+ * distinct stack written once per segment, samples naming it by id.  Off
+ * by default, and for sinks that keep or cut a stream by record (the
+ * flight window, archives), whose definitions must stay with their
+ * samples.  0 or -ENOMEM.
+ */
+int fxt_encoder__share_stacks(struct fxt_encoder *e, bool on);
 
 /* The encoder interface of @e, for the state. */
 struct encoder fxt_encoder__encoder(struct fxt_encoder *e);

@@ -10,7 +10,8 @@
  *
  * Events (category / name: arguments):
  *   cpu / sample                   cpu u32, mode str, kframes u32,
- *                                  [ustack_end str: a partial user stack]
+ *                                  [ustack_end str: a partial user stack],
+ *                                  [stack u32: its frames by reference]
  *   task / fork                    child_pid u32, child_tid u32,
  *                                  clone_flags u64
  *   task / exec                    filename str, [old_tid u32]
@@ -49,6 +50,8 @@
  */
 #ifndef FXT_PROFILE_H
 #define FXT_PROFILE_H
+
+#include <stdint.h>
 
 #define FXT_KOBJ_MAPPING	0x80
 #define FXT_KOBJ_KMOD		0x81
@@ -185,6 +188,33 @@ enum fxt_sample_stack_word {
 	FXT_STACK_SIZE,			/* bytes: 8 per frame */
 	FXT_STACK_FRAMES,		/* the first frame's word */
 };
+
+/*
+ * Stack references.  A stream whose writer shares stacks between samples
+ * (fxt_encoder__share_stacks()) writes each distinct stack once per
+ * segment, as a blob record (type 5) of FXT_BLOB_DATA named
+ * FXT_PROFILE_STACK_DEF, before the first sample that needs it; that
+ * sample and every later one of the same stack carry its id as a last
+ * argument, FXT_PROFILE_ARG_STACK (u32), and no large blob.  Ids are below
+ * FXT_STACK_REFS_MAX; a definition of an id replaces its earlier one, and
+ * a segment (the magic record) starts with none.  The payload, in
+ * little-endian u64 words:
+ */
+#define FXT_PROFILE_STACK_DEF		"fxtprof:stack"
+#define FXT_PROFILE_ARG_STACK		"stack"
+#define FXT_STACK_REFS_MAX		4096u
+enum fxt_stack_def_word {
+	/* bits 0..31 the id, 32..47 the kernel frames, 48..63 all frames */
+	FXT_STACK_DEF_HEAD,
+	FXT_STACK_DEF_FRAMES,		/* then the frames, as a stack blob's */
+};
+
+static inline uint64_t fxt_stack_def_head(uint32_t id, unsigned int kframes,
+					  unsigned int frames)
+{
+	return id | (uint64_t)(kframes & 0xffff) << 32 |
+	       (uint64_t)(frames & 0xffff) << 48;
+}
 
 /*
  * A sample with a stack copy (FXTPROF_SAMPLE_STACK_COPY, ABI 6) has, right

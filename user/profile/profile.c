@@ -261,6 +261,7 @@ struct profile {
 	size_t nr_samples, cap_samples;
 	struct frame_chunk *frames;	/* each distinct stack once; newest */
 	uint64_t frames_total;		/* of all samples */
+	uint64_t unresolved_stacks;	/* naming a stack never defined */
 	uint64_t partial_ustacks[FXTPROF_USTACK_END_SLOTS];
 
 	struct name_ent *tnames, *pnames;
@@ -315,6 +316,14 @@ struct loader {
 	uint16_t kframes;		/* its kframes argument, 0 if none */
 	bool unsorted;			/* a sample before its predecessor */
 	struct hmap stacks;		/* stack (a pointer) -> frames, by hash */
+	/* The segment's shared stacks, by id (fxt_profile.h); NULL: none. */
+	struct stack_def *stack_defs;
+};
+
+/* A shared stack: interned frames, or n == 0 while the id is undefined. */
+struct stack_def {
+	const uint64_t *ips;
+	uint16_t n, nk;
 };
 
 static int fail(struct loader *ld, uint64_t off, int errnum,
@@ -508,6 +517,28 @@ static const char *name_at(const struct name_ent *names,
 
 /* ---- records -------------------------------------------------------- */
 
+/*
+ * A sample that names a shared stack instead of carrying its frames: no
+ * blob follows it.  One naming an id its segment did not define keeps no
+ * frames, and is counted.
+ */
+static void on_stack_ref(struct loader *ld, struct sample_ent *e, uint64_t id)
+{
+	const struct stack_def *d;
+
+	ld->last_sample = 0;
+	d = ld->stack_defs && id < FXT_STACK_REFS_MAX ? &ld->stack_defs[id]
+						       : NULL;
+	if (!d || !d->n) {
+		ld->p->unresolved_stacks++;
+		return;
+	}
+	e->s.ips = d->ips;
+	e->s.nr_kernel = d->nk;
+	e->s.nr_user = (uint16_t)(d->n - d->nk);
+	ld->p->frames_total += d->n;
+}
+
 static int on_sample(struct loader *ld, const struct fxt_record *rec)
 {
 	struct profile *p = ld->p;
@@ -544,6 +575,9 @@ static int on_sample(struct loader *ld, const struct fxt_record *rec)
 	e->seq = ld->seq;
 	ld->last_sample = p->nr_samples;
 	ld->copy_sample = p->nr_samples;
+	if (rec->nargs > 3 &&
+	    fxt_record__arg_uint(rec, FXT_PROFILE_ARG_STACK, &v))
+		on_stack_ref(ld, e, v);
 	if (p->nr_samples > 1 && e->s.ts < e[-1].s.ts)
 		ld->unsorted = true;
 	return 0;
@@ -607,20 +641,26 @@ static uint64_t *frames_room(struct profile *p, size_t n)
  * loop's), so this keeps the frames, and what later walks them, to the
  * distinct stacks.
  */
-static int intern_stack(struct profile *p, struct hmap *stacks,
-			struct sample_ent *e, const uint64_t *ips, uint32_t n)
+static int intern_frames(struct profile *p, struct hmap *stacks,
+			 const uint64_t *ips, uint32_t n, const uint64_t **kept)
 {
 	struct stack_key k = { .ips = ips, .n = n };
 	uint64_t hash = stack_hash(ips, n);
 	struct hmap_slot *hit = hmap__find(stacks, hash, stack_eq, &k);
 
 	if (hit) {
-		e->s.ips = (const uint64_t *)(uintptr_t)hit->key;
+		*kept = (const uint64_t *)(uintptr_t)hit->key;
 		return 0;
 	}
-	e->s.ips = ips;
+	*kept = ips;
 	p->frames->n += n;
 	return hmap__add(stacks, hash, (uintptr_t)ips, n, NULL);
+}
+
+static int intern_stack(struct profile *p, struct hmap *stacks,
+			struct sample_ent *e, const uint64_t *ips, uint32_t n)
+{
+	return intern_frames(p, stacks, ips, n, &e->s.ips);
 }
 
 /*
@@ -671,6 +711,61 @@ static int on_stack(struct loader *ld, const struct fxt_record *rec)
 	p->frames_total += n;
 	ld->last_sample = 0;
 	return intern_stack(p, &ld->stacks, e, ips, n);
+}
+
+/*
+ * A shared stack's definition (a blob record, fxt_profile.h): its frames
+ * interned, under its id until the segment ends or the id is defined
+ * again.  A malformed one is an error: the samples naming it would be
+ * wrong.
+ */
+static int on_stack_def(struct loader *ld, const struct fxt_record *rec)
+{
+	const unsigned char *d = rec->blob.data;
+	uint64_t head, w, i;
+	unsigned int id, nk, n;
+	struct stack_def *def;
+	uint64_t *ips;
+
+	if (rec->blob.len < 16 || rec->blob.len % 8)
+		goto bad;
+	memcpy(&head, d, 8);
+	head = le64toh(head);
+	id = (unsigned int)(head & 0xffffffffu);
+	nk = (unsigned int)(head >> 32 & 0xffff);
+	n = (unsigned int)(head >> 48);
+	if (id >= FXT_STACK_REFS_MAX || !n || nk > n ||
+	    rec->blob.len != 8 * (FXT_STACK_DEF_FRAMES + (uint64_t)n))
+		goto bad;
+	if (!ld->stack_defs) {
+		ld->stack_defs = calloc(FXT_STACK_REFS_MAX,
+					sizeof(*ld->stack_defs));
+		if (!ld->stack_defs)
+			return -ENOMEM;
+	}
+	ips = frames_room(ld->p, n);
+	if (!ips)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		memcpy(&w, d + 8 * (FXT_STACK_DEF_FRAMES + i), 8);
+		ips[i] = le64toh(w);
+	}
+	def = &ld->stack_defs[id];
+	def->n = (uint16_t)n;
+	def->nk = (uint16_t)nk;
+	return intern_frames(ld->p, &ld->stacks, ips, n, &def->ips);
+bad:
+	return fail(ld, rec->offset, EPROTO,
+		    "malformed %s blob of %u bytes", FXT_PROFILE_STACK_DEF,
+		    rec->blob.len);
+}
+
+/* A new segment (its magic record): the shared stacks start over. */
+static void on_segment(struct loader *ld)
+{
+	if (ld->stack_defs)
+		memset(ld->stack_defs, 0,
+		       FXT_STACK_REFS_MAX * sizeof(*ld->stack_defs));
 }
 
 /* Whether a sample's user stack wants its copy's: only the leaf, or partial. */
@@ -1004,6 +1099,16 @@ static int on_record(struct loader *ld, const struct fxt_record *rec)
 		return on_event(ld, rec);
 	case FXT_REC_KERNEL_OBJ:
 		return on_kobj(ld, rec);
+	case FXT_REC_METADATA:
+		if (rec->subtype == FXT_META_TRACE_INFO &&
+		    !rec->meta.trace_info_type)
+			on_segment(ld);
+		return 0;
+	case FXT_REC_BLOB:
+		if (rec->blob.blob_type == FXT_BLOB_DATA &&
+		    fxt_str__is(&rec->blob.name, FXT_PROFILE_STACK_DEF))
+			return on_stack_def(ld, rec);
+		return 0;
 	case FXT_REC_LARGE:
 		if (rec->subtype != FXT_LARGE_BLOB)
 			return 0;
@@ -1289,6 +1394,7 @@ static int load_end(struct loader *ld, int ret, struct profile **out)
 		ret = fail(ld, 0, -ret, "out of memory");
 	fxt_reader__free(ld->rd);
 	free(ld->rec);
+	free(ld->stack_defs);
 	/* The copies' frames will be interned with the others. */
 	if (!ret && ld->p->nr_copies)
 		ld->p->stacks = ld->stacks;
@@ -1677,6 +1783,7 @@ void profile__stats(const struct profile *p, struct profile_stats *st)
 	st->ksyms = p->nr_ksyms;
 	st->lost_records = p->lost_records;
 	st->output_dropped = p->output_dropped;
+	st->unresolved_stacks = p->unresolved_stacks;
 	memcpy(st->partial_ustacks, p->partial_ustacks,
 	       sizeof(st->partial_ustacks));
 	st->has_mappings = p->nr_maps > 0;

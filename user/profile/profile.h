@@ -149,6 +149,8 @@ struct profile_stats {
 	uint64_t ksyms;
 	uint64_t lost_records;		/* fxtprof:kernel_lost, last totals */
 	uint64_t output_dropped;	/* fxtprof:output_dropped records */
+	/* Samples naming a shared stack their segment never defined. */
+	uint64_t unresolved_stacks;
 	/*
 	 * Samples by why their user stack stopped short, by enum
 	 * fxtprof_ustack_end (the ustack_end argument; 0 counts none).

@@ -70,6 +70,7 @@ struct report {
 	uint64_t by_type[16];
 	uint64_t records, bytes, warnings;
 	uint64_t samples, stack_blobs, overflow_events;
+	uint64_t stack_refs, stack_defs;	/* shared stacks (fxt_profile.h) */
 	uint64_t per_cpu[MAX_CPUS];
 	uint64_t cpu_other;
 	int64_t first_ns, last_ns;
@@ -198,6 +199,9 @@ static void on_event(struct report *rp, const struct fxt_record *rec)
 			fxt_record__arg(rec, FXT_PROFILE_ARG_CPU);
 
 		rp->samples++;
+		if (rec->nargs > 3 &&
+		    fxt_record__arg(rec, FXT_PROFILE_ARG_STACK))
+			rp->stack_refs++;
 		if (p)
 			p->samples++;
 		if (t) {
@@ -296,6 +300,10 @@ static void on_record(struct report *rp, struct fxt_reader *r,
 		if (rec->subtype == FXT_LARGE_BLOB && !rec->large.category.len &&
 		    !rec->large.name.len)
 			rp->stack_blobs++;
+		break;
+	case FXT_REC_BLOB:
+		if (fxt_str__is(&rec->blob.name, FXT_PROFILE_STACK_DEF))
+			rp->stack_defs++;
 		break;
 	}
 }
@@ -454,8 +462,12 @@ void report__print(struct report *rp, FILE *f, const char *path,
 		fprintf(f, "  %-28s %10" PRIu64 "\n", "(other names)",
 			rp->ev_other);
 
-	fprintf(f, "\nsamples: %" PRIu64 " (stack blobs %" PRIu64 ")\n",
+	fprintf(f, "\nsamples: %" PRIu64 " (stack blobs %" PRIu64,
 		rp->samples, rp->stack_blobs);
+	if (rp->stack_refs || rp->stack_defs)
+		fprintf(f, "; shared stacks %" PRIu64 ", named by %" PRIu64
+			" samples", rp->stack_defs, rp->stack_refs);
+	fputs(")\n", f);
 	for (i = 0; i < MAX_CPUS; i++)
 		if (rp->per_cpu[i])
 			ncpu++;

@@ -181,6 +181,11 @@ bool sink__segment_wanted(const struct sink *s)
 	return s->segment_wanted && sink_accepting(s);
 }
 
+bool sink__takes_references(const struct sink *s)
+{
+	return !s->ops->by_record;
+}
+
 void sink__segment_begun(struct sink *s)
 {
 	s->segment_wanted = false;

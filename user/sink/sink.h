@@ -190,6 +190,12 @@ int sink__flush(struct sink *s);
  * been written to it yet: the next records should make it self-contained.
  */
 bool sink__segment_wanted(const struct sink *s);
+/*
+ * Whether a record may refer to an earlier event of its segment (a shared
+ * stack, fxt_profile.h): a file or a socket keeps the stream as written;
+ * the flight window and archives keep records one by one.
+ */
+bool sink__takes_references(const struct sink *s);
 void sink__segment_begun(struct sink *s);
 
 /*

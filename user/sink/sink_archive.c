@@ -304,6 +304,7 @@ static void sink_archive_give_up(struct sink *s)
 }
 
 const struct sink_ops sink_archive_ops = {
+	.by_record	= true,
 	.size		= sizeof(struct sink_archive),
 	.init		= sink_archive_init,
 	.open		= sink_archive_open,

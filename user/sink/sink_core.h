@@ -52,6 +52,13 @@ struct sink;
 struct sink_ops {
 	/* A stream socket: delivery is confirmed by the receiver. */
 	bool socket;
+	/*
+	 * It keeps or drops committed records one by one, not as the
+	 * stream they were written in (the flight window evicts the oldest
+	 * events, an archive cuts chunks): a record may not refer to an
+	 * earlier event (sink__takes_references()).
+	 */
+	bool by_record;
 	/* The back end's struct; its first member is its struct sink. */
 	size_t size;
 	/* Optional: the queue's capacity for @opts, else SINK_FILE_CAP. */

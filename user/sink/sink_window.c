@@ -92,6 +92,7 @@ static bool sink_window_complete(const struct sink *s)
 }
 
 const struct sink_ops sink_window_ops = {
+	.by_record	= true,
 	.size		= sizeof(struct sink_window),
 	.reserve	= sink_window_reserve,
 	.commit		= sink_window_commit,
