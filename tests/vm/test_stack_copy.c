@@ -167,17 +167,27 @@ static void log_both(struct __test_metadata *_metadata, const struct nofp *n,
 	       s->ustack_end, nr_p, stack_copy_end__name(end), buf);
 }
 
-static void cross_check(struct __test_metadata *_metadata,
-			FIXTURE_DATA(dev) *self, const char *mode)
+/* What one recording's copies gave against its walks. */
+struct cross_counts {
+	unsigned int in_prog, in_main, same;
+	unsigned int ends[STACK_COPY__NR];
+};
+
+/* Record fxt_nofp MODE for @ms and count what its copies give. */
+static void cross_count(struct __test_metadata *_metadata,
+			FIXTURE_DATA(dev) *self, const char *mode,
+			unsigned int ms, struct cross_counts *k)
 {
-	unsigned int in_prog = 0, in_main = 0, same = 0, logged = 0;
-	unsigned int ends[STACK_COPY__NR] = { 0 };
+	unsigned int logged = 0;
 	struct stack_copy_unwinder *u;
 	struct stack_copy_module m;
 	uint64_t pcs[FXTPROF_MAX_STACK_DEPTH];
 	struct nofp n = { 0 };
+	char arg[16];
 
-	record_nofp(_metadata, self, &n, mode, "2000",
+	memset(k, 0, sizeof(*k));
+	snprintf(arg, sizeof(arg), "%u", ms);
+	record_nofp(_metadata, self, &n, mode, arg,
 		    FXTPROF_MAX_STACK_DEPTH, 0, FXTPROF_CFG_STACK_COPY);
 	ASSERT_EQ(0, stack_copy_unwinder__new(COPY_MACHINE, &u));
 	m = (struct stack_copy_module){
@@ -193,12 +203,12 @@ static void cross_check(struct __test_metadata *_metadata,
 
 		if (!s || !(c = fxtprof_sample__stack_copy(s)))
 			continue;
-		in_prog++;
+		k->in_prog++;
 		end = stack_copy_unwinder__unwind(u, c, sizeof(*c) +
 						  c->nr_regs * 8 + c->size,
 						  pcs, FXTPROF_MAX_STACK_DEPTH,
 						  &nr);
-		ends[end]++;
+		k->ends[end]++;
 		/*
 		 * Samples taken before main or after it returned (the static
 		 * binary's start-up and exit, a larger share on the slow
@@ -207,24 +217,50 @@ static void cross_check(struct __test_metadata *_metadata,
 		 */
 		if (!reaches_main(&n, pcs, nr))
 			continue;
-		in_main++;
+		k->in_main++;
 		if (same_to_main(&n, s->ips + s->nr_kernel, s->nr_user, pcs,
 				 nr))
-			same++;
+			k->same++;
 		else if (logged++ < 5)
 			log_both(_metadata, &n, s, pcs, nr, end);
 	}
 	stack_copy_unwinder__free(u);
-	TH_LOG("%s: %u samples in fxt_nofp, %u whose copy unwinds to main, "
-	       "%u of them the same in the walk", mode, in_prog, in_main, same);
+	TH_LOG("%s, %u ms: %u samples in fxt_nofp, %u whose copy unwinds to "
+	       "main, %u of them the same in the walk", mode, ms, k->in_prog,
+	       k->in_main, k->same);
 	/* How the copies' unwinds ended, so that a shortfall says why. */
 	for (unsigned int e = 0; e < STACK_COPY__NR; e++)
-		if (ends[e])
+		if (k->ends[e])
 			TH_LOG("%s: copies whose unwind ended '%s': %u", mode,
-			       stack_copy_end__name(e), ends[e]);
-	EXPECT_LE(100, in_main);
-	EXPECT_LE(in_prog * 80, in_main * 100ull);
-	EXPECT_LE(in_main * 95, same * 100ull);
+			       stack_copy_end__name(e), k->ends[e]);
+}
+
+/*
+ * The cross-check wants 100 samples under main.  How many a 2 s run gets
+ * depends on how much CPU the guest gets: under TCG beside two busy host
+ * CPUs, the debug kernel has given 75.  A run that falls short is
+ * recorded again, twice as long, on a fresh session, up to 16 s (the
+ * rings, 16 MiB a CPU, hold about 1900 copies each: more than TCG's
+ * sampling gives in that time).
+ */
+static void cross_check(struct __test_metadata *_metadata,
+			FIXTURE_DATA(dev) *self, const char *mode)
+{
+	struct cross_counts k;
+	unsigned int ms;
+
+	for (ms = 2000;; ms *= 2) {
+		cross_count(_metadata, self, mode, ms, &k);
+		if (k.in_main >= 100 || ms >= 16000)
+			break;
+		vm_recs_free(&self->r);
+		fxtprof_dev__close(self->dev);
+		ASSERT_EQ(0, fxtprof_dev__open(NULL, &self->dev));
+		self->info = fxtprof_dev__info(self->dev);
+	}
+	EXPECT_LE(100, k.in_main);
+	EXPECT_LE(k.in_prog * 80, k.in_main * 100ull);
+	EXPECT_LE(k.in_main * 95, k.same * 100ull);
 }
 
 TEST_F(dev, copies_unwind_as_the_walk_in_qsort)
