@@ -17,6 +17,9 @@
 #   $(B)/tests/bpf/run_record_ready  TAP: record --ready-file: the file
 #                                 appears once it samples; what starts after
 #                                 it is recorded
+#   $(B)/tests/bpf/run_record_memory  TAP: record -v: its memory account,
+#                                 at SIGUSR1 and at the end, against the
+#                                 kernel's figures
 #   $(B)/tests/bpf/run_record_unwind  TAP: record with idle processes that
 #                                 would take --unwind-memory: the workload's
 #                                 stacks, and a forked child's, reach main
@@ -124,10 +127,12 @@ $(B)/tests/bpf/run_%: tests/bpf/run_%.sh
 $(B)/tests/bpf/run_record_auto: $(B)/bin/fxtprof $(B)/tests/symbols/sym_chain \
 	$(B)/tests/symbols/sym_short $(B)/tests/symbols/sym_wait
 $(B)/tests/bpf/run_record_ready: $(B)/bin/fxtprof
+$(B)/tests/bpf/run_record_memory: $(B)/bin/fxtprof
 $(B)/tests/bpf/run_record_unwind: $(B)/bin/fxtprof \
 	$(B)/tests/bpf/unwind_workload
 # The TAP helper the run_record_* scripts source, beside them.
 $(B)/tests/bpf/run_record_auto $(B)/tests/bpf/run_record_ready \
+	$(B)/tests/bpf/run_record_memory \
 	$(B)/tests/bpf/run_record_unwind: $(B)/tests/bpf/tap.sh
 $(B)/tests/bpf/tap.sh: tests/scripts/tap.sh
 	@mkdir -p $(@D)
@@ -161,6 +166,7 @@ ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/test_bpf_ring \
 	      $(B)/tests/bpf/run_bpf_record $(B)/tests/bpf/run_record_auto \
 	      $(B)/tests/bpf/run_record_ready $(B)/tests/bpf/run_record_unwind \
+	      $(B)/tests/bpf/run_record_memory \
 	      $(B)/tests/bpf/run_core_check $(B)/tests/bpf/test_bpf_unwind \
 	      $(B)/tests/bpf/test_unwind_ranges $(B)/tests/bpf/test_unwind_extents
 USER_PROGS += $(B)/tests/bpf/bpf_record $(B)/tests/bpf/fp_workload

@@ -132,6 +132,8 @@ void archive_writer__count_dropped(struct archive_writer *w,
  * and the footer.  0 or -errno; nothing is appended after it.
  */
 int archive_writer__finish(struct archive_writer *w);
+/* The bytes of the writer's chunk buffers (its codec's tables apart). */
+size_t archive_writer__bytes(const struct archive_writer *w);
 void archive_writer__stats(const struct archive_writer *w,
 			   struct archive_writer_stats *st);
 

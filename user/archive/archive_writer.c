@@ -592,3 +592,8 @@ void archive_writer__stats(const struct archive_writer *w,
 {
 	*st = w->st;
 }
+
+size_t archive_writer__bytes(const struct archive_writer *w)
+{
+	return w->cap + w->zcap + (w->cbuf ? w->cap : 0) + w->manifest.cap;
+}

@@ -45,6 +45,7 @@
 #include "export.h"
 #endif
 #include "encode/fxt_encoder.h"
+#include "record_memory.h"
 #include <libfxtprof.h>
 #include "sink/sink.h"
 #include "source/source.h"
@@ -252,6 +253,18 @@ static int drain_rings(struct recorder *r)
 	return 0;
 }
 
+/* -v: the recorder's memory, part by part (record_memory.h). */
+static void memory_account(struct recorder *r)
+{
+	struct record_memory m;
+	int ret = record_memory__take(&m, &r->state, r->out, &r->unwind);
+
+	if (ret)
+		reader_err(ret, "memory: /proc/self cannot be read; its parts "
+			   "are missing below");
+	record_memory__print(stderr, &m);
+}
+
 /*
  * SIGUSR1: everything committed until now goes to the output, and the
  * recording goes on.  A flush asked for while one is pending supersedes
@@ -438,6 +451,8 @@ static void on_signal(struct ev_handler *h, const struct io_uring_cqe *cqe)
 
 	if (cqe->res == (int)sizeof(r->si) && r->si.ssi_signo == SIGUSR1) {
 		request_flush(r);
+		if (r->opts->verbose)
+			memory_account(r);
 		if (!r->stop)
 			arm_signal(r);
 		return;
@@ -637,6 +652,8 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 		fprintf(stderr, "fxtprof: sampling handler %.1f us on average\n",
 			(double)total->handler_ns / (double)total->handler_calls / 1e3);
 	reader_cpu_line(secs);
+	if (r->opts->verbose)
+		memory_account(r);
 }
 
 int cmd_record(int argc, char **argv)

@@ -131,6 +131,8 @@ static void record_usage(FILE *f)
 "      --device PATH      the fxtprof device (default %s)\n"
 "  -o, --output URI       the output, instead of the URI operand\n"
 "  -q, --quiet            no status line, no summary\n"
+"  -v, --verbose          the summary also accounts for the recorder's\n"
+"                         memory, part by part, as does each SIGUSR1\n"
 "      --ready-file PATH  once the source samples, create PATH (mode 0600,\n"
 "                         holding the recorder's pid): a script waits for\n"
 "                         it before it starts the workload\n"
@@ -335,6 +337,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		{ "sources", required_argument, NULL, OPT_SOURCES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "ready-file", required_argument, NULL, OPT_READY_FILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -353,7 +356,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	o->linger = 5;
 	o->max_buffered = SINK_DEFAULT_MAX_BUFFERED;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "F:C:d:g:m:o:qh", longopts,
+	while ((c = getopt_long(argc, argv, "F:C:d:g:m:o:qvh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'F':
@@ -524,6 +527,9 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
 			break;
 		case OPT_READY_FILE:
 			o->ready_file = optarg;

@@ -37,6 +37,7 @@ struct record_opts {
 	bool reconnect;
 	uint64_t cpumask[16];	/* -C, up to 1024 CPUs */
 	bool quiet;
+	bool verbose;		/* -v: the memory account too */
 	bool no_mmap;		/* no mapping records */
 	bool no_ksyms;		/* no kernel symbol records */
 	bool no_shared_stacks;	/* every sample's frames in its own blob */

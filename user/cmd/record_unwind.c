@@ -156,7 +156,9 @@ static void *worker_main(void *arg)
 			unwind_cache__evict(ru->cache, j->m.build_id,
 					    j->m.build_id_size);
 			job__free(j);
+			unwind_cache__stats(ru->cache, &st);
 			pthread_mutex_lock(&q->lock);
+			ru->cache_bytes = st.bytes;
 			continue;
 		}
 		t0 = clock_ns(CLOCK_MONOTONIC);
@@ -180,8 +182,10 @@ static void *worker_main(void *arg)
 		}
 		elf_end(j->elf);
 		j->elf = NULL;
+		unwind_cache__stats(ru->cache, &st);
 
 		pthread_mutex_lock(&q->lock);
+		ru->cache_bytes = st.bytes;
 		ru->build_ns += clock_ns(CLOCK_MONOTONIC) - t0;
 		job__append(j, &q->out_tail);
 		/* Cannot fail: the loop reads the counter long before 2^64. */
@@ -1009,4 +1013,16 @@ void record_unwind__fini(struct record_unwind *ru)
 	hmap__free(&ru->known);
 	unwind_procs__free(&ru->procs);
 	memset(ru, 0, sizeof(*ru));
+}
+
+uint64_t record_unwind__memory(struct record_unwind *ru)
+{
+	uint64_t n;
+
+	if (!record_unwind__active(ru))
+		return 0;
+	pthread_mutex_lock(&ru->q.lock);
+	n = ru->cache_bytes;
+	pthread_mutex_unlock(&ru->q.lock);
+	return n;
 }

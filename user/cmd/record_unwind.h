@@ -85,6 +85,7 @@ struct record_unwind {
 	uint64_t inherited;		/* ranges given to forked children */
 	uint64_t remapped;		/* the new image's, again at its exec */
 	uint64_t build_ns;		/* spent building tables */
+	uint64_t cache_bytes;		/* the worker's tables, under q.lock */
 };
 
 /*
@@ -164,5 +165,8 @@ void record_unwind__summary(struct record_unwind *ru,
 			    const struct fxtprof_stats *total);
 
 void record_unwind__fini(struct record_unwind *ru);
+
+/* The bytes of the tables the recorder keeps (its cache), 0 when off. */
+uint64_t record_unwind__memory(struct record_unwind *ru);
 
 #endif /* FXTPROF_RECORD_UNWIND_H */

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "record_queue.h"
 
@@ -183,4 +184,34 @@ bool record_queue__pop(struct record_queue *q, size_t *len,
 	q->b_head++;
 	normalize(q);
 	return true;
+}
+
+/* The bytes of the pages of mapping [@p, @p + @len) that are in memory. */
+static uint64_t resident_bytes(const void *p, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages, i, k, n;
+	unsigned char vec[256];
+	uint64_t in = 0;
+
+	if (!p || !len)
+		return 0;
+	pages = (len + page - 1) / page;
+	for (i = 0; i < pages; i += n) {
+		n = pages - i < sizeof(vec) ? pages - i : sizeof(vec);
+		if (mincore((unsigned char *)p + i * page, n * page, vec))
+			return 0;
+		for (k = 0; k < n; k++)
+			in += vec[k] & 1;
+	}
+	return in * page;
+}
+
+void record_queue__memory(const struct record_queue *q, uint64_t *held,
+			  uint64_t *resident)
+{
+	size_t bounds = q->nbounds * sizeof(*q->bounds);
+
+	*held = q->cap + bounds;
+	*resident = resident_bytes(q->buf, q->cap) +
+		    resident_bytes(q->bounds, bounds);
 }

@@ -84,4 +84,12 @@ static inline uint64_t record_queue__records(const struct record_queue *q)
 	return q->b_tail - q->b_head;
 }
 
+/*
+ * The bytes @q holds (its buffer and its record bounds) in *@held, and
+ * of them those in memory in *@resident (mincore() of both mappings:
+ * a queue never filled has touched only its first pages).
+ */
+void record_queue__memory(const struct record_queue *q, uint64_t *held,
+			  uint64_t *resident);
+
 #endif /* FXTPROF_RECORD_QUEUE_H */

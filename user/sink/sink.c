@@ -181,6 +181,13 @@ bool sink__segment_wanted(const struct sink *s)
 	return s->segment_wanted && sink_accepting(s);
 }
 
+void sink__memory(const struct sink *s, struct sink_memory *m)
+{
+	record_queue__memory(&s->q, &m->held, &m->resident);
+	if (s->ops->memory)
+		s->ops->memory(s, m);
+}
+
 bool sink__takes_references(const struct sink *s)
 {
 	return !s->ops->by_record;

@@ -196,6 +196,17 @@ bool sink__segment_wanted(const struct sink *s);
  * the flight window and archives keep records one by one.
  */
 bool sink__takes_references(const struct sink *s);
+
+/*
+ * The memory a sink holds for what it has not written yet: its record
+ * queue (resident: the pages of it that are in memory), the flight
+ * window's chunks and definitions, an archive's chunk buffers.
+ */
+struct sink_memory {
+	uint64_t held;			/* allocated or mapped */
+	uint64_t resident;		/* of it, in memory */
+};
+void sink__memory(const struct sink *s, struct sink_memory *m);
 void sink__segment_begun(struct sink *s);
 
 /*

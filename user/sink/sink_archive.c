@@ -303,6 +303,15 @@ static void sink_archive_give_up(struct sink *s)
 	sink_fileio_abandon(s, &a->fd);
 }
 
+/* The chunk buffers: the chunk's records fill them as they come. */
+static void sink_archive_memory(const struct sink *s, struct sink_memory *m)
+{
+	size_t n = archive_writer__bytes(sink_archive((struct sink *)s)->arch);
+
+	m->held += n;
+	m->resident += n;
+}
+
 const struct sink_ops sink_archive_ops = {
 	.by_record	= true,
 	.size		= sizeof(struct sink_archive),
@@ -316,4 +325,5 @@ const struct sink_ops sink_archive_ops = {
 	.flush_close	= sink_archive_flush_close,
 	.give_up	= sink_archive_give_up,
 	.release	= sink_archive_release,
+	.memory		= sink_archive_memory,
 };

@@ -97,6 +97,8 @@ struct sink_ops {
 	void (*give_up)(struct sink *s);
 	/* Optional: else everything committed was delivered. */
 	bool (*complete)(const struct sink *s);
+	/* Optional: what the back end holds besides the core's queue. */
+	void (*memory)(const struct sink *s, struct sink_memory *m);
 	/* Optional: release what the back end holds (sink_free()). */
 	void (*release)(struct sink *s);
 };

@@ -91,6 +91,16 @@ static bool sink_window_complete(const struct sink *s)
 	return s->state == SINK_CLOSED && !s->st.dropped_records;
 }
 
+/* The window's chunks and definitions, all touched when held. */
+static void sink_window_memory(const struct sink *s, struct sink_memory *m)
+{
+	struct flight_window_stats st;
+
+	flight_window__stats(sink_window((struct sink *)s)->win, &st);
+	m->held += st.held_bytes;
+	m->resident += st.held_bytes;
+}
+
 const struct sink_ops sink_window_ops = {
 	.by_record	= true,
 	.size		= sizeof(struct sink_window),
@@ -101,5 +111,6 @@ const struct sink_ops sink_window_ops = {
 	.segment_begun	= sink_window_segment_begun,
 	.flush_close	= sink_window_flush_close,
 	.complete	= sink_window_complete,
+	.memory		= sink_window_memory,
 	.release	= sink_window_release,
 };

@@ -126,3 +126,13 @@ int name_table__for_each_thread(const struct name_table *nt,
 {
 	return map_for_each(&nt->threads, fn, ctx);
 }
+
+static size_t name_map_bytes(const struct name_map *m)
+{
+	return m->cap * sizeof(*m->ents) + hmap__bytes(&m->index);
+}
+
+size_t name_table__bytes(const struct name_table *nt)
+{
+	return name_map_bytes(&nt->processes) + name_map_bytes(&nt->threads);
+}

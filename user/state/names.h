@@ -37,6 +37,8 @@ struct name_table {
 };
 
 void name_table__init(struct name_table *nt);
+/* The bytes @nt holds: its entries and indexes, at their capacity. */
+size_t name_table__bytes(const struct name_table *nt);
 void name_table__fini(struct name_table *nt);
 
 /* Remember a name (copied, at most FXTPROF_COMM_LEN bytes): 0/-ENOMEM. */

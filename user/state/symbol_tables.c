@@ -307,3 +307,29 @@ int symbol_tables__for_each(const struct symbol_tables *t,
 	}
 	return 0;
 }
+
+void symbol_tables__bytes(const struct symbol_tables *t, size_t *mappings,
+			  size_t *kernel)
+{
+	size_t i, j, m = hmap__bytes(&t->procs), k;
+
+	for (i = 0; t->procs.slots && i <= t->procs.mask; i++) {
+		const struct hmap_slot *s = &t->procs.slots[i];
+		const struct proc_mappings *p;
+
+		if (!s->hash)
+			continue;
+		p = (const struct proc_mappings *)(uintptr_t)s->val;
+		m += sizeof(*p) + p->cap * sizeof(*p->maps);
+		for (j = 0; j < p->n; j++)
+			m += p->maps[j]->hdr.size;
+	}
+	k = t->kmods_cap * sizeof(*t->kmods) +
+	    t->ksyms_cap * sizeof(*t->ksyms);
+	for (i = 0; i < t->nkmods; i++)
+		k += t->kmods[i]->hdr.size;
+	for (i = 0; i < t->nksyms; i++)
+		k += t->ksyms[i].rec->hdr.size;
+	*mappings = m;
+	*kernel = k;
+}

@@ -61,6 +61,9 @@ struct symbol_tables {
 
 
 void symbol_tables__init(struct symbol_tables *t);
+/* The bytes @t holds for mappings, and for kernel images and symbols. */
+void symbol_tables__bytes(const struct symbol_tables *t, size_t *mappings,
+			  size_t *kernel);
 void symbol_tables__fini(struct symbol_tables *t);
 
 /* 0 or -ENOMEM (the table then misses the record, nothing else). */

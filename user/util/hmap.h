@@ -42,6 +42,11 @@ struct hmap {
 
 /* An empty map needs no call: zero it (struct hmap m = { 0 }). */
 void hmap__free(struct hmap *m);
+/* The bytes @m holds. */
+static inline size_t hmap__bytes(const struct hmap *m)
+{
+	return m->slots ? (m->mask + 1) * sizeof(struct hmap_slot) : 0;
+}
 /* Empty @m and keep its memory. */
 void hmap__clear(struct hmap *m);
 /* Room for @n entries without growing: 0, -ENOMEM (or too many). */

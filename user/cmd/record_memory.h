@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * record_memory.h - the recorder's memory, part by part, for `record -v`
+ * (at the end, and at each SIGUSR1): what the process has resident, and
+ * of it the rings, the output, the name, mapping and kernel symbol
+ * tables, the unwind tables, the allocator's own share and the program.
+ * Documentation/performance.md ("The recorder's memory") says what each
+ * part is.
+ */
+#ifndef FXTPROF_RECORD_MEMORY_H
+#define FXTPROF_RECORD_MEMORY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct record_unwind;
+struct sink;
+struct stream_state;
+
+struct record_memory {
+	/* The process, from /proc/self/status. */
+	uint64_t rss, hwm;
+	/* From /proc/self/smaps: the rings (the module's device, BPF maps). */
+	uint64_t rings_mapped, rings_resident;
+	/* The program's own files (text, data) and its stacks. */
+	uint64_t file_resident, stack_resident;
+	/* What the output holds (sink__memory()). */
+	uint64_t output_held, output_resident;
+	/* Heap parts, bytes held. */
+	uint64_t names, mappings, kernel, unwind;
+	/* The allocator (mallinfo2()): in use, free in its arenas, mmap'd. */
+	uint64_t malloc_used, malloc_free, malloc_mmapped;
+};
+
+/*
+ * Take the account now, of @st's tables, @out and @ru (each may be NULL).
+ * 0, or -errno when /proc/self cannot be read (the parts it gives are 0).
+ */
+int record_memory__take(struct record_memory *m, const struct stream_state *st,
+			const struct sink *out, struct record_unwind *ru);
+
+/* The account as "fxtprof: memory: ..." lines. */
+void record_memory__print(FILE *f, const struct record_memory *m);
+
+#endif /* FXTPROF_RECORD_MEMORY_H */
