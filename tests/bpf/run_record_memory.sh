@@ -50,7 +50,8 @@ sed 's/^/# record: /' "$dir/log"
 # Every part, in each of the two accounts.
 missing=
 for part in "rings " "output " "program files" "stacks " "heap " \
-	    "names " "mappings " "kernel symbols" "unwind tables" "the rest"; do
+	    "names " "mappings " "kernel symbols" "kallsyms " "unwind tables" \
+	    "the rest"; do
 	n=$(grep -c "^fxtprof: memory:  *$part" "$dir/log")
 	[ "$n" = 2 ] || missing="$missing '$part' ($n)"
 done
@@ -81,7 +82,7 @@ ok $? "the rings are mapped ($2 MiB), resident at most that ($1 MiB)"
 # The heap's parts are held bytes: each below the heap in use.
 heap=$(grep -m1 '^fxtprof: memory:  *heap' "$dir/log" |
 	sed 's/.*heap *\([0-9.]*\) MiB in use.*/\1/')
-over=$(grep -E '^fxtprof: memory:  +(names|mappings|kernel symbols|unwind tables) ' "$dir/log" |
-	sed -n '1,4p' | awk -v h="$heap" '{ v = $(NF - 2) } v > h { print $0 }')
+over=$(grep -E '^fxtprof: memory:  +(names|mappings|kernel symbols|kallsyms|unwind tables) ' "$dir/log" |
+	sed -n '1,5p' | awk -v h="$heap" '{ for (i = 3; i < NF; i++) if ($(i + 1) == "MiB") { v = $i; break } } v > h { print $0 }')
 [ -n "$heap" ] && [ -z "$over" ]
 ok $? "every table's share is below the heap in use ($heap MiB)${over:+: $over}"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_pipeline.c - the pipeline's parts one at a time:
- *  - record_queue: boundaries, wrapping, partial sends, drops;
+ *  - record_queue: boundaries, wrapping, partial sends, drops, and the
+ *    pages a backlog touched given back;
  *  - the FXT encoder's sample path against the FXT reader and checker,
  *    and a partial user stack's fourth argument;
  *  - the stream state with a stand-in encoder: segments, and encoder
@@ -90,6 +91,48 @@ TEST(queue_boundaries_wrap_and_drop)
 	ASSERT_TRUE(record_queue__fits(&q, 4096));
 	put(_metadata, &q, 4096, 5, 'e');
 	ASSERT_EQ(q.buf, record_queue__peek(&q, &p) ? p : NULL);
+	record_queue__fini(&q);
+}
+
+/*
+ * A backlog touches the queue's pages; once it has left, the queue keeps
+ * RECORD_QUEUE_KEEP of them resident and gives the rest back, and its
+ * record FIFO starts over at 0 too, so that a long recording stays on
+ * the same first pages.
+ */
+TEST(queue_gives_back_a_backlogs_pages)
+{
+	struct record_queue q;
+	uint64_t held, resident;
+	const void *p;
+	size_t n;
+	int i;
+
+	ASSERT_EQ(0, record_queue__init(&q, 8 << 20));
+	record_queue__memory(&q, &held, &resident);
+	EXPECT_GT(held, 8 << 20);
+	EXPECT_EQ(0, resident);
+	/* A backlog of 4 MiB in 64-byte records: 64 Ki bounds, 512 KiB. */
+	for (i = 0; i < 65536; i++)
+		put(_metadata, &q, 64, 1, 'x');
+	record_queue__memory(&q, &held, &resident);
+	EXPECT_GE(resident, (4u << 20) + (512u << 10));
+	while ((n = record_queue__peek(&q, &p)))
+		record_queue__consume(&q, n);
+	ASSERT_EQ(0, record_queue__records(&q));
+	ASSERT_EQ(0, q.b_head);
+	record_queue__memory(&q, &held, &resident);
+	TH_LOG("after the backlog left: %llu bytes resident",
+	       (unsigned long long)resident);
+	EXPECT_LE(resident, 2 * RECORD_QUEUE_KEEP);
+	/* A steady stream after it stays on the kept pages. */
+	for (i = 0; i < 100000; i++) {
+		put(_metadata, &q, 64, 1, 'y');
+		n = record_queue__peek(&q, &p);
+		ASSERT_EQ(1, record_queue__consume(&q, n));
+	}
+	record_queue__memory(&q, &held, &resident);
+	EXPECT_LE(resident, 2 * RECORD_QUEUE_KEEP);
 	record_queue__fini(&q);
 }
 

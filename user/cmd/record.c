@@ -257,7 +257,8 @@ static int drain_rings(struct recorder *r)
 static void memory_account(struct recorder *r)
 {
 	struct record_memory m;
-	int ret = record_memory__take(&m, &r->state, r->out, &r->unwind);
+	int ret = record_memory__take(&m, &r->state, r->out, &r->syms,
+				      &r->unwind);
 
 	if (ret)
 		reader_err(ret, "memory: /proc/self cannot be read; its parts "

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "record_memory.h"
+#include "record_symbols.h"
 #include "record_unwind.h"
 #include "sink/sink.h"
 #include "state/stream_state.h"
@@ -113,7 +114,9 @@ static int read_smaps(struct record_memory *m)
 }
 
 int record_memory__take(struct record_memory *m, const struct stream_state *st,
-			const struct sink *out, struct record_unwind *ru)
+			const struct sink *out,
+			const struct record_symbols *syms,
+			struct record_unwind *ru)
 {
 	struct mallinfo2 mi = mallinfo2();
 	int ret, ret2;
@@ -136,6 +139,8 @@ int record_memory__take(struct record_memory *m, const struct stream_state *st,
 		m->mappings = maps;
 		m->kernel = kernel;
 	}
+	if (syms)
+		m->kallsyms = kernel_info__bytes(&syms->kinfo);
 	if (ru)
 		m->unwind = record_unwind__memory(ru);
 	m->malloc_used = mi.uordblks;
@@ -151,7 +156,8 @@ static double mib(uint64_t b)
 
 void record_memory__print(FILE *f, const struct record_memory *m)
 {
-	uint64_t parts = m->names + m->mappings + m->kernel + m->unwind;
+	uint64_t parts = m->names + m->mappings + m->kernel + m->kallsyms +
+			 m->unwind;
 	uint64_t heap = m->malloc_used + m->malloc_mmapped;
 
 	fprintf(f, "fxtprof: memory: %.2f MiB resident (at most %.2f MiB so "
@@ -177,6 +183,9 @@ void record_memory__print(FILE *f, const struct record_memory *m)
 		mib(m->mappings));
 	fprintf(f, "fxtprof: memory:     kernel symbols%8.3f MiB held\n",
 		mib(m->kernel));
+	fprintf(f, "fxtprof: memory:     kallsyms      %8.3f MiB held "
+		"(the kernel's functions, to name kernel frames)\n",
+		mib(m->kallsyms));
 	fprintf(f, "fxtprof: memory:     unwind tables %8.3f MiB held\n",
 		mib(m->unwind));
 	fprintf(f, "fxtprof: memory:     the rest      %8.3f MiB\n",

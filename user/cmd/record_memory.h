@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct record_symbols;
 struct record_unwind;
 struct sink;
 struct stream_state;
@@ -27,17 +28,20 @@ struct record_memory {
 	/* What the output holds (sink__memory()). */
 	uint64_t output_held, output_resident;
 	/* Heap parts, bytes held. */
-	uint64_t names, mappings, kernel, unwind;
+	uint64_t names, mappings, kernel, kallsyms, unwind;
 	/* The allocator (mallinfo2()): in use, free in its arenas, mmap'd. */
 	uint64_t malloc_used, malloc_free, malloc_mmapped;
 };
 
 /*
- * Take the account now, of @st's tables, @out and @ru (each may be NULL).
- * 0, or -errno when /proc/self cannot be read (the parts it gives are 0).
+ * Take the account now, of @st's tables, @out, @syms' copy of kallsyms
+ * and @ru (each may be NULL).  0, or -errno when /proc/self cannot be
+ * read (the parts it gives are 0).
  */
 int record_memory__take(struct record_memory *m, const struct stream_state *st,
-			const struct sink *out, struct record_unwind *ru);
+			const struct sink *out,
+			const struct record_symbols *syms,
+			struct record_unwind *ru);
 
 /* The account as "fxtprof: memory: ..." lines. */
 void record_memory__print(FILE *f, const struct record_memory *m);

@@ -3,7 +3,12 @@
  * record_queue.c - see record_queue.h.
  *
  * Both allocations are reserved with MAP_NORESERVE, so only what is used
- * becomes resident: the side FIFO costs 8 bytes per queued record.  No
+ * becomes resident: the side FIFO costs 8 bytes per queued record.  An
+ * empty queue starts over at 0, data and FIFO alike, so a steady stream
+ * keeps touching the same first pages; and once emptied after a backlog
+ * (a stalled peer, the start's snapshot), it gives the pages the backlog
+ * touched past RECORD_QUEUE_KEEP back with MADV_DONTNEED, so that its
+ * resident size follows the backlog down again.  No
  * transparent huge pages: a turn that first touches a 2 MiB page waits
  * for it to be zeroed (bench-socket's stalled peer saw 9-33 ms turns with
  * them, against well under 1 ms with 4 KiB pages).
@@ -60,6 +65,17 @@ void record_queue__fini(struct record_queue *q)
 	q->bounds = NULL;
 }
 
+/* Give back the pages of [@p + @keep, @p + @touched). */
+static void trim(void *p, size_t keep, size_t touched)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	keep = (keep + page - 1) & ~(page - 1);
+	if (touched > keep)
+		madvise((unsigned char *)p + keep, touched - keep,
+			MADV_DONTNEED);
+}
+
 /* Keep head on data, and start over at 0 once everything has left. */
 static void normalize(struct record_queue *q)
 {
@@ -67,8 +83,18 @@ static void normalize(struct record_queue *q)
 		q->head = 0;
 		q->wrapped = false;
 	}
-	if (!q->wrapped && q->head == q->tail && !q->res_len)
-		q->head = q->tail = 0;
+	if (q->wrapped || q->head != q->tail || q->res_len)
+		return;
+	q->head = q->tail = 0;
+	if (q->b_head != q->b_tail)
+		return;
+	q->b_head = q->b_tail = 0;
+	if (q->touched > RECORD_QUEUE_KEEP ||
+	    q->b_touched > RECORD_QUEUE_KEEP) {
+		trim(q->buf, RECORD_QUEUE_KEEP, q->touched);
+		trim(q->bounds, RECORD_QUEUE_KEEP, q->b_touched);
+		q->touched = q->b_touched = 0;
+	}
 }
 
 /* Where a record of @len would go: 0 and *off, or -1. */
@@ -129,9 +155,16 @@ void record_queue__commit(struct record_queue *q)
 		q->wrapped = true;
 	}
 	q->tail = q->res_off + q->res_len;
+	if (q->tail > q->touched)
+		q->touched = q->tail;
 	q->bounds[q->b_tail & (q->nbounds - 1)] = (uint64_t)q->res_len << 8 |
 					    q->res_kind;
 	q->b_tail++;
+	/* Until the FIFO wraps (it can only when the data did). */
+	if (q->b_tail >= q->nbounds)
+		q->b_touched = q->nbounds * sizeof(*q->bounds);
+	else if (q->b_tail * sizeof(*q->bounds) > q->b_touched)
+		q->b_touched = q->b_tail * sizeof(*q->bounds);
 	q->unsent += q->res_len;
 	q->res_len = 0;
 }

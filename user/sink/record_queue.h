@@ -35,7 +35,9 @@ struct record_queue {
 
 	uint64_t *bounds;	/* FIFO of (len << 8 | kind), one per record */
 	size_t nbounds;		/* its slots, a power of two */
-	uint64_t b_head, b_tail;	/* FIFO positions, never wrapped */
+	uint64_t b_head, b_tail;	/* FIFO positions, 0 again when empty */
+	/* The most of buf and of bounds touched since the last trim. */
+	size_t touched, b_touched;
 	size_t front_sent;	/* bytes of the front record already sent */
 
 	size_t unsent;		/* bytes committed and not consumed */
@@ -43,6 +45,13 @@ struct record_queue {
 	unsigned int res_kind;
 	bool res_wraps;
 };
+
+/*
+ * What an emptied queue keeps resident: the pages past this, of the data
+ * and of the bounds, go back to the kernel (a backlog touched them, and
+ * the next one touches them again).
+ */
+#define RECORD_QUEUE_KEEP	(256u << 10)
 
 /* @cap bytes (rounded down to 8, at least 4096), reserved lazily: 0/-errno. */
 int record_queue__init(struct record_queue *q, size_t cap);

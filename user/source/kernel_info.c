@@ -154,6 +154,38 @@ static int parse_sym(struct kernel_info *ki, char *line, size_t *scap,
 	return 0;
 }
 
+/*
+ * Keep only the names of the symbols kept, in their order, and both
+ * arrays at their size: the recorder holds the table for the whole
+ * recording, and the doubling that built it, and the aliases' names, are
+ * a third of it.  A failed shrink keeps the larger block.
+ */
+static void shrink_table(struct kernel_info *ki)
+{
+	size_t i, len = 0, n;
+	char *names, *p;
+	void *syms;
+
+	for (i = 0; i < ki->nsyms; i++)
+		len += strlen(ki->names + ki->syms[i].name_off) + 1;
+	names = malloc(len ? len : 1);
+	if (!names)
+		return;
+	for (i = 0, p = names; i < ki->nsyms; i++) {
+		n = strlen(ki->names + ki->syms[i].name_off) + 1;
+		memcpy(p, ki->names + ki->syms[i].name_off, n);
+		ki->syms[i].name_off = (uint32_t)(p - names);
+		p += n;
+	}
+	free(ki->names);
+	ki->names = names;
+	ki->names_len = ki->names_cap = len;
+	syms = realloc(ki->syms, (ki->nsyms ? ki->nsyms : 1) * sizeof(*ki->syms));
+	if (syms)
+		ki->syms = syms;
+	ki->syms_cap = ki->nsyms;
+}
+
 /* Sort, drop aliases, and give every symbol the size up to the next. */
 static void finish_table(struct kernel_info *ki)
 {
@@ -216,6 +248,7 @@ int kernel_info__load(struct kernel_info *ki, const char *root)
 	}
 	free(line);
 	fclose(f);
+	ki->syms_cap = scap;
 	if (ret)
 		goto out_free_syms;
 	if (all_zero) {
@@ -225,6 +258,7 @@ int kernel_info__load(struct kernel_info *ki, const char *root)
 		return 0;
 	}
 	finish_table(ki);
+	shrink_table(ki);
 	return 0;
 
 out_free_syms:
@@ -315,4 +349,10 @@ int kernel_info__write_kmods(const struct kernel_info *ki, const char *root,
 		n++;
 	}
 	return n;
+}
+
+size_t kernel_info__bytes(const struct kernel_info *ki)
+{
+	return ki->syms_cap * sizeof(*ki->syms) + ki->names_cap +
+	       ki->nmods * sizeof(*ki->mods);
 }

@@ -35,7 +35,7 @@ struct kmod_entry {
 
 struct kernel_info {
 	struct ksym_entry *syms;	/* sorted by addr, distinct addrs */
-	size_t nsyms;
+	size_t nsyms, syms_cap;
 	char *names;
 	size_t names_len, names_cap;
 	struct kmod_entry *mods;
@@ -51,6 +51,8 @@ struct kernel_info {
  */
 int kernel_info__load(struct kernel_info *ki, const char *root);
 void kernel_info__fini(struct kernel_info *ki);
+/* The bytes @ki holds. */
+size_t kernel_info__bytes(const struct kernel_info *ki);
 
 /* The symbol whose range holds @ip, or NULL. */
 const struct ksym_entry *kernel_info__lookup(const struct kernel_info *ki,
