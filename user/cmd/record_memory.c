@@ -159,6 +159,20 @@ void record_memory__print(FILE *f, const struct record_memory *m)
 	uint64_t parts = m->names + m->mappings + m->kernel + m->kallsyms +
 			 m->unwind;
 	uint64_t heap = m->malloc_used + m->malloc_mmapped;
+	/* The heap's parts that a table holds. */
+	const struct {
+		const char *name;
+		uint64_t bytes;
+		const char *note;
+	} held[] = {
+		{ "names", m->names, "" },
+		{ "mappings", m->mappings, "" },
+		{ "kernel symbols", m->kernel, "" },
+		{ "kallsyms", m->kallsyms,
+		  " (the kernel's functions, to name kernel frames)" },
+		{ "unwind tables", m->unwind, "" },
+	};
+	size_t i;
 
 	fprintf(f, "fxtprof: memory: %.2f MiB resident (at most %.2f MiB so "
 		"far), of it:\n", mib(m->rss), mib(m->hwm));
@@ -177,17 +191,9 @@ void record_memory__print(FILE *f, const struct record_memory *m)
 		"%.2f MiB of it mmap'd; %.2f MiB free in the allocator's "
 		"arenas\n", mib(heap), mib(m->malloc_mmapped),
 		mib(m->malloc_free));
-	fprintf(f, "fxtprof: memory:     names         %8.3f MiB held\n",
-		mib(m->names));
-	fprintf(f, "fxtprof: memory:     mappings      %8.3f MiB held\n",
-		mib(m->mappings));
-	fprintf(f, "fxtprof: memory:     kernel symbols%8.3f MiB held\n",
-		mib(m->kernel));
-	fprintf(f, "fxtprof: memory:     kallsyms      %8.3f MiB held "
-		"(the kernel's functions, to name kernel frames)\n",
-		mib(m->kallsyms));
-	fprintf(f, "fxtprof: memory:     unwind tables %8.3f MiB held\n",
-		mib(m->unwind));
+	for (i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+		fprintf(f, "fxtprof: memory:     %-14s%8.3f MiB held%s\n",
+			held[i].name, mib(held[i].bytes), held[i].note);
 	fprintf(f, "fxtprof: memory:     the rest      %8.3f MiB\n",
 		mib(heap > parts ? heap - parts : 0));
 }

@@ -34,8 +34,8 @@ void stack_refs__free(struct stack_refs *r);
 void stack_refs__reset(struct stack_refs *r);
 
 /*
- * The id of the stack of @n frames at @ips (a ring record's) whose first @kframes are the
- * kernel's, and its key in *@key.  True if that id already holds it in
+ * The id of the stack of @n frames at @ips (a ring record's) whose first
+ * @kframes are the kernel's, and its key in *@key.  True if that id already holds it in
  * this segment (name it); false if the stack must be defined first, then
  * stack_refs__defined() once the definition is written.
  */

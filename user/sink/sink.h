@@ -190,6 +190,8 @@ int sink__flush(struct sink *s);
  * been written to it yet: the next records should make it self-contained.
  */
 bool sink__segment_wanted(const struct sink *s);
+void sink__segment_begun(struct sink *s);
+
 /*
  * Whether a record may refer to an earlier event of its segment (a shared
  * stack, fxt_profile.h): a file or a socket keeps the stream as written;
@@ -207,7 +209,6 @@ struct sink_memory {
 	uint64_t resident;		/* of it, in memory */
 };
 void sink__memory(const struct sink *s, struct sink_memory *m);
-void sink__segment_begun(struct sink *s);
 
 /*
  * Drops not yet announced in-band, and room to announce them now.  The
