@@ -28,12 +28,19 @@ static inline void fxtprof_hrtimer_setup(struct hrtimer *timer,
 
 /* vm_flags became read-only behind helpers in 6.3. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline void fxtprof_vm_flags_set(struct vm_area_struct *vma,
+					unsigned long flags)
+{
+	vma->vm_flags |= flags;
+}
+
 static inline void fxtprof_vm_flags_clear(struct vm_area_struct *vma,
 					  unsigned long flags)
 {
 	vma->vm_flags &= ~flags;
 }
 #else
+#define fxtprof_vm_flags_set vm_flags_set
 #define fxtprof_vm_flags_clear vm_flags_clear
 #endif
 

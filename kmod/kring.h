@@ -88,5 +88,7 @@ void fxtprof_kring_stats(const struct fxtprof_kring *ring,
 struct fxtprof_kring *fxtprof_kring_alloc(int cpu, u64 size, u64 watermark,
 					  struct wait_queue_head *wq);
 void fxtprof_kring_free(struct fxtprof_kring *ring);
+struct page *fxtprof_kring_page(const struct fxtprof_kring *ring,
+				unsigned long pgoff);
 
 #endif /* _FXTPROF_KRING_H */

@@ -106,6 +106,23 @@ out_free_ring:
 	return NULL;
 }
 
+/*
+ * The page at @pgoff of the ring's mapping (the layout above), or NULL
+ * past its end: the reader's mapping takes its pages from here as it
+ * touches them (kmod/main.c, fxtprof_vm_fault()).
+ */
+struct page *fxtprof_kring_page(const struct fxtprof_kring *ring,
+				unsigned long pgoff)
+{
+	const unsigned long nr_data = ring->size >> PAGE_SHIFT;
+
+	if (pgoff >= ring->nr_pages + nr_data)
+		return NULL;
+	if (pgoff >= ring->nr_pages)
+		pgoff -= nr_data;
+	return ring->pages[pgoff];
+}
+
 void fxtprof_kring_free(struct fxtprof_kring *ring)
 {
 	unsigned int i;

@@ -311,9 +311,36 @@ static void fxtprof_vm_close(struct vm_area_struct *vma)
 	atomic_dec(&sess->mapped);
 }
 
+/*
+ * A ring's pages are mapped as the reader touches them, as perf's ring
+ * buffer and uio map theirs, not all of them at mmap(): the reader's
+ * resident set then holds the pages it read, once, where a populated
+ * mapping held every data page twice (the second copy is touched only
+ * by the records that cross the wrap).  The rings cannot change under a
+ * fault: a live VMA keeps configure away (sess->mapped).
+ */
+static vm_fault_t fxtprof_vm_fault(struct vm_fault *vmf)
+{
+	struct fxtprof_session *sess = vmf->vma->vm_private_data;
+	const unsigned long stride = sess->mmap_stride >> PAGE_SHIFT;
+	struct fxtprof_kring **rings;
+	struct page *page;
+
+	rings = rcu_dereference_protected(sess->rings,
+					  atomic_read(&sess->mapped));
+	page = fxtprof_kring_page(rings[vmf->pgoff / stride],
+				  vmf->pgoff % stride);
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
 static const struct vm_operations_struct fxtprof_vm_ops = {
 	.open = fxtprof_vm_open,
 	.close = fxtprof_vm_close,
+	.fault = fxtprof_vm_fault,
 };
 
 /*
@@ -353,9 +380,10 @@ static int fxtprof_mmap(struct file *file, struct vm_area_struct *vma)
 		fxtprof_vm_flags_clear(vma, VM_MAYWRITE);
 	}
 
-	ret = remap_vmalloc_range(vma, fxtprof_ring(sess, cpu)->vaddr, first);
-	if (ret)
+	if (!fxtprof_kring_page(fxtprof_ring(sess, cpu), first + npages - 1))
 		goto out_unlock;
+	fxtprof_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	ret = 0;
 	vma->vm_ops = &fxtprof_vm_ops;
 	vma->vm_private_data = sess;
 	fxtprof_vm_open(vma);
