@@ -664,6 +664,65 @@ TEST(segment_replays_mappings_and_images_not_symbols)
 	stream_state__fini(&st);
 }
 
+/*
+ * The rings are drained one CPU after another: a child's exit can be
+ * handled before its fork, its mapping or its rename.  Those are still
+ * written, but not remembered, so that no segment replays a process that
+ * is gone and no table keeps it; a pid used again after the exit is.
+ */
+TEST(records_behind_an_exit_are_not_remembered)
+{
+	static struct log_enc l;
+	struct encoder enc = { .ops = &log_ops, .ctx = &l };
+	struct stream_state st;
+	struct fxtprof_exit x = {
+		.hdr = { .size = sizeof(x), .type = FXTPROF_REC_EXIT,
+			 .time_ns = 1000 },
+		.pid = 50, .tid = 50, .flags = FXTPROF_EXIT_GROUP_DEAD,
+	};
+	struct fxtprof_fork f = {
+		.hdr = { .size = sizeof(f), .type = FXTPROF_REC_FORK,
+			 .time_ns = 400 },
+		.parent_pid = 20, .parent_tid = 20,
+		.child_pid = 50, .child_tid = 50, .comm = "gone",
+	};
+	struct fxtprof_rename r = {
+		.hdr = { .size = sizeof(r), .type = FXTPROF_REC_RENAME,
+			 .time_ns = 600 },
+		.pid = 50, .tid = 50, .comm = "gone2",
+	};
+	size_t names_before;
+
+	stream_state__init(&st, enc, NULL);
+	stream_state__sync(&st);
+	add_mapping(&st, 20, 0x1000, 0x1000, "/a", true, 0);
+	stream_state__record(&st, &x.hdr);
+	names_before = st.names.threads.len + st.names.processes.len;
+	/* All of 50's, older than its exit (the mapping's time is 500). */
+	stream_state__record(&st, &f.hdr);
+	add_mapping(&st, 50, 0x3000, 0x1000, "/b", true, 0);
+	stream_state__record(&st, &r.hdr);
+	EXPECT_EQ(1, st.syms.nmaps);
+	EXPECT_EQ(names_before, st.names.threads.len + st.names.processes.len);
+	/* Written all the same. */
+	EXPECT_NE(NULL, strstr(l.log, "T50/50:gone2"));
+
+	/* 50 again, forked after that exit: a new process. */
+	f.hdr.time_ns = 2000;
+	f.comm[0] = 'n';
+	stream_state__record(&st, &f.hdr);
+	EXPECT_EQ(2, st.syms.nmaps);
+
+	l.len = 0;
+	l.log[0] = 0;
+	new_segment(&st);
+	EXPECT_NE(NULL, strstr(l.log, "P50:none "));
+	EXPECT_NE(NULL, strstr(l.log, "M50:1000 "));
+	EXPECT_EQ(NULL, strstr(l.log, "gone"));
+	EXPECT_EQ(NULL, strstr(l.log, "M50:3000 "));
+	stream_state__fini(&st);
+}
+
 /* Our own executable is in the sweep, with its file's build id. */
 TEST(sweep_finds_own_exe_with_build_id)
 {

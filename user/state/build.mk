@@ -7,6 +7,7 @@
 #                         libsink.a (segment requests)
 
 STATE_SRCS := user/state/names.c user/state/symbol_tables.c \
+	      user/state/recent_exits.c \
 	      user/state/stream_state.c
 
 $(STATE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser

@@ -5,8 +5,9 @@
  * An output names threads and processes once (FXT: in kernel object
  * records); a consumer that joins later (a reconnected socket) has never
  * seen them.  The stream state records every name the records carry here
- * and replays the table at the start of each new segment.  Entries go when their task exits, so
- * the table tracks live tasks only.
+ * and replays the table at the start of each new segment.  Entries go
+ * when their task exits, so the table tracks live tasks only (and a
+ * record behind an exit is not remembered, state/recent_exits.h).
  */
 #ifndef FXTPROF_NAMES_H
 #define FXTPROF_NAMES_H

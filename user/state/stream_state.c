@@ -23,6 +23,7 @@ void stream_state__fini(struct stream_state *s)
 {
 	name_table__fini(&s->names);
 	symbol_tables__fini(&s->syms);
+	recent_exits__fini(&s->exits);
 }
 
 void stream_state__set_ksym_lookup(struct stream_state *s,
@@ -128,16 +129,21 @@ int stream_state__sync(struct stream_state *s)
 	return count_error(s, ret);
 }
 
-static int names(struct stream_state *s, uint32_t pid, uint32_t tid,
-		 const char *process_comm, const char *comm)
+static int names(struct stream_state *s, uint64_t ts, uint32_t pid,
+		 uint32_t tid, const char *process_comm, const char *comm)
 {
 	int ret = 0;
 
-	/* Remembered even if the output drops the record: a new segment
-	 * replays the latest names (an allocation failure only loses that). */
-	if (process_comm)
+	/*
+	 * Remembered even if the output drops the record: a new segment
+	 * replays the latest names (an allocation failure only loses that).
+	 * Not for a thread or process whose exit came first (out of order,
+	 * recent_exits.h): its names would never be forgotten.
+	 */
+	if (process_comm && !recent_exits__process_gone(&s->exits, pid, ts))
 		name_table__set_process(&s->names, pid, process_comm);
-	name_table__set_thread(&s->names, pid, tid, comm);
+	if (!recent_exits__thread_gone(&s->exits, tid, ts))
+		name_table__set_thread(&s->names, pid, tid, comm);
 	if (process_comm)
 		ret = s->enc.ops->process_name(s->enc.ctx, pid, process_comm);
 	if (!ret)
@@ -221,10 +227,15 @@ static int state_record(struct stream_state *s,
 			name_kernel_frames(s, smp);
 		break;
 	}
-	case FXTPROF_REC_MMAP:
+	case FXTPROF_REC_MMAP: {
+		const struct fxtprof_mmap *m = (const void *)rec;
+
 		/* A table failure only loses the replay of this mapping. */
-		symbol_tables__add_mapping(&s->syms, (const void *)rec);
+		if (!recent_exits__process_gone(&s->exits, m->pid,
+						rec->time_ns))
+			symbol_tables__add_mapping(&s->syms, m);
 		break;
+	}
 	case FXTPROF_REC_KMOD:
 		symbol_tables__add_kmod(&s->syms, (const void *)rec);
 		break;
@@ -239,10 +250,12 @@ static int state_record(struct stream_state *s,
 	case FXTPROF_REC_FORK: {
 		const struct fxtprof_fork *f = (const void *)rec;
 
-		if (f->child_pid == f->child_tid)
+		if (f->child_pid == f->child_tid &&
+		    !recent_exits__process_gone(&s->exits, f->child_pid,
+						rec->time_ns))
 			symbol_tables__fork(&s->syms, f->parent_pid,
 					    f->child_pid);
-		ret = names(s, f->child_pid, f->child_tid,
+		ret = names(s, rec->time_ns, f->child_pid, f->child_tid,
 			    f->child_pid == f->child_tid ? f->comm : NULL,
 			    f->comm);
 		break;
@@ -256,30 +269,35 @@ static int state_record(struct stream_state *s,
 		 * where the old one went is not in the record.  New mappings
 		 * replace the old ones they overlap.
 		 */
-		ret = names(s, e->pid, e->tid, e->comm, e->comm);
+		ret = names(s, rec->time_ns, e->pid, e->tid, e->comm, e->comm);
 		break;
 	}
 	case FXTPROF_REC_EXIT: {
 		const struct fxtprof_exit *x = (const void *)rec;
 
 		name_table__remove_thread(&s->names, x->tid);
+		count_error(s, recent_exits__add_thread(&s->exits, x->tid,
+							rec->time_ns));
 		if (x->flags & FXTPROF_EXIT_GROUP_DEAD) {
 			name_table__remove_process(&s->names, x->pid);
 			symbol_tables__drop_mappings(&s->syms, x->pid,
 						     UINT64_MAX);
+			count_error(s, recent_exits__add_process(&s->exits,
+								 x->pid,
+								 rec->time_ns));
 		}
 		break;
 	}
 	case FXTPROF_REC_RENAME: {
 		const struct fxtprof_rename *r = (const void *)rec;
 
-		return names(s, r->pid, r->tid,
+		return names(s, rec->time_ns, r->pid, r->tid,
 			     r->pid == r->tid ? r->comm : NULL, r->comm);
 	}
 	case FXTPROF_REC_SNAPSHOT: {
 		const struct fxtprof_snapshot *n = (const void *)rec;
 
-		return names(s, n->pid, n->tid,
+		return names(s, rec->time_ns, n->pid, n->tid,
 			     n->pid == n->tid ? n->process_comm : NULL,
 			     n->comm);
 	}

@@ -22,6 +22,7 @@
 #include <libfxtprof.h>
 #include "sink/sink.h"
 #include "state/names.h"
+#include "state/recent_exits.h"
 #include "state/symbol_tables.h"
 
 /*
@@ -71,6 +72,7 @@ struct stream_state {
 	struct sink *sink;		/* asked for segment requests; or NULL */
 	struct name_table names;	/* replayed at each new segment */
 	struct symbol_tables syms;	/* likewise, after the names */
+	struct recent_exits exits;	/* for records behind an exit */
 	stream_ksym_lookup_fn ksym_lookup;	/* NULL: no KSYM records */
 	void *ksym_ctx;
 	stream_trigger_fn on_trigger;	/* NULL: nobody listens */
