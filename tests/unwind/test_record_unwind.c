@@ -426,6 +426,23 @@ TEST(forked_child_gets_its_parents_ranges)
 	/* A grandchild of the fake child inherits through it. */
 	fork_of(&ru, fake_child, fake_child + 1, 0);
 	EXPECT_EQ(n, maps_of_pid(&f, fake_child + 1));
+	/*
+	 * Neither fake child's exit comes, as when it was handled before
+	 * their fork: the tick finds them gone and takes back the ranges
+	 * the source holds for them, with one map of no table over all.
+	 */
+	i = f.nr_maps;
+	record_unwind__tick(&ru, 20000000000ull);
+	EXPECT_EQ(2u, ru.pruned);
+	EXPECT_EQ(2u, ru.ranges_taken_back);
+	ASSERT_EQ(i + 2, f.nr_maps);
+	for (j = i; j < f.nr_maps; j++) {
+		EXPECT_TRUE(f.maps[j].pid == fake_child ||
+			    f.maps[j].pid == fake_child + 1);
+		EXPECT_EQ(0u, f.maps[j].id);
+		EXPECT_EQ(0u, f.maps[j].start);
+		EXPECT_EQ(~0ull, f.maps[j].end);
+	}
 	record_unwind__fini(&ru);
 
 	/* Forked while the parent's tables are with the worker: heirs. */

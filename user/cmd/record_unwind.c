@@ -897,12 +897,35 @@ static bool process_gone(uint32_t pid)
 	return kill((pid_t)pid, 0) && errno == ESRCH;
 }
 
+/*
+ * A process gone without its exit seen after the ranges it was given:
+ * its exit came before them (the rings are drained one CPU after another,
+ * so a child's fork can be handled after its exit), or --no-tasks.  The
+ * source's exit probe has passed, so the ranges would hold the source's
+ * unwind memory until the end: take them back.
+ */
+static void give_back_ranges(void *ctx, const struct unwind_proc *p)
+{
+	struct record_unwind *ru = ctx;
+	struct fxtprof_unwind_map all = {
+		.size = sizeof(all), .pid = p->pid, .start = 0, .end = ~0ull,
+	};
+
+	if (!p->nr_ranges)
+		return;
+	if (ru->src->ops->unwind_map(ru->src, &all))
+		ru->map_failed++;
+	else
+		ru->ranges_taken_back++;
+}
+
 void record_unwind__tick(struct record_unwind *ru, uint64_t now)
 {
 	if (!ru->src || now - ru->pruned_ns < 10000000000ull)
 		return;
 	ru->pruned_ns = now;
-	ru->pruned += unwind_procs__prune(&ru->procs, process_gone);
+	ru->pruned += unwind_procs__prune(&ru->procs, process_gone,
+					  give_back_ranges, ru);
 }
 
 bool record_unwind__complete(struct record_unwind *ru)
@@ -987,6 +1010,10 @@ void record_unwind__summary(struct record_unwind *ru,
 	if (ru->unload_failed)
 		fprintf(stderr, ", %" PRIu64 " evictions refused by the source",
 			ru->unload_failed);
+	if (ru->pruned)
+		fprintf(stderr, "; %" PRIu64 " processes found gone without "
+			"their exit, %" PRIu64 " of them with ranges taken back "
+			"from the source", ru->pruned, ru->ranges_taken_back);
 	fputc('\n', stderr);
 	fprintf(stderr, "fxtprof: user frames: %llu from tables, %llu by frame pointers where no table, %llu where a row has no rule\n",
 		(unsigned long long)total->unwind_table_frames,

@@ -81,6 +81,7 @@ struct record_unwind {
 	bool cannot_unload;		/* the source has no UNWIND_UNLOAD */
 	uint64_t pruned_ns;		/* the last record_unwind__tick() sweep */
 	uint64_t pruned;		/* processes gone without an exit */
+	uint64_t ranges_taken_back;	/* ... whose ranges the source had */
 	uint64_t evict_idle_ns;		/* idle this long: may be evicted */
 	uint64_t inherited;		/* ranges given to forked children */
 	uint64_t remapped;		/* the new image's, again at its exec */

@@ -204,7 +204,10 @@ void unwind_procs__drop(struct unwind_procs *ps, uint32_t pid)
 }
 
 unsigned int unwind_procs__prune(struct unwind_procs *ps,
-				 bool (*gone)(uint32_t pid))
+				 bool (*gone)(uint32_t pid),
+				 void (*dropping)(void *ctx,
+						  const struct unwind_proc *p),
+				 void *ctx)
 {
 	const struct unwind_proc *p;
 	struct hmap_slot *s;
@@ -217,8 +220,11 @@ unsigned int unwind_procs__prune(struct unwind_procs *ps,
 		return 0;
 	hmap__for_each(&ps->by_pid, s) {
 		p = (const struct unwind_proc *)(uintptr_t)s->val;
-		if (gone(p->pid))
+		if (gone(p->pid)) {
+			if (dropping)
+				dropping(ctx, p);
 			pids[n++] = p->pid;
+		}
 	}
 	for (i = 0; i < n; i++)
 		unwind_procs__drop(ps, pids[i]);

@@ -119,9 +119,15 @@ void unwind_proc__forget_waiting(struct unwind_procs *ps,
 /* The process ended. */
 void unwind_procs__drop(struct unwind_procs *ps, uint32_t pid);
 
-/* Drop the processes for which @gone(@pid) is true: how many. */
+/*
+ * Drop the processes for which @gone(@pid) is true, each first handed to
+ * @dropping(@ctx, process) if not NULL: how many.
+ */
 unsigned int unwind_procs__prune(struct unwind_procs *ps,
-				 bool (*gone)(uint32_t pid));
+				 bool (*gone)(uint32_t pid),
+				 void (*dropping)(void *ctx,
+						  const struct unwind_proc *p),
+				 void *ctx);
 
 void unwind_procs__free(struct unwind_procs *ps);
 
