@@ -51,7 +51,7 @@ sed 's/^/# record: /' "$dir/log"
 missing=
 for part in "rings " "output " "program files" "stacks " "heap " \
 	    "names " "mappings " "kernel symbols" "kallsyms " "unwind tables" \
-	    "the rest"; do
+	    "the rest" "given back"; do
 	n=$(grep -c "^fxtprof: memory:  *$part" "$dir/log")
 	[ "$n" = 2 ] || missing="$missing '$part' ($n)"
 done

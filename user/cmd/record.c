@@ -90,6 +90,7 @@ struct recorder {
 
 	bool flight;			/* --flight-recorder */
 	struct flight_recorder fr;
+	struct record_memory_trim trim;
 };
 
 #ifdef FXTPROF_HAVE_SYMBOLS
@@ -263,7 +264,7 @@ static void memory_account(struct recorder *r)
 	if (ret)
 		reader_err(ret, "memory: /proc/self cannot be read; its parts "
 			   "are missing below");
-	record_memory__print(stderr, &m);
+	record_memory__print(stderr, &m, &r->trim);
 }
 
 /*
@@ -436,6 +437,7 @@ static void on_tick(struct ev_handler *h, const struct io_uring_cqe *cqe)
 	if (drain_rings(r))
 		r->stop = true;
 	record_unwind__tick(&r->unwind, now);
+	record_memory__trim(&r->trim, now);
 	if (r->status_line && now - r->last_status_ns >= 1000000000u)
 		print_status(r, now);
 	if (r->opts->duration > 0 &&

@@ -13,6 +13,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record_memory.h"
 #include "record_symbols.h"
@@ -134,7 +135,8 @@ int record_memory__take(struct record_memory *m, const struct stream_state *st,
 	if (st) {
 		size_t maps, kernel;
 
-		m->names = name_table__bytes(&st->names);
+		m->names = name_table__bytes(&st->names) +
+			   recent_exits__bytes(&st->exits);
 		symbol_tables__bytes(&st->syms, &maps, &kernel);
 		m->mappings = maps;
 		m->kernel = kernel;
@@ -154,7 +156,52 @@ static double mib(uint64_t b)
 	return b / 1048576.0;
 }
 
-void record_memory__print(FILE *f, const struct record_memory *m)
+/*
+ * Free memory in glibc's arenas stays resident until something reuses
+ * it: the start's peaks (kallsyms read at twice its final size, libdw's
+ * state while unwind tables are built, a burst of processes) would hold
+ * their pages for the whole recording, 3 MiB of a 14.6 MiB recorder in
+ * the soak (scripts/soak.sh).  malloc_trim() gives the free pages back
+ * (MADV_DONTNEED inside the arenas too, not only the top); it walks the
+ * free chunks, so it runs at most every TRIM_PERIOD_NS, and only when
+ * more than TRIM_FREE is free.  A page given back costs a fault when it
+ * is used again.
+ */
+#define TRIM_PERIOD_NS	(10 * 1000000000ull)
+#define TRIM_FREE	(512 * 1024)
+
+static uint64_t resident_bytes(void)
+{
+	unsigned long long size, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+void record_memory__trim(struct record_memory_trim *t, uint64_t now_ns)
+{
+	uint64_t before, after;
+
+	if (t->last_ns && now_ns - t->last_ns < TRIM_PERIOD_NS)
+		return;
+	t->last_ns = now_ns;
+	if (mallinfo2().fordblks < TRIM_FREE)
+		return;
+	before = resident_bytes();
+	malloc_trim(0);
+	after = resident_bytes();
+	t->trims++;
+	if (before > after)
+		t->given += before - after;
+}
+
+void record_memory__print(FILE *f, const struct record_memory *m,
+			  const struct record_memory_trim *t)
 {
 	uint64_t parts = m->names + m->mappings + m->kernel + m->kallsyms +
 			 m->unwind;
@@ -196,4 +243,8 @@ void record_memory__print(FILE *f, const struct record_memory *m)
 			held[i].name, mib(held[i].bytes), held[i].note);
 	fprintf(f, "fxtprof: memory:     the rest      %8.3f MiB\n",
 		mib(heap > parts ? heap - parts : 0));
+	if (t)
+		fprintf(f, "fxtprof: memory:   given back      %8.2f MiB of "
+			"the heap's free pages, in %lu trims\n", mib(t->given),
+			t->trims);
 }

@@ -43,7 +43,25 @@ int record_memory__take(struct record_memory *m, const struct stream_state *st,
 			const struct record_symbols *syms,
 			struct record_unwind *ru);
 
-/* The account as "fxtprof: memory: ..." lines. */
-void record_memory__print(FILE *f, const struct record_memory *m);
+/*
+ * The heap's free pages given back (record_memory__trim()): how often,
+ * and how much the resident set fell by.
+ */
+struct record_memory_trim {
+	uint64_t last_ns;
+	unsigned long trims;
+	uint64_t given;
+};
+
+/*
+ * Called from the recorder's tick: at most every few seconds, when the
+ * allocator keeps more than a little free in its arenas, give those
+ * pages back to the kernel (malloc_trim()).
+ */
+void record_memory__trim(struct record_memory_trim *t, uint64_t now_ns);
+
+/* The account as "fxtprof: memory: ..." lines; @t may be NULL. */
+void record_memory__print(FILE *f, const struct record_memory *m,
+			  const struct record_memory_trim *t);
 
 #endif /* FXTPROF_RECORD_MEMORY_H */
