@@ -77,6 +77,29 @@ const struct source_ops *record_opts__source(const struct record_opts *o)
 	return ops;
 }
 
+/*
+ * The rings' size when -m is not given: FXTPROF_DEFAULT_RING_SIZE (1 MiB)
+ * a CPU up to 1 kHz, a board's rate, which holds a few seconds of deep
+ * stacks there; doubled for each doubling of the rate above it, up to
+ * RECORD_MAX_DEFAULT_RING; and that most for stack copies, 8 KiB or more
+ * a sample.  The rings are kernel memory for the whole recording, and
+ * each page the reader has read stays in its resident set.
+ */
+#define RECORD_MAX_DEFAULT_RING	(8u << 20)
+
+static uint64_t default_ring_size(const struct fxtprof_config *c)
+{
+	uint32_t freq = c->freq_hz ? c->freq_hz : FXTPROF_DEFAULT_FREQ;
+	uint64_t size = FXTPROF_DEFAULT_RING_SIZE;
+
+	if (c->flags & FXTPROF_CFG_STACK_COPY)
+		return RECORD_MAX_DEFAULT_RING;
+	while (size < RECORD_MAX_DEFAULT_RING &&
+	       size / FXTPROF_DEFAULT_RING_SIZE * 1000 < freq)
+		size *= 2;
+	return size;
+}
+
 static void record_usage(FILE *f)
 {
 	fprintf(f,
@@ -99,7 +122,9 @@ static void record_usage(FILE *f)
 "                         %uM); what does not fit is counted\n"
 "      --max-stack N      frames per stack kind (1..%d, default %d)\n"
 "  -m, --ring-size SIZE   ring bytes per CPU, power of two, K/M suffix\n"
-"                         (default %uK)\n"
+"                         (default %uK up to 1 kHz, doubled for each\n"
+"                         doubling of -F, at most %uK; that most with\n"
+"                         dwarf)\n"
 "      --skip-idle        do not record samples of idle CPUs\n"
 "      --no-tasks         no fork/exec/exit/rename records\n"
 "      --no-mmap          no executable mappings (user frames cannot be\n"
@@ -173,7 +198,8 @@ static void record_usage(FILE *f)
 		FXTPROF_MIN_FREQ, FXTPROF_MAX_FREQ, FXTPROF_DEFAULT_FREQ,
 		FXTPROF_DEFAULT_STACK_COPY >> 10, FXTPROF_MAX_STACK_COPY >> 10,
 		FXTPROF_DEFAULT_UNWIND_MEMORY >> 20, FXTPROF_MAX_STACK_DEPTH, FXTPROF_DEFAULT_STACK_DEPTH,
-		FXTPROF_DEFAULT_RING_SIZE >> 10, SINK_DEFAULT_MAX_BUFFERED >> 20,
+		FXTPROF_DEFAULT_RING_SIZE >> 10, RECORD_MAX_DEFAULT_RING >> 10,
+		SINK_DEFAULT_MAX_BUFFERED >> 20,
 		FXTPROF_DEVICE,
 		(unsigned long long)(ARCHIVE_DEFAULT_WINDOW_NS / 1000000),
 		ARCHIVE_DEFAULT_CHUNK_BYTES >> 10, ARCHIVE_DEFAULT_CHUNK_RECORDS,
@@ -571,6 +597,8 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		o->cfg.stack_copy_size = o->stack_copy_size;
 		o->cfg.ustack_depth = 1;
 	}
+	if (!o->cfg.ring_size)
+		o->cfg.ring_size = default_ring_size(&o->cfg);
 	if (o->flight_secs) {
 		if (!record_opts__path(o->uri))
 			return reader_err(-EINVAL, "--flight-recorder writes snapshot files: %s is not a directory or a file pattern",

@@ -43,7 +43,7 @@
 #define FXTPROF_DEFAULT_STACK_DEPTH	64
 #define FXTPROF_MIN_RING_SIZE		(16u << 10)
 #define FXTPROF_MAX_RING_SIZE		(256u << 20)
-#define FXTPROF_DEFAULT_RING_SIZE	(2u << 20)
+#define FXTPROF_DEFAULT_RING_SIZE	(1u << 20)
 #define FXTPROF_COMM_LEN		16
 #define FXTPROF_MAX_FILENAME		1024	/* exec filenames are truncated */
 #define FXTPROF_MAX_CPUMASK_LEN		1024	/* bytes: 8192 CPUs */
