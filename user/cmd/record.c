@@ -672,6 +672,7 @@ int cmd_record(int argc, char **argv)
 	ret = record_opts__parse(&opts, argc, argv);
 	if (ret)
 		return ret > 0 ? CMD_EXIT_OK : CMD_EXIT_USAGE;
+	record_memory__settle_allocator();
 
 	memset(&r, 0, sizeof(r));
 	r.opts = &opts;

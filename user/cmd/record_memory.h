@@ -54,6 +54,13 @@ struct record_memory_trim {
 };
 
 /*
+ * At the start: fixed thresholds for glibc's allocator (M_MMAP_THRESHOLD,
+ * M_TRIM_THRESHOLD), so that it does not raise them after freeing a large
+ * block and then keep megabytes free but resident.
+ */
+void record_memory__settle_allocator(void);
+
+/*
  * Called from the recorder's tick: at most every few seconds, when the
  * allocator keeps more than a little free in its arenas, give those
  * pages back to the kernel (malloc_trim()).
