@@ -101,7 +101,7 @@ HOST_TESTS :=
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
 	bench-flush bench-archive bench-sched bench-bpf bench-hooks bench-unwind \
-	install uninstall clean
+	bench-memory soak install uninstall clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -212,6 +212,20 @@ bench-archive:
 # sched.switch against perf sched record (also run by bench-flush).
 bench-sched:
 	scripts/bench-sched.sh $(CFG)
+
+# The recorder's steady-state memory and CPU at 1 and 10 kHz, next to
+# perf record -a -g, in one VM (CFG x86_64, or arm64 without perf).
+bench-memory:
+	scripts/setup.sh
+	scripts/bench-memory.sh $(CFG)
+
+# The recorders left running under a workload that forks forever, in one
+# VM (CFG x86_64 or arm64; SOAK_SECS, default 30 min): RSS, fds and CPU
+# sampled and plotted, and the run fails if they grow.  make check runs a
+# 2-minute one.
+soak:
+	scripts/setup.sh
+	scripts/soak.sh $(CFG)
 
 bench-kernel bench-reader bench-socket bench-receive bench-symbolize bench-flush:
 	scripts/setup.sh

@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bench-lib.sh - what the VM benchmarks share; sourced after env.sh by
-# scripts/bench-kernel.sh, bench-sched.sh, bench-flush.sh and bench-bpf.sh.
+# scripts/bench-kernel.sh, bench-sched.sh, bench-flush.sh, bench-bpf.sh,
+# bench-memory.sh and soak.sh.
 #
+#   bench_build NAME CFG NOBUILD FILE...
+#                             builds the module and FILEs unless NOBUILD
+#                             is 1, and exits if one is missing
 #   bench_find_perf NAME      sets perf= to a perf ELF ($PERF, else the
 #                             first Debian places), or exits naming NAME
 #   bench_vm_files SRC:DEST...
@@ -17,6 +21,21 @@
 #                             BENCH lines: bench_fields() (the KEY=VALUE
 #                             words of the line into v[]), add(key, x) and
 #                             median(key) (0 for a key with no value)
+
+# bench_build NAME CFG NOBUILD FILE...: unless NOBUILD is 1, build the
+# module for CFG and the FILEs (paths under build/CFG); then exit naming
+# any of them, or the module, that is missing.
+bench_build() {
+	local name=$1 cfg=$2 nobuild=$3 f
+	shift 3
+	if [ "$nobuild" != 1 ]; then
+		make -C "$FXT_ROOT" --no-print-directory CFG="$cfg" module
+		make -C "$FXT_ROOT" --no-print-directory ARCH="$cfg" "${@#$FXT_ROOT/}"
+	fi
+	for f in "$@" "$FXT_BUILD/$cfg/kmod/fxtprof.ko"; do
+		[ -f "$f" ] || { echo "$name: $f is missing (make ARCH=$cfg)" >&2; exit 1; }
+	done
+}
 
 bench_is_elf() { [ -f "$1" ] && [ "$(head -c4 "$1" | tail -c3)" = ELF ]; }
 

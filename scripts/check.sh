@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # check.sh: what `make check` runs.  Setup; build the user programs for
 # x86_64 and arm64 and the module for every kernel configuration; run the
-# host tests, then one VM suite per configuration; then summarize every
-# build/results/*.tap.  Steps keep going after a failure so one broken
-# piece does not hide the others; a failed build is itself a failing TAP
-# line.
+# host tests, then one VM suite per configuration and a short soak; then
+# summarize every build/results/*.tap.  Steps keep going after a failure
+# so one broken piece does not hide the others; a failed build is itself
+# a failing TAP line.
 #
 # Every suite is held to its plan (tests/*/suite.plan, scripts/plan.sh):
 # a planned program that is missing or gives fewer results fails, by name.
@@ -100,6 +100,17 @@ for cfg in $suites; do
 	step "vm suite $cfg"
 	scripts/vm-suite.sh "$cfg" || true
 done
+
+# The short soak (scripts/soak.sh): two minutes of the recorders, after a
+# warm-up, under a workload that forks forever, so that a leak cannot land.
+if want x86_64; then
+	step "soak x86_64"
+	SOAK_NOBUILD=1 SOAK_SECS=150 SOAK_WARMUP=30 SOAK_TRIGGER=30 \
+		SOAK_RESTART=60 scripts/soak.sh x86_64 > "$FXT_RESULTS/soak-x86_64.log" 2>&1 || true
+	[ -f "$FXT_RESULTS/soak-x86_64.tap" ] ||
+		printf 'TAP version 13\nnot ok - soak-x86_64: it did not run (see build/results/soak-x86_64.log)\n1..1\n' \
+			> "$FXT_RESULTS/soak-x86_64.tap"
+fi
 
 step summary
 pass=0 fail=0 skip=0
