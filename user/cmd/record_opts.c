@@ -79,12 +79,14 @@ const struct source_ops *record_opts__source(const struct record_opts *o)
 
 /*
  * The rings' size when -m is not given: FXTPROF_DEFAULT_RING_SIZE (1 MiB)
- * a CPU up to 1 kHz, a board's rate, which holds a few seconds of deep
- * stacks there; doubled for each doubling of the rate above it, up to
- * RECORD_MAX_DEFAULT_RING; and that most for stack copies, 8 KiB or more
- * a sample.  The rings are kernel memory for the whole recording, and
- * each page the reader has read stays in its resident set.
+ * a CPU up to 2.5 kHz, which holds about 3 s of deep stacks at a board's
+ * 1 kHz; doubled for each doubling of the rate above it, up to
+ * RECORD_MAX_DEFAULT_RING (4 MiB at 10 kHz held 4 s in the VM's
+ * bench-memory); and that most for stack copies, 8 KiB or more a sample.
+ * The rings are kernel memory for the whole recording, and each page the
+ * reader has read stays in its resident set.
  */
+#define RECORD_RING_STEP_HZ	2500
 #define RECORD_MAX_DEFAULT_RING	(8u << 20)
 
 static uint64_t default_ring_size(const struct fxtprof_config *c)
@@ -95,7 +97,7 @@ static uint64_t default_ring_size(const struct fxtprof_config *c)
 	if (c->flags & FXTPROF_CFG_STACK_COPY)
 		return RECORD_MAX_DEFAULT_RING;
 	while (size < RECORD_MAX_DEFAULT_RING &&
-	       size / FXTPROF_DEFAULT_RING_SIZE * 1000 < freq)
+	       size / FXTPROF_DEFAULT_RING_SIZE * RECORD_RING_STEP_HZ < freq)
 		size *= 2;
 	return size;
 }
@@ -122,7 +124,7 @@ static void record_usage(FILE *f)
 "                         %uM); what does not fit is counted\n"
 "      --max-stack N      frames per stack kind (1..%d, default %d)\n"
 "  -m, --ring-size SIZE   ring bytes per CPU, power of two, K/M suffix\n"
-"                         (default %uK up to 1 kHz, doubled for each\n"
+"                         (default %uK up to 2.5 kHz, doubled for each\n"
 "                         doubling of -F, at most %uK; that most with\n"
 "                         dwarf)\n"
 "      --skip-idle        do not record samples of idle CPUs\n"
