@@ -26,8 +26,8 @@
 # Environment: SOAK_SECS (1800), SOAK_WARMUP (60), SOAK_SAMPLE (10),
 # SOAK_TRIGGER (60), SOAK_RESTART (300), SOAK_RATE (1000), SOAK_THREADS
 # (4), SOAK_FREQ (1000), SOAK_NOBUILD=1 (use what is built).  make check
-# runs a short one: scripts/check.sh sets SOAK_SECS=120 and shorter
-# periods.
+# runs a short one: scripts/check.sh sets SOAK_SECS=150, SOAK_WARMUP=30
+# and shorter periods.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 . "$(dirname "$0")/bench-lib.sh"
