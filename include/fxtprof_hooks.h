@@ -147,6 +147,13 @@ struct fxtprof_hooks_stats {
 	/* Names. */
 	uint64_t names_clipped;		/* longer than FXTPROF_HOOKS_NAME_MAX */
 	uint64_t names_missing;		/* NULL or "": recorded as "?" */
+	/*
+	 * Threads: those that annotated, and those whose state the library
+	 * has freed since they exited (standalone: once their last records
+	 * are written).  The difference is what the library holds.
+	 */
+	uint64_t threads;
+	uint64_t threads_released;
 };
 
 /* Fill the first @size bytes of @st; returns the bytes filled. */

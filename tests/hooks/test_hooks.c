@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -313,6 +314,105 @@ TEST(renamed_thread_is_renamed_in_the_trace)
 	EXPECT_LE(nm[1]->after, main_ev);
 	EXPECT_STREQ("m-final", nm[2]->name);
 	EXPECT_GT(nm[2]->after, main_ev);
+	rb_free(&t);
+	tmp_remove(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads that come and go: the library lets each one go              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The first threads bring the tables to their working size: the stream
+ * state remembers the last 2048 exits (user/state/recent_exits.c).
+ */
+#define CHURN_FIRST	2500
+#define CHURN_MORE	5000
+/* What may grow while 5000 threads come and go: far less than a name each. */
+#define CHURN_HEAP_SLACK	(16u << 10)
+
+static void *short_lived_main(void *arg)
+{
+	struct hooks_api *api = arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "churn-%d", gettid() % 10000);
+	prctl(PR_SET_NAME, name);
+	api->h.begin_region("short");
+	api->h.end_region();
+	return NULL;
+}
+
+/* @n threads, one after the other; 0 or -1. */
+static int churn(struct hooks_api *api, unsigned int n)
+{
+	pthread_t th;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (pthread_create(&th, NULL, short_lived_main, api) ||
+		    pthread_join(th, NULL))
+			return -1;
+	return 0;
+}
+
+/* Until the writer has let go of @want threads; 0, or -1 after 2 min. */
+static int wait_released(const struct hooks_api *api, uint64_t want)
+{
+	for (int ms = 0; ms < 120000; ms++) {
+		if (hooks_api__stats(api).threads_released >= want)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/* What malloc holds for the program, over every arena. */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.uordblks + m.hblkhd;
+}
+
+TEST(threads_that_come_and_go_are_let_go)
+{
+	char uri[128], path[96];
+	struct fxtprof_hooks_stats st;
+	struct hooks_api api;
+	struct rb_trace t;
+	size_t before, after;
+
+	ASSERT_EQ(0, hooks_api__load(&api));
+	tmp_uri(uri, sizeof(uri), path, sizeof(path));
+	ASSERT_EQ(0, api.h.initialize(uri));
+	/* The tables reach their working size with the first threads. */
+	ASSERT_EQ(0, churn(&api, CHURN_FIRST));
+	ASSERT_EQ(0, wait_released(&api, CHURN_FIRST));
+	before = heap_in_use();
+	ASSERT_EQ(0, churn(&api, CHURN_MORE));
+	ASSERT_EQ(0, wait_released(&api, CHURN_FIRST + CHURN_MORE));
+	after = heap_in_use();
+	if (before) {
+		EXPECT_LT(after, before + CHURN_HEAP_SLACK)
+			TH_LOG("the heap grew from %zu to %zu bytes", before,
+			       after);
+	} else {
+		TH_LOG("mallinfo2() says nothing here (a sanitizer's allocator): the counts only");
+	}
+	st = hooks_api__stats(&api);
+	EXPECT_EQ(CHURN_FIRST + CHURN_MORE, st.threads);
+	EXPECT_EQ(CHURN_FIRST + CHURN_MORE, st.threads_released);
+	ASSERT_EQ(0, api.h.finalize());
+
+	/* Every thread is named and its two annotations are in. */
+	st = hooks_api__stats(&api);
+	EXPECT_EQ(2 * (CHURN_FIRST + CHURN_MORE), st.annotations);
+	EXPECT_EQ(0, st.dropped);
+	EXPECT_EQ(0, st.output_dropped);
+	ASSERT_EQ(0, rb_check(path));
+	ASSERT_EQ(0, rb_load(path, &t));
+	EXPECT_EQ(2 * (CHURN_FIRST + CHURN_MORE), t.n);
+	EXPECT_GE(t.threads_named, CHURN_FIRST + CHURN_MORE);
 	rb_free(&t);
 	tmp_remove(path);
 }

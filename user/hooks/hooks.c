@@ -378,7 +378,8 @@ size_t fxtprof_get_stats(struct fxtprof_hooks_stats *st, size_t size)
 		C(encode_errors), C(not_active), C(initialize_again),
 		C(region_unbalanced), C(key_unknown), C(section_begun_twice),
 		C(section_not_begun), C(section_destroyed_begun), C(too_deep),
-		C(names_clipped), C(names_missing),
+		C(names_clipped), C(names_missing), C(threads),
+		C(threads_released),
 #undef C
 	};
 

@@ -43,6 +43,8 @@ struct hooks_counters {
 	_Atomic uint64_t too_deep;
 	_Atomic uint64_t names_clipped;
 	_Atomic uint64_t names_missing;
+	_Atomic uint64_t threads;
+	_Atomic uint64_t threads_released;
 };
 
 HIDDEN extern struct hooks_counters hooks_count;

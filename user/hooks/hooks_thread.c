@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hooks_thread.h"
+#include "transport/clock.h"
 
 static __thread struct hooks_thread *hooks_self;
 static pthread_key_t hooks_key;
@@ -33,6 +34,7 @@ void hooks_thread__put(struct hooks_thread *t)
 	name_stack__fini(&t->kernels);
 	thread_ring__fini(&t->ring);
 	free(t);
+	hooks_inc(threads_released);
 }
 
 static void thread_exit(void *p)
@@ -43,6 +45,7 @@ static void thread_exit(void *p)
 	if (thread_ops)
 		thread_ops->check_comm(t);
 	hooks_self = NULL;
+	t->exit_ns = clock_ns(CLOCK_BOOTTIME);
 	atomic_store_explicit(&t->exited, true, memory_order_release);
 	hooks_thread__put(t);
 }
@@ -75,6 +78,7 @@ struct hooks_thread *hooks_thread__self(void)
 		return NULL;
 	}
 	hooks_self = t;
+	hooks_inc(threads);
 	/* A thread without a ring still keeps its stacks: ends stay right. */
 	if (thread_ops)
 		t->ring_ok = !thread_ops->add(t);

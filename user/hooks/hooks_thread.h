@@ -31,6 +31,7 @@ struct hooks_thread {
 	/* The name the ring last gave the thread, and when it was checked. */
 	char comm[FXTPROF_COMM_LEN];
 	uint64_t comm_checked_ns;
+	uint64_t exit_ns;		/* CLOCK_BOOTTIME, set before exited */
 	_Atomic bool exited;		/* the thread is gone: free when drained */
 	_Atomic int refs;		/* the thread, and the writer's list */
 	struct hooks_thread *next;	/* the writer's list */

@@ -269,20 +269,36 @@ static void writer_record(void *ctx, const struct fxtprof_rec_hdr *rec)
 	stream_state__record(&sa.state, rec);
 }
 
-/* One turn over every ring; returns the records drained. */
-static unsigned int writer_drain(void)
+/*
+ * A thread that exited, once its ring is drained: the stream state is told
+ * as the module tells `fxtprof record`, with an EXIT record, so that it
+ * forgets the thread's name.  Without it, a process that starts and ends
+ * threads forever would grow the name table forever.
+ */
+static void writer_thread_exited(const struct hooks_thread *t)
 {
-	struct hooks_thread *fresh, **pp, *t;
+	struct fxtprof_exit x = {
+		.hdr = {
+			.size = sizeof(x),
+			.type = FXTPROF_REC_EXIT,
+			.cpu = (uint16_t)sched_getcpu(),
+			.time_ns = t->exit_ns,
+		},
+		.pid = t->pid,
+		.tid = t->tid,
+	};
+
+	memcpy(x.comm, t->comm, sizeof(x.comm));
+	stream_state__record(&sa.state, &x.hdr);
+}
+
+/* Drain each ring of @list; free those of threads gone.  The records. */
+static unsigned int writer_drain_list(struct hooks_thread **list)
+{
+	struct hooks_thread **pp, *t;
 	unsigned int n = 0;
 
-	fresh = atomic_exchange_explicit(&sa.fresh, NULL, memory_order_acquire);
-	while (fresh) {
-		t = fresh;
-		fresh = t->next;
-		t->next = sa.threads;
-		sa.threads = t;
-	}
-	for (pp = &sa.threads; (t = *pp);) {
+	for (pp = list; (t = *pp);) {
 		/* Read before draining: what it wrote before exiting is in. */
 		bool gone = atomic_load_explicit(&t->exited,
 						 memory_order_acquire);
@@ -290,10 +306,38 @@ static unsigned int writer_drain(void)
 		n += thread_ring__drain(&t->ring, writer_record, NULL);
 		if (gone) {
 			*pp = t->next;
+			writer_thread_exited(t);
 			hooks_thread__put(t);
 		} else {
 			pp = &t->next;
 		}
+	}
+	return n;
+}
+
+/*
+ * One turn over every ring; returns the records drained.  The threads
+ * known already go first, so that the exit of one whose tid a new thread
+ * took again reaches the stream state before the new thread's name.
+ */
+static unsigned int writer_drain(void)
+{
+	struct hooks_thread *fresh, *added = NULL, *t;
+	unsigned int n;
+
+	n = writer_drain_list(&sa.threads);
+	fresh = atomic_exchange_explicit(&sa.fresh, NULL, memory_order_acquire);
+	while (fresh) {
+		t = fresh;
+		fresh = t->next;
+		t->next = added;
+		added = t;
+	}
+	n += writer_drain_list(&added);
+	while ((t = added)) {
+		added = t->next;
+		t->next = sa.threads;
+		sa.threads = t;
 	}
 	return n;
 }
