@@ -23,6 +23,9 @@
 #   $(B)/tests/bpf/run_record_unwind  TAP: record with idle processes that
 #                                 would take --unwind-memory: the workload's
 #                                 stacks, and a forked child's, reach main
+#   $(B)/tests/bpf/run_record_diff  TAP: two recordings of diff_workload,
+#                                 whose hot function changes: diff ranks
+#                                 it first
 #   $(B)/tests/bpf/vm/test_bpf_record  TAP, in the VM: record --source bpf,
 #                                 check, every CPU, a child's tasks, no loss,
 #                                 the same top functions as the module
@@ -119,6 +122,11 @@ $(B)/tests/bpf/fp_workload: tests/bpf/fp_workload.c
 	@mkdir -p $(@D)
 	$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -no-pie -o $@ $<
 
+# Its three functions must keep their own samples: no inlining.
+$(B)/tests/bpf/diff_workload: tests/bpf/diff_workload.c
+	@mkdir -p $(@D)
+	$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -o $@ $<
+
 $(B)/tests/bpf/run_%: tests/bpf/run_%.sh
 	@mkdir -p $(@D)
 	cp $< $@
@@ -130,9 +138,10 @@ $(B)/tests/bpf/run_record_ready: $(B)/bin/fxtprof
 $(B)/tests/bpf/run_record_memory: $(B)/bin/fxtprof
 $(B)/tests/bpf/run_record_unwind: $(B)/bin/fxtprof \
 	$(B)/tests/bpf/unwind_workload
+$(B)/tests/bpf/run_record_diff: $(B)/bin/fxtprof $(B)/tests/bpf/diff_workload
 # The TAP helper the run_record_* scripts source, beside them.
 $(B)/tests/bpf/run_record_auto $(B)/tests/bpf/run_record_ready \
-	$(B)/tests/bpf/run_record_memory \
+	$(B)/tests/bpf/run_record_memory $(B)/tests/bpf/run_record_diff \
 	$(B)/tests/bpf/run_record_unwind: $(B)/tests/bpf/tap.sh
 $(B)/tests/bpf/tap.sh: tests/scripts/tap.sh
 	@mkdir -p $(@D)
@@ -166,7 +175,7 @@ ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/test_bpf_ring \
 	      $(B)/tests/bpf/run_bpf_record $(B)/tests/bpf/run_record_auto \
 	      $(B)/tests/bpf/run_record_ready $(B)/tests/bpf/run_record_unwind \
-	      $(B)/tests/bpf/run_record_memory \
+	      $(B)/tests/bpf/run_record_memory $(B)/tests/bpf/run_record_diff \
 	      $(B)/tests/bpf/run_core_check $(B)/tests/bpf/test_bpf_unwind \
 	      $(B)/tests/bpf/test_unwind_ranges $(B)/tests/bpf/test_unwind_extents
 USER_PROGS += $(B)/tests/bpf/bpf_record $(B)/tests/bpf/fp_workload

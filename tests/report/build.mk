@@ -70,16 +70,22 @@ HOST_TESTS += $(REPORT_T)/run_report $(REPORT_T)/test_profile \
 	      $(B)/asan/tests/report/test_profile
 endif
 
-# Annotations: --region, --kernel, --section and --by-region on a
-# recording with regions on two threads (region_test.sh), plain and on
-# the ASan+UBSan fxtprof.
-$(REPORT_T)/run_region: tests/report/region_test.sh $(B)/bin/fxtprof \
+# The scripts on gen_profile recordings alone, each run plain and on the
+# ASan+UBSan fxtprof: run_NAME runs tests/report/NAME_test.sh.
+#   region  --region, --kernel, --section and --by-region on a recording
+#           with regions on two threads (region_test.sh)
+#   diff    two recordings compared: diff, flamegraph --diff, export
+#           --diff-base (diff_test.sh)
+# (run_report, above, has an explicit rule: it also needs chain.)
+GEN_PROFILE_TESTS := region diff
+
+$(REPORT_T)/run_%: tests/report/%_test.sh $(B)/bin/fxtprof \
 		$(REPORT_T)/gen_profile
 	@printf '#!/bin/sh\nexec sh %s %s %s\n' $(abspath $<) \
 		$(abspath $(B)/bin/fxtprof) $(abspath $(REPORT_T)/gen_profile) > $@
 	@chmod +x $@
 
-$(B)/asan/tests/report/run_region: tests/report/region_test.sh \
+$(B)/asan/tests/report/run_%: tests/report/%_test.sh \
 		$(B)/asan/tests/report/fxtprof $(REPORT_T)/gen_profile
 	@mkdir -p $(@D)
 	@printf '#!/bin/sh\nexec sh %s %s %s\n' $(abspath $<) \
@@ -88,7 +94,8 @@ $(B)/asan/tests/report/run_region: tests/report/region_test.sh \
 	@chmod +x $@
 
 ifeq ($(ARCH),x86_64)
-HOST_TESTS += $(REPORT_T)/run_region $(B)/asan/tests/report/run_region
+HOST_TESTS += $(GEN_PROFILE_TESTS:%=$(REPORT_T)/run_%) \
+	      $(GEN_PROFILE_TESTS:%=$(B)/asan/tests/report/run_%)
 endif
 
 # The intervals each sample is in (user/profile/profile_annot.c).

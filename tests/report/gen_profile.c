@@ -15,6 +15,7 @@
  *   dbegin|dend TS PID TID CAT NAME [KERNEL_ID]   duration begin/end
  *   abegin|aend TS PID TID CAT NAME ID            async begin/end
  *   instant TS PID TID CAT NAME
+ *   lost TS RECORDS             the kernel's loss total (fxtprof:kernel_lost)
  * (the annotations of Documentation/fxt-mapping.md: CAT region, kernel,
  * section, event).  In these NAMEs a '+' stands for a space.
  *
@@ -210,6 +211,15 @@ int main(void)
 			check(fxt_writer__kobj(w, 0x83, 0,
 					       fxt_sref_inline("CLOCK_REALTIME", 14),
 					       a, 2), "clock");
+		} else if (!strcmp(tok[0], "lost") && n == 3) {
+			struct fxt_tref self = fxt_tref_inline(1, 1);
+			struct fxt_arg a[2] = { u64("records", num(tok[2])),
+						u64("bytes", 64 * num(tok[2])) };
+
+			check(fxt_writer__counter(w, num(tok[1]), &self,
+						  ref("fxtprof"),
+						  ref("fxtprof:kernel_lost"),
+						  a, 2, 0), "lost");
 		} else if (!strcmp(tok[0], "sample") && n >= 7) {
 			sample(tok, 7, n, NULL);
 		} else if (!strcmp(tok[0], "partial") && n >= 8) {

@@ -33,7 +33,7 @@ CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
 CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS) \
 	      $(if $(filter arm64,$(ARCH)),$(CMD_STATIC_LDLIBS),-ldw -lelf -lz)
 ifneq ($(SYMBOLS),)
-CMD_SRCS += user/cmd/report.c \
+CMD_SRCS += user/cmd/report.c user/cmd/diff.c \
 	    user/cmd/flamegraph.c user/cmd/tree_cmd.c user/cmd/export.c \
 	    user/cmd/symbolize.c user/cmd/copy_unwind.c
 CMD_LIBS_SYMBOLS := $(B)/lib/libreport.a $(B)/lib/libexport.a \

@@ -49,6 +49,7 @@ int cmd_trigger(int argc, char **argv);
 int cmd_trigger_name_ok(const char *name);
 int cmd_report(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_receive(int argc, char **argv);
 /* The archive's commands (archive_cmd.c). */

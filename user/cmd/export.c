@@ -325,6 +325,7 @@ enum {
 	OPT_NO_LINES,
 	OPT_NO_INLINES,
 	OPT_TIME,
+	OPT_DIFF_BASE,
 };
 
 static const struct option export_longopts[] = {
@@ -341,6 +342,7 @@ static const struct option export_longopts[] = {
 	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 	{ "time", required_argument, NULL, OPT_TIME },
+	{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -386,7 +388,15 @@ static void export_usage(FILE *f, const char *cmd)
 		fprintf(f, "      --no-lines         no source files and lines\n"
 			"      --time FROM,TO     only the samples with FROM <= ts <= TO:\n"
 			"                         seconds from the first sample (0.5,2\n"
-			"                         or ,1.5), or absolute ns ('123ns')\n");
+			"                         or ,1.5), or absolute ns ('123ns')\n"
+			"      --diff-base BASE   a differential profile, as go tool "
+			"pprof\n"
+			"                         -diff_base builds it: BASE's "
+			"samples negated\n"
+			"                         (label pprof::base=true) and "
+			"scaled to FILE's\n"
+			"                         number, so totals are FILE minus "
+			"BASE by share\n");
 	fprintf(f,
 		"      --no-inlines       no inline frames\n"
 		"  -h, --help             this text\n\n"
@@ -466,6 +476,11 @@ int export_cmd__parse(struct export_cmd *c, int argc, char **argv,
 				goto bad;
 			c->time = optarg;
 			break;
+		case OPT_DIFF_BASE:
+			if (!pprof)
+				goto bad;
+			c->diff_base = optarg;
+			break;
 		case 'h':
 			export_usage(stdout, cmd);
 			return CMD_EXIT_OK;
@@ -506,12 +521,59 @@ static bool export_region__keep(void *ctx, size_t i)
 	return true;
 }
 
+/*
+ * --diff-base: BASE loaded as FILE is, and the two encoded as one
+ * differential profile.  0 or -errno, with a sentence printed.
+ */
+static int export_diff(struct export_cmd *c, struct pprof_input *in,
+		       struct pb_buf *gz, struct export_stats *base_st)
+{
+	struct export_cmd b = *c;
+	struct export_region reg = { .o = &c->annot };
+	struct pprof_filter filter = { export_region__keep, &reg };
+	struct pprof_input base_in = { .st = base_st };
+	double scale = 0;
+	int err;
+
+	b.input = c->diff_base;
+	b.data = NULL;
+	b.profile = NULL;
+	b.symbolizer = NULL;
+	err = export_cmd__load(&b);
+	if (err)
+		goto out_release;
+	reg.p = b.profile;
+	/* The same --region patterns select BASE's samples too. */
+	err = rt_annot__check(&c->annot, b.profile, b.input, &reg.res);
+	if (err)
+		goto out_release;
+	base_in.p = b.profile;
+	base_in.s = b.symbolizer;
+	base_in.f = c->annot.nr_pats ? &filter : NULL;
+	err = pprof__encode_diff(in, &base_in, first_sample_wall_ns(c), gz,
+				 &scale);
+	if (err == -ENODATA)
+		reader_err(err, "%s: no samples to compare",
+			   profile__nr_samples(b.profile) ? c->input : b.input);
+	else if (err)
+		reader_err(err, "cannot build the pprof profile");
+	else
+		fprintf(export_cmd__info(c), "fxtprof: %s: %" PRIu64
+			" samples, negated and scaled by %.4f (FILE's samples / "
+			"BASE's) to compare by share\n", b.input,
+			base_st->samples, scale);
+out_release:
+	rt_annot__release(&reg.res);
+	export_cmd__release(&b);
+	return err;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct export_region reg = { 0 };
 	struct pprof_filter filter = { export_region__keep, &reg };
 	struct export_cmd c;
-	struct export_stats st = { 0 };
+	struct export_stats st = { 0 }, base_st = { 0 };
 	struct pb_buf gz = PB_BUF_INIT;
 	const char *format = "pprof";
 	int ret, err;
@@ -530,12 +592,23 @@ int cmd_export(int argc, char **argv)
 	reg.p = c.profile;
 	if (rt_annot__check(&c.annot, c.profile, c.input, &reg.res))
 		goto out_release;
-	err = pprof__encode_filtered(c.profile, c.symbolizer,
-				     c.annot.nr_pats ? &filter : NULL,
-				     first_sample_wall_ns(&c), &gz, &st);
-	if (err) {
-		reader_err(err, "cannot build the pprof profile");
-		goto out_release;
+	if (c.diff_base) {
+		struct pprof_input in = {
+			.p = c.profile, .s = c.symbolizer, .st = &st,
+			.f = c.annot.nr_pats ? &filter : NULL,
+		};
+
+		if (export_diff(&c, &in, &gz, &base_st))
+			goto out_release;
+	} else {
+		err = pprof__encode_filtered(c.profile, c.symbolizer,
+					     c.annot.nr_pats ? &filter : NULL,
+					     first_sample_wall_ns(&c), &gz,
+					     &st);
+		if (err) {
+			reader_err(err, "cannot build the pprof profile");
+			goto out_release;
+		}
 	}
 	if (export_cmd__write(&c, gz.data, gz.len))
 		goto out_release;

@@ -20,6 +20,7 @@ struct export_cmd {
 	const char *input;
 	const char *output;
 	const char *time;		/* --time FROM,TO (export), or NULL */
+	const char *diff_base;		/* --diff-base BASE (export), or NULL */
 	unsigned int mode;		/* of the output file */
 	struct symbolizer_opts sym;
 	struct rt_annot_opts annot;	/* export: --region, ... */

@@ -6,6 +6,10 @@
  * first; children in alphabetical order, widths by samples.  Kernel
  * frames are orange, user frames warm reds and yellows, idle grey.
  * `--folded` prints the folded stacks instead (comm;root;...;leaf N).
+ * `--diff BASE` draws the differential flame graph of BASE and FILE, as
+ * Brendan Gregg's difffolded convention has it: the frames and widths are
+ * FILE's, and each frame is red where its share of the samples grew from
+ * BASE, blue where it shrank, the deeper the more it changed.
  *
  * Our own SVG and script: FlameGraph's are CDDL and not used.
  */
@@ -18,6 +22,7 @@
 
 #include "cmd.h"
 #include "tree_cmd.h"
+#include "report/report_diff.h"
 #include "report/report_tree.h"
 
 #define FRAME_H		16
@@ -30,6 +35,7 @@
 struct flame_opts {
 	struct rt_opts rt;
 	const char *path, *out, *title;
+	const char *diff_base;		/* --diff BASE, or NULL */
 	bool folded;
 	unsigned int width;
 };
@@ -44,7 +50,14 @@ static int usage(FILE *f)
 		"speedscope\n"
 		"  -o FILE       output (--folded: default stdout)\n"
 		"  --title TEXT  the graph's title\n"
-		"  --width PX    image width (default 1200)\n");
+		"  --width PX    image width (default 1200)\n"
+		"  --diff BASE   a differential flame graph: FILE's frames "
+		"and widths,\n"
+		"                red where a frame's share grew from BASE, "
+		"blue where it\n"
+		"                shrank (--folded: comm;root;...;leaf BASE "
+		"NEW, BASE\n"
+		"                scaled to FILE's samples)\n");
 	rt_opts__usage(f);
 	return f == stdout ? 0 : CMD_EXIT_USAGE;
 }
@@ -210,13 +223,47 @@ static const char script[] =
 "  searchb.textContent = 'Reset Search'; searching = true;\n"
 "}\n";
 
+/* --diff: BASE's tree, and for each of FILE's nodes, BASE's on its path. */
+struct svg_diff {
+	const struct rt_flame *fl;
+	const uint32_t *base_of;
+	double base_total;
+	double max_change;	/* the largest |share change|, for the colours */
+};
+
 struct svg {
 	FILE *f;
 	const struct rtree *t;
 	const struct rt_flame *fl;
+	const struct svg_diff *diff;	/* or NULL */
 	double px_per_sample;
 	unsigned int height, max_depth;
 };
+
+/* A node's share of FILE's samples minus its path's share of BASE's. */
+static double change_of(const struct svg *s, uint32_t node)
+{
+	const struct svg_diff *d = s->diff;
+	double now = (double)s->fl->nodes[node].count /
+		     (double)s->fl->nodes[1].count;
+	uint32_t b = d->base_of[node];
+
+	return now - (b ? (double)d->fl->nodes[b].count / d->base_total : 0);
+}
+
+/* Red for more, blue for less, white for no change. */
+static void diff_colour(char *buf, size_t len, double change, double max)
+{
+	unsigned int v = max > 0 ? (unsigned int)(220 * (change < 0 ? -change :
+							 change) / max) : 0;
+
+	if (change > 0)
+		snprintf(buf, len, "rgb(255,%u,%u)", 235 - v, 235 - v);
+	else if (change < 0)
+		snprintf(buf, len, "rgb(%u,%u,255)", 235 - v, 235 - v);
+	else
+		snprintf(buf, len, "rgb(235,235,235)");
+}
 
 static unsigned int depth_of(const struct rt_flame *fl, uint32_t node,
 			     unsigned int d, double px, double min)
@@ -275,14 +322,26 @@ static int emit(struct svg *s, uint32_t node, double x, unsigned int d)
 		kind = 4;
 	else
 		kind = s->t->syms[n->sym].kernel ? 1 : 3;
-	colour(fill, sizeof(fill), name, kind);
+	if (s->diff)
+		diff_colour(fill, sizeof(fill), change_of(s, node),
+			    s->diff->max_change);
+	else
+		colour(fill, sizeof(fill), name, kind);
 	fprintf(s->f, "<g class=\"f\" data-x=\"%.2f\" data-w=\"%.2f\" "
 		"data-d=\"%u\"><title>", x, w, d);
 	put_xml(s->f, name);
 	if (!fl->comm[node] && s->t->syms[n->sym].kernel)
 		fputs(" [k]", s->f);
-	fprintf(s->f, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
+	fprintf(s->f, " (%" PRIu64 " samples, %.2f%%", n->count,
 		total ? 100.0 * (double)n->count / total : 0);
+	if (s->diff) {
+		double change = change_of(s, node);
+
+		fprintf(s->f, "; BASE %.2f%%, %+.2f points",
+			100.0 * ((double)n->count / total - change),
+			100.0 * change);
+	}
+	fputs(")</title>", s->f);
 	fprintf(s->f, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\" "
 		"fill=\"%s\" data-c=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%u\">"
 		"</text></g>\n", x, s->height - PAD_BOTTOM - (d + 1) * FRAME_H,
@@ -313,9 +372,9 @@ static int emit(struct svg *s, uint32_t node, double x, unsigned int d)
 }
 
 static int write_svg(FILE *f, const struct rtree *t, const struct rt_flame *fl,
-		     const struct flame_opts *o)
+		     const struct svg_diff *diff, const struct flame_opts *o)
 {
-	struct svg s = { .f = f, .t = t, .fl = fl };
+	struct svg s = { .f = f, .t = t, .fl = fl, .diff = diff };
 	double total = fl->nr_nodes > 1 ? (double)fl->nodes[1].count : 0;
 	unsigned int width = o->width;
 
@@ -339,7 +398,17 @@ static int write_svg(FILE *f, const struct rtree *t, const struct rt_flame *fl,
 		"fill=\"#f6f6f0\"/>\n", width, s.height);
 	fprintf(f, "<text x=\"%u\" y=\"24\" text-anchor=\"middle\" "
 		"style=\"font-size: 16px\">", width / 2);
-	put_xml(f, o->title ? o->title : "Flame Graph");
+	put_xml(f, o->title ? o->title :
+		   diff ? "Differential Flame Graph" : "Flame Graph");
+	if (diff) {
+		fprintf(f, "</text>\n<text x=\"%u\" y=\"%u\" "
+			"text-anchor=\"middle\">widths: ", width / 2,
+			PAD_TOP - 4);
+		put_xml(f, o->path);
+		fputs("; red: a larger share than in ", f);
+		put_xml(f, o->diff_base);
+		fputs(", blue: a smaller one", f);
+	}
 	fprintf(f, "</text>\n<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"24\" "
 		"style=\"display: none\">Reset Zoom</text>\n", PAD_SIDE);
 	fprintf(f, "<text id=\"search\" class=\"btn\" x=\"%u\" y=\"24\" "
@@ -366,6 +435,8 @@ static int flame_opt(void *ctx, int argc, char **argv, int *i)
 		o->out = argv[++*i];
 	} else if (!strcmp(a, "--folded")) {
 		o->folded = true;
+	} else if (!strcmp(a, "--diff") && *i + 1 < argc) {
+		o->diff_base = argv[++*i];
 	} else if (!strcmp(a, "--title") && *i + 1 < argc) {
 		o->title = argv[++*i];
 	} else if (!strcmp(a, "--width") && *i + 1 < argc) {
@@ -398,11 +469,50 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 	return ret;
 }
 
+/* The largest share change of any node: the colours' full scale. */
+static double max_change(const struct svg *s)
+{
+	double max = 0;
+
+	for (uint32_t i = 1; i < s->fl->nr_nodes; i++) {
+		double c = change_of(s, i);
+
+		if (c < 0)
+			c = -c;
+		if (c > max)
+			max = c;
+	}
+	return max;
+}
+
+/* --diff: BASE's tree and flame, matched against FILE's; 0 or -errno. */
+static int diff_prepare(struct svg_diff *d, struct rt_flame *bfl,
+			const struct rtree *bt, const struct rt_flame *fl,
+			const struct rtree *t)
+{
+	uint32_t *base_of;
+	int ret;
+
+	ret = rt_flame__build(bfl, bt);
+	if (!ret)
+		ret = rt_flame__match(fl, t, bfl, bt, &base_of);
+	if (ret)
+		return ret;
+	*d = (struct svg_diff){
+		.fl = bfl, .base_of = base_of,
+		.base_total = (double)bt->total,
+	};
+	d->max_change = max_change(&(struct svg){ .t = t, .fl = fl,
+						  .diff = d });
+	return 0;
+}
+
 int cmd_flamegraph(int argc, char **argv)
 {
 	struct flame_opts o;
-	struct rt_flame fl = { 0 };
-	struct rtree t;
+	struct rt_flame fl = { 0 }, bfl = { 0 };
+	struct svg_diff diff = { 0 };
+	struct rtree t, base;
 	FILE *out = stdout;
 	int ret, status = CMD_EXIT_FAILED;
 
@@ -411,17 +521,29 @@ int cmd_flamegraph(int argc, char **argv)
 		return ret < 0 ? CMD_EXIT_OK : ret;
 	if (tree_cmd__load(&t, o.path, &o.rt))
 		return CMD_EXIT_FAILED;
+	if (o.diff_base && tree_cmd__load(&base, o.diff_base, &o.rt)) {
+		o.diff_base = NULL;
+		goto out_tree;
+	}
+	if (o.diff_base &&
+	    rt_diff__check_inputs(&base, o.diff_base, &t, o.path))
+		goto out_tree;
 	if (o.out && strcmp(o.out, "-") && !(out = fopen(o.out, "w"))) {
 		reader_err(-errno, "%s", o.out);
 		out = NULL;
 		goto out_tree;
 	}
-	if (o.folded) {
+	if (o.folded && o.diff_base) {
+		ret = rt_diff__print_folded(&base, &t, out);
+	} else if (o.folded) {
 		ret = rtree__print_folded(&t, out);
 	} else {
 		ret = rt_flame__build(&fl, &t);
+		if (!ret && o.diff_base)
+			ret = diff_prepare(&diff, &bfl, &base, &fl, &t);
 		if (!ret)
-			ret = write_svg(out, &t, &fl, &o);
+			ret = write_svg(out, &t, &fl, o.diff_base ? &diff : NULL,
+					&o);
 	}
 	if (ret)
 		reader_err(ret, "flamegraph");
@@ -433,8 +555,12 @@ int cmd_flamegraph(int argc, char **argv)
 	} else if (out == stdout && fflush(stdout)) {
 		status = CMD_EXIT_FAILED;
 	}
+	free((void *)diff.base_of);
+	rt_flame__free(&bfl);
 	rt_flame__free(&fl);
 out_tree:
+	if (o.diff_base)
+		rtree__free(&base);
 	rtree__free(&t);
 	return status;
 }

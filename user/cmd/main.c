@@ -38,6 +38,8 @@ static const struct {
 	/* The commands that name frames: they need libdw. */
 	{ "report", cmd_report, "top functions, call trees, as perf report "
 				"(--summary: processes, records)" },
+	{ "diff", cmd_diff, "two recordings compared: the functions whose "
+			    "share changed most" },
 	{ "flamegraph", cmd_flamegraph, "an interactive SVG flame graph, or "
 					"folded stacks" },
 	{ "export", cmd_export, "the profile as gzipped pprof, for go tool "
@@ -55,7 +57,7 @@ static void usage(FILE *f)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 #ifndef FXTPROF_HAVE_SYMBOLS
-	fprintf(f, "\nreport, flamegraph, export, symbolize: not in this build "
+	fprintf(f, "\nreport, diff, flamegraph, export, symbolize: not in this build "
 		   "(symbolization needs\nlibdw); run them on the host\n");
 #endif
 	fprintf(f, "\n'fxtprof COMMAND --help' describes each command.\n");

@@ -102,6 +102,7 @@ struct pp_function_key {
 /* A sample's key: these, then its location ids, leaf first. */
 struct pp_sample_key {
 	uint32_t pid, tid, cpu, comm, thread_comm;
+	uint32_t base;		/* 1: a sample of --diff-base's recording */
 };
 
 struct pp {
@@ -115,6 +116,8 @@ struct pp {
 	size_t map_cap, loc_cap, count_cap;
 	uint32_t *key;			/* a sample key being built */
 	size_t key_cap;
+	bool adding_base;		/* the samples being added are BASE's */
+	double base_scale;		/* BASE's counts x this, negated */
 	int err;
 };
 
@@ -293,6 +296,7 @@ static int add_sample(struct pp *x, const struct profile_sample *smp,
 	sk->cpu = smp->cpu;
 	sk->comm = str(x, smp->process ? smp->process : "");
 	sk->thread_comm = str(x, smp->comm ? smp->comm : "");
+	sk->base = x->adding_base;
 	for (size_t i = 0; i < n; i++)
 		x->key[hdr + i] = location_of(x, &x->stack.res[i], smp->ips[i],
 					      i < smp->nr_kernel, i == 0);
@@ -333,6 +337,12 @@ static void put_samples(struct pp *x, struct pb_buf *b, uint64_t period)
 	uint32_t k_pid = str(x, "pid"), k_tid = str(x, "tid");
 	uint32_t k_cpu = str(x, "cpu"), k_comm = str(x, "comm");
 	uint32_t k_tcomm = str(x, "thread_comm");
+	uint32_t k_base = 0, v_true = 0;
+
+	if (x->base_scale) {
+		k_base = str(x, "pprof::base");
+		v_true = str(x, "true");
+	}
 
 	for (uint32_t id = 1; id <= intern__count(&x->samples); id++) {
 		const struct intern_key *k = intern__key(&x->samples, id);
@@ -346,8 +356,17 @@ static void put_samples(struct pp *x, struct pb_buf *b, uint64_t period)
 			pb_put_varint(b, w[hdr + i]);
 		pb_close(b, pm);
 		pm = pb_open(b, SM_VALUE);
-		pb_put_varint(b, x->counts[id - 1]);
-		pb_put_varint(b, x->counts[id - 1] * period);
+		if (sk->base) {
+			/* int64 values: negative ones are their two's complement. */
+			uint64_t c = (uint64_t)((double)x->counts[id - 1] *
+						x->base_scale + 0.5);
+
+			pb_put_varint(b, -c);
+			pb_put_varint(b, -(c * period));
+		} else {
+			pb_put_varint(b, x->counts[id - 1]);
+			pb_put_varint(b, x->counts[id - 1] * period);
+		}
 		pb_close(b, pm);
 		put_label(b, k_pid, true, sk->pid);
 		put_label(b, k_tid, true, sk->tid);
@@ -356,6 +375,8 @@ static void put_samples(struct pp *x, struct pb_buf *b, uint64_t period)
 			put_label(b, k_comm, false, sk->comm);
 		if (sk->thread_comm)
 			put_label(b, k_tcomm, false, sk->thread_comm);
+		if (sk->base)
+			put_label(b, k_base, false, v_true);
 		pb_close(b, m);
 	}
 }
@@ -486,43 +507,102 @@ out_end:
 	return ret;
 }
 
+static void pp_init(struct pp *x)
+{
+	intern__init(&x->strs);
+	intern__init(&x->maps);
+	intern__init(&x->funcs);
+	intern__init(&x->locs);
+	intern__init(&x->samples);
+	str(x, "");	/* string_table[0] must be "" */
+}
+
+static void pp_release(struct pp *x)
+{
+	export_stack__release(&x->stack);
+	intern__release(&x->strs);
+	intern__release(&x->maps);
+	intern__release(&x->funcs);
+	intern__release(&x->locs);
+	intern__release(&x->samples);
+	free(x->map);
+	free(x->loc);
+	free(x->counts);
+	free(x->key);
+}
+
+/* The samples @in keeps into @x; their number in *kept.  0 or -errno. */
+static int pp_add(struct pp *x, const struct pprof_input *in, bool base,
+		  uint64_t *kept)
+{
+	size_t n = profile__nr_samples(in->p);
+	int err = 0;
+
+	x->p = in->p;
+	x->s = in->s;
+	x->adding_base = base;
+	*kept = 0;
+	in->st->period_ns = export_sample_period_ns(in->p);
+	for (size_t i = 0; i < n && !err; i++) {
+		if (in->f && in->f->keep && !in->f->keep(in->f->ctx, i))
+			continue;
+		err = add_sample(x, profile__sample(in->p, i), in->st);
+		++*kept;
+	}
+	return err ? err : x->err;
+}
+
+/* The profile @x holds, encoded for @new's recording and gzipped. */
+static int pp_finish(struct pp *x, const struct pprof_input *new,
+		     uint64_t time_nanos, struct pb_buf *out)
+{
+	struct pb_buf raw = PB_BUF_INIT;
+	int err;
+
+	x->p = new->p;
+	err = encode(x, &raw, time_nanos, new->st);
+	if (!err)
+		err = pprof__gzip(raw.data, raw.len, out);
+	pb_buf__release(&raw);
+	return err;
+}
+
 int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
 			   const struct pprof_filter *f, uint64_t time_nanos,
 			   struct pb_buf *out, struct export_stats *st)
 {
-	struct pp x = { .p = p, .s = s };
-	struct pb_buf raw = PB_BUF_INIT;
-	size_t n = profile__nr_samples(p);
-	int err = 0;
+	const struct pprof_input in = { .p = p, .s = s, .f = f, .st = st };
+	struct pp x = { 0 };
+	uint64_t kept;
+	int err;
 
-	intern__init(&x.strs);
-	intern__init(&x.maps);
-	intern__init(&x.funcs);
-	intern__init(&x.locs);
-	intern__init(&x.samples);
-	str(&x, "");	/* string_table[0] must be "" */
-	st->period_ns = export_sample_period_ns(p);
-	for (size_t i = 0; i < n && !err; i++) {
-		if (f && f->keep && !f->keep(f->ctx, i))
-			continue;
-		err = add_sample(&x, profile__sample(p, i), st);
+	pp_init(&x);
+	err = pp_add(&x, &in, false, &kept);
+	if (!err)
+		err = pp_finish(&x, &in, time_nanos, out);
+	pp_release(&x);
+	return err;
+}
+
+int pprof__encode_diff(const struct pprof_input *new,
+		       const struct pprof_input *base, uint64_t time_nanos,
+		       struct pb_buf *out, double *scale)
+{
+	struct pp x = { 0 };
+	uint64_t kept_new, kept_base;
+	int err;
+
+	pp_init(&x);
+	err = pp_add(&x, base, true, &kept_base);
+	if (!err)
+		err = pp_add(&x, new, false, &kept_new);
+	if (!err && (!kept_new || !kept_base))
+		err = -ENODATA;
+	if (!err) {
+		x.base_scale = (double)kept_new / (double)kept_base;
+		*scale = x.base_scale;
+		err = pp_finish(&x, new, time_nanos, out);
 	}
-	if (!err)
-		err = x.err;
-	if (!err)
-		err = encode(&x, &raw, time_nanos, st);
-	if (!err)
-		err = pprof__gzip(raw.data, raw.len, out);
-	pb_buf__release(&raw);
-	export_stack__release(&x.stack);
-	intern__release(&x.strs);
-	intern__release(&x.maps);
-	intern__release(&x.funcs);
-	intern__release(&x.locs);
-	intern__release(&x.samples);
-	free(x.map);
-	free(x.loc);
-	free(x.counts);
-	free(x.key);
+	pp_release(&x);
 	return err;
 }

@@ -26,6 +26,27 @@ int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
 			   const struct pprof_filter *f, uint64_t time_nanos,
 			   struct pb_buf *out, struct export_stats *st);
 
+/* One recording, for a profile made of two. */
+struct pprof_input {
+	const struct profile *p;
+	struct symbolizer *s;
+	const struct pprof_filter *f;	/* or NULL: every sample */
+	struct export_stats *st;	/* its own counts */
+};
+
+/*
+ * A differential profile, as `go tool pprof -diff_base=BASE NEW` builds
+ * one: NEW's samples, and BASE's with their values negated and the label
+ * pprof::base=true, so that every total is NEW minus BASE.  BASE's values
+ * are scaled by NEW's samples / BASE's (*scale), so that recordings of
+ * different lengths and rates compare by share, and timed with NEW's
+ * period.  0, -ENODATA when either keeps no sample, or as
+ * pprof__encode_filtered().
+ */
+int pprof__encode_diff(const struct pprof_input *new,
+		       const struct pprof_input *base, uint64_t time_nanos,
+		       struct pb_buf *out, double *scale);
+
 /* Gzip (RFC 1952, zlib's deflate) len bytes of in into out (reset). */
 int pprof__gzip(const void *in, size_t len, struct pb_buf *out);
 

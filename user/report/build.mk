@@ -2,16 +2,18 @@
 #
 # user/report/build.mk - the report engine: a recording loaded, filtered
 # and named (report_tree.c), the region filters (report_annot.c), the
-# perf-like output (report_print.c) and the --summary section
-# (report_summary.c).  The commands report, flamegraph and export are
-# its front ends (user/cmd).
+# perf-like output (report_print.c), the --summary section
+# (report_summary.c) and two recordings compared (report_diff.c).  The
+# commands report, diff, flamegraph and export are its front ends
+# (user/cmd).
 #   $(B)/lib/libreport.a   include "report/report.h" with -Iuser; needs
 #                          libsymbolize.a, libprofile.a and libfxt.a
 # x86_64 only, as the symbolizer it names frames with.
 
 ifeq ($(ARCH),x86_64)
 REPORT_SRCS := user/report/report_tree.c user/report/report_annot.c \
-	       user/report/report_print.c user/report/report_summary.c
+	       user/report/report_print.c user/report/report_summary.c \
+	       user/report/report_diff.c
 REPORT_LIB := $(B)/lib/libreport.a
 
 $(REPORT_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser -Iuser/fxt

@@ -6,6 +6,7 @@
  *                     perf-like entries, folded stacks, the flame tree;
  *   report_annot.h    the region filters and --by-region;
  *   report_summary.h  the --summary section, fed from memory;
+ *   report_diff.h     two recordings compared: diff, flamegraph --diff;
  * and here, the perf-like output of `fxtprof report` (report_print.c).
  */
 #ifndef FXTPROF_REPORT_H

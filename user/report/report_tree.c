@@ -1247,14 +1247,9 @@ void rt_report__free(struct rt_report *r)
 
 /* ---- folded stacks ------------------------------------------------------ */
 
-struct folded {
-	char *line;
-	uint64_t count;
-};
-
 static int folded_cmp(const void *a, const void *b)
 {
-	const struct folded *x = a, *y = b;
+	const struct rt_folded_line *x = a, *y = b;
 
 	return strcmp(x->line, y->line);
 }
@@ -1266,10 +1261,10 @@ static void put_folded(char **p, char *end, const char *s, bool spaces)
 		*(*p)++ = *s == ';' ? ':' : (spaces && *s == ' ') ? '_' : *s;
 }
 
-int rtree__print_folded(const struct rtree *t, FILE *f)
+int rtree__folded(const struct rtree *t, struct rt_folded *folded)
 {
 	struct rt_flame fl;
-	struct folded *out = NULL;
+	struct rt_folded_line *out = NULL;
 	size_t n = 0, cap = 0, i;
 	int ret;
 
@@ -1338,13 +1333,34 @@ int rtree__print_folded(const struct rtree *t, FILE *f)
 		free(buf);
 	}
 	array_sort(out, n, sizeof(*out), folded_cmp);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s %" PRIu64 "\n", out[i].line, out[i].count);
+	folded->l = out;
+	folded->n = n;
+	out = NULL;
+	n = 0;
 out:
 	for (i = 0; i < n; i++)
 		free(out[i].line);
 	free(out);
 	rt_flame__free(&fl);
+	return ret;
+}
+
+void rt_folded__free(struct rt_folded *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->l[i].line);
+	free(f->l);
+	memset(f, 0, sizeof(*f));
+}
+
+int rtree__print_folded(const struct rtree *t, FILE *f)
+{
+	struct rt_folded fo = { 0 };
+	int ret = rtree__folded(t, &fo);
+
+	for (size_t i = 0; !ret && i < fo.n; i++)
+		fprintf(f, "%s %" PRIu64 "\n", fo.l[i].line, fo.l[i].count);
+	rt_folded__free(&fo);
 	return ret;
 }
 

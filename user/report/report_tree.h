@@ -174,6 +174,18 @@ void rt_report__sort_children(struct rt_report *r, uint32_t node);
 /* One line per distinct stack, root first, sorted: comm;root;...;leaf N */
 int rtree__print_folded(const struct rtree *t, FILE *f);
 
+/* The same lines in memory: sorted by line (strcmp), each one distinct. */
+struct rt_folded_line {
+	char *line;		/* comm;root;...;leaf */
+	uint64_t count;
+};
+struct rt_folded {
+	struct rt_folded_line *l;
+	size_t n;
+};
+int rtree__folded(const struct rtree *t, struct rt_folded *out);
+void rt_folded__free(struct rt_folded *f);
+
 /*
  * The flame graph's tree: node 1 is "all", its children the comms, then
  * frames root first.  Node names: sym ids; comms are given by comm[].
