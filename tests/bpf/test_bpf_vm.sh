@@ -18,7 +18,11 @@
 # sources, recording one run of the workload (tests/bench/workload.c)
 # at the same time, give the same top three functions by self time, each
 # within 10 points (three runs on 6.12 under TCG differed by 1 to 5:
-# the two timers disturb each other a little).  TAP.
+# the two timers disturb each other a little).  Then sched.switch through
+# the bpf source, while a two-thread ping-pong runs: the recording passes
+# `fxtprof check`, whose scheduling rules chain every CPU's switches and
+# want each blocked thread woken before it runs again, and holds the
+# ping-pong's switches and wakeups.  TAP.
 cd /tmp || exit 1
 fxtprof=${FXTPROF:-/tests/fxtprof}	# FXTPROF=: run it elsewhere
 out=/tmp/bpf-rec.fxt
@@ -171,7 +175,7 @@ if [ -n "$why" ]; then
 	auto_check
 	exit 0
 fi
-echo "1..8"
+echo "1..10"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 c=0
 while [ $c -lt "$ncpu" ]; do
@@ -231,4 +235,28 @@ res $rc "no loss, and the stream's statistics agree"
 rm -f "$out" /tmp/bpf-dump.log
 auto_check
 same_top
+
+# sched.switch through the bpf source, with a ping-pong on CPU 1.
+rm -f /tmp/bpf-sched.fxt /tmp/bpf-sched.ready
+"$fxtprof" record --source bpf --sources sched.switch,task.lifecycle \
+	--ready-file /tmp/bpf-sched.ready /tmp/bpf-sched.fxt \
+	> /tmp/bpf-sched.log 2>&1 &
+rec=$!
+fxt-wait-ready /tmp/bpf-sched.ready $rec 30 2>/dev/null
+/tests/fxt_pingpong 1 500 > /tmp/bpf-pp.log 2>&1
+pp=$?
+kill -INT $rec
+wait $rec
+rc=$?
+[ $pp = 0 ] || rc=$pp
+"$fxtprof" check /tmp/bpf-sched.fxt > /tmp/bpf-check.log 2>&1 || rc=1
+[ $rc = 0 ] || { sed 's/^/# record: /' /tmp/bpf-sched.log; sed 's/^/# /' /tmp/bpf-check.log | tail -5; }
+res $rc "sched.switch: record exits 0, the output passes fxtprof check"
+"$fxtprof" dump /tmp/bpf-sched.fxt > /tmp/bpf-dump.log 2>&1
+sw=$(grep -c '^ContextSwitch(.*out_state: 3 (blocked)' /tmp/bpf-dump.log)
+wk=$(grep -c '^ThreadWakeup(' /tmp/bpf-dump.log)
+echo "# blocked switches: $sw, wakeups: $wk"
+[ "$sw" -ge 500 ] && [ "$wk" -ge 500 ]
+res $? "sched.switch: the ping-pong's 500 rounds block and wake"
+rm -f /tmp/bpf-sched.fxt /tmp/bpf-dump.log
 exit 0

@@ -61,6 +61,9 @@ struct cpu_ring {
 	struct bpf_ring ring;
 };
 
+/* The tracepoint programs: the four task ones, then sched.switch's three. */
+#define NR_TP_PROGS	7
+
 struct bpf_source_impl {
 	struct fxtprof_bpf *skel;
 	struct fxtprof_config cfg;
@@ -79,7 +82,7 @@ struct bpf_source_impl {
 	uint64_t *rep_records, *rep_bytes, *rep_last_ns;
 
 	struct cpu_event *ev;
-	struct bpf_link *task_links[4];
+	struct bpf_link *tp_links[NR_TP_PROGS];	/* by tp_progs() order */
 	bool running, stopped;
 	uint64_t last_hotplug_ns;
 
@@ -338,9 +341,13 @@ static int check_config(struct bpf_source *src, struct fxtprof_config *c)
 	if (c->size < FXTPROF_CONFIG_SIZE_VER0 || c->reserved ||
 	    (c->flags & ~FXTPROF_CFG_ALL))
 		return fail(src, -EINVAL, "bad configuration");
-	if (c->flags & FXTPROF_CFG_SCHED)
-		return fail(src, -EOPNOTSUPP, "sched.switch is a module-only "
-			    "data source");
+	if ((c->flags & FXTPROF_CFG_SCHED) &&
+	    (s->kernel_major < 5 ||
+	     (s->kernel_major == 5 && s->kernel_minor < 18)))
+		return fail(src, -EOPNOTSUPP, "kernel %u.%u is too old for "
+			    "sched.switch in the bpf source, which needs 5.18 "
+			    "(sched_switch's prev_state): use the module",
+			    s->kernel_major, s->kernel_minor);
 	if (c->flags & FXTPROF_CFG_ANNOTATE)
 		return fail(src, -EOPNOTSUPP, "app.annotations is a "
 			    "module-only data source");
@@ -618,7 +625,7 @@ int bpf_source__configure(struct bpf_source *src,
 	struct bpf_source_impl *s = src->impl;
 	LIBBPF_OPTS(bpf_object_open_opts, oo);
 	struct fxtprof_bpf *skel;
-	bool tasks, unwind;
+	bool tasks, unwind, sched;
 	int ret;
 
 	if (!s)
@@ -664,6 +671,10 @@ int bpf_source__configure(struct bpf_source *src,
 	bpf_program__set_autoload(skel->progs.fxtprof_rename, tasks);
 	bpf_program__set_autoload(skel->progs.fxtprof_snapshot,
 				  s->cfg.flags & FXTPROF_CFG_SNAPSHOT);
+	sched = s->cfg.flags & FXTPROF_CFG_SCHED;
+	bpf_program__set_autoload(skel->progs.fxtprof_switch, sched);
+	bpf_program__set_autoload(skel->progs.fxtprof_wakeup, sched);
+	bpf_program__set_autoload(skel->progs.fxtprof_wakeup_new, sched);
 
 	/* Events first: their errors (paranoid, rate) say more than a
 	 * refused load would. */
@@ -749,10 +760,22 @@ out_destroy_link:
 	return ret;
 }
 
+static void tp_progs(struct fxtprof_bpf *skel,
+		     struct bpf_program *progs[NR_TP_PROGS])
+{
+	progs[0] = skel->progs.fxtprof_fork;
+	progs[1] = skel->progs.fxtprof_exec;
+	progs[2] = skel->progs.fxtprof_exit;
+	progs[3] = skel->progs.fxtprof_rename;
+	progs[4] = skel->progs.fxtprof_switch;
+	progs[5] = skel->progs.fxtprof_wakeup;
+	progs[6] = skel->progs.fxtprof_wakeup_new;
+}
+
 int bpf_source__start(struct bpf_source *src)
 {
 	struct bpf_source_impl *s = src->impl;
-	struct bpf_program *task_progs[4];
+	struct bpf_program *progs[NR_TP_PROGS];
 	unsigned int i, cpu;
 	int ret;
 
@@ -760,21 +783,18 @@ int bpf_source__start(struct bpf_source *src)
 		return fail(src, -EINVAL, "the bpf source is not configured");
 	if (s->running || s->stopped)
 		return fail(src, -EBUSY, "the bpf source was already started");
-	task_progs[0] = s->skel->progs.fxtprof_fork;
-	task_progs[1] = s->skel->progs.fxtprof_exec;
-	task_progs[2] = s->skel->progs.fxtprof_exit;
-	task_progs[3] = s->skel->progs.fxtprof_rename;
+	tp_progs(s->skel, progs);
 	s->running = true;
 	/* Those configure loaded: the four with tasks, exec and exit also
-	 * for the unwind ranges. */
-	for (i = 0; i < 4; i++) {
-		if (!bpf_program__autoload(task_progs[i]))
+	 * for the unwind ranges, the three with sched.switch. */
+	for (i = 0; i < NR_TP_PROGS; i++) {
+		if (!bpf_program__autoload(progs[i]))
 			continue;
-		s->task_links[i] = bpf_program__attach(task_progs[i]);
-		if (!s->task_links[i]) {
+		s->tp_links[i] = bpf_program__attach(progs[i]);
+		if (!s->tp_links[i]) {
 			ret = fail(src, -errno, "cannot attach %s (%s): the "
 				   "kernel may be too old (5.5+ with BTF)",
-				   bpf_program__name(task_progs[i]),
+				   bpf_program__name(progs[i]),
 				   strerror(errno));
 			goto out_stop;
 		}
@@ -808,10 +828,10 @@ int bpf_source__stop(struct bpf_source *src)
 		return 0;
 	for (i = 0; i < s->nr_cpus; i++)
 		close_event(s, i);
-	for (i = 0; i < 4; i++) {
-		if (s->task_links[i])
-			bpf_link__destroy(s->task_links[i]);
-		s->task_links[i] = NULL;
+	for (i = 0; i < NR_TP_PROGS; i++) {
+		if (s->tp_links[i])
+			bpf_link__destroy(s->tp_links[i]);
+		s->tp_links[i] = NULL;
 	}
 	if (s->running)
 		s->stopped = true;

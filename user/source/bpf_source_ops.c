@@ -33,9 +33,10 @@ const struct fxtprof_source bpf_source_data_sources[] = {
 		.description = "fork, exec, exit and rename, and every thread at start",
 	},
 	{
+		.flags = FXTPROF_SOURCE_AVAILABLE,
 		.cfg_flags = FXTPROF_CFG_SCHED,
 		.name = "sched.switch",
-		.description = "module only",
+		.description = "context switches and wakeups",
 	},
 	{
 		/* Its bit, so that --sources drops it from the default. */

@@ -9,6 +9,8 @@
  *                     (unwind.bpf.h) with FXTPROF_CFG_UNWIND
  *   fxtprof_fork/exec/exit/rename
  *                     tp_btf: the module's four task tracepoints
+ *   fxtprof_switch/wakeup/wakeup_new
+ *                     tp_btf: the sched.switch source, as kmod/sched.c
  *   fxtprof_snapshot  iter/task: one SNAPSHOT record per thread at start
  *
  * CO-RE: built once per architecture against a vmlinux.h generated at
@@ -44,6 +46,16 @@
 #define CLONE_SIGHAND	0x00000800
 #define CLONE_THREAD	0x00010000
 #define PF_KTHREAD	0x00200000
+/*
+ * Task states (linux/sched.h), for the switch record's prev_state; the
+ * bits below TASK_STATE_MAX (0x10000 from 5.14 to 6.18) are the states.
+ */
+#define __TASK_STOPPED	0x00000004
+#define __TASK_TRACED	0x00000008
+#define EXIT_DEAD	0x00000010
+#define EXIT_ZOMBIE	0x00000020
+#define TASK_DEAD	0x00000080
+#define TASK_ANY	0x0000ffff
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -386,6 +398,93 @@ int BPF_PROG(fxtprof_rename, struct task_struct *task, const char *comm)
 	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), comm);
 	emit(&r, sizeof(r), FXTPROF_REC_RENAME, bpf_get_smp_processor_id(),
 	     bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* sched.switch                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The outgoing task's state in FXT's terms, as kmod/sched.c reasons: a
+ * preempted task is runnable whatever its state says; otherwise
+ * prev_state is the state schedule() acted on, and exit_state tells a
+ * dying task.
+ */
+static __always_inline __u32 switch_state(bool preempt,
+					  unsigned int prev_state,
+					  struct task_struct *prev)
+{
+	unsigned int s;
+
+	if (preempt)
+		return FXTPROF_THREAD_RUNNING;
+	s = prev_state | (unsigned int)prev->exit_state;
+	if (s & EXIT_DEAD)
+		return FXTPROF_THREAD_DEAD;
+	if (s & (EXIT_ZOMBIE | TASK_DEAD))
+		return FXTPROF_THREAD_DYING;
+	if (s & (__TASK_STOPPED | __TASK_TRACED))
+		return FXTPROF_THREAD_SUSPENDED;
+	/* TASK_RUNNING without preemption: a yield or cond_resched(). */
+	if (!(s & TASK_ANY))
+		return FXTPROF_THREAD_RUNNING;
+	return FXTPROF_THREAD_BLOCKED;
+}
+
+/* The prev_state argument is 5.18's; every kernel the source runs on has it. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fxtprof_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	struct fxtprof_switch r;
+
+	__builtin_memset(&r, 0, sizeof(r));
+	r.prev_pid = prev->tgid;
+	r.prev_tid = prev->pid;
+	r.next_pid = next->tgid;
+	r.next_tid = next->pid;
+	r.prev_prio = prev->prio;
+	r.next_prio = next->prio;
+	r.prev_state = switch_state(preempt, prev_state, prev);
+	emit(&r, sizeof(r), FXTPROF_REC_SWITCH, bpf_get_smp_processor_id(),
+	     bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+/*
+ * The waker is the current task.  The module says none (0) for a wakeup
+ * from an interrupt, which a program cannot tell on every kernel here:
+ * there it names the task the interrupt came in on.
+ */
+static __always_inline void wakeup(struct task_struct *p, __u32 flags)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct fxtprof_wakeup r;
+
+	__builtin_memset(&r, 0, sizeof(r));
+	r.pid = p->tgid;
+	r.tid = p->pid;
+	/* Set by select_task_rq() before the tracepoint fires. */
+	r.target_cpu = p->thread_info.cpu;
+	r.prio = p->prio;
+	r.waker_tid = cur->pid;
+	r.flags = flags;
+	emit(&r, sizeof(r), FXTPROF_REC_WAKEUP, bpf_get_smp_processor_id(),
+	     bpf_ktime_get_boot_ns());
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(fxtprof_wakeup, struct task_struct *p)
+{
+	wakeup(p, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(fxtprof_wakeup_new, struct task_struct *p)
+{
+	wakeup(p, FXTPROF_WAKEUP_NEW);
 	return 0;
 }
 
