@@ -72,10 +72,10 @@ endif
 
 # The scripts on gen_profile recordings alone, each run plain and on the
 # ASan+UBSan fxtprof: run_NAME runs tests/report/NAME_test.sh.
-#   region  --region, --kernel, --section and --by-region on a recording
-#           with regions on two threads (region_test.sh)
-#   diff    two recordings compared: diff, flamegraph --diff, export
-#           --diff-base (diff_test.sh)
+#   $(REPORT_T)/run_region  --region, --kernel, --section and --by-region
+#                on a recording with regions on two threads
+#   $(REPORT_T)/run_diff    two recordings compared: diff, flamegraph
+#                --diff, export --diff-base
 # (run_report, above, has an explicit rule: it also needs chain.)
 GEN_PROFILE_TESTS := region diff
 
