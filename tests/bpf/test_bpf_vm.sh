@@ -253,10 +253,20 @@ rc=$?
 [ $rc = 0 ] || { sed 's/^/# record: /' /tmp/bpf-sched.log; sed 's/^/# /' /tmp/bpf-check.log | tail -5; }
 res $rc "sched.switch: record exits 0, the output passes fxtprof check"
 "$fxtprof" dump /tmp/bpf-sched.fxt > /tmp/bpf-dump.log 2>&1
-sw=$(grep -c '^ContextSwitch(.*out_state: 3 (blocked)' /tmp/bpf-dump.log)
-wk=$(grep -c '^ThreadWakeup(' /tmp/bpf-dump.log)
-echo "# blocked switches: $sw, wakeups: $wk"
-[ "$sw" -ge 500 ] && [ "$wk" -ge 500 ]
-res $? "sched.switch: the ping-pong's 500 rounds block and wake"
+# "pingpong TID_A TID_B NS": each round switches each thread out once at
+# least, blocks one of them in read() (the other may be preempted by the
+# wakeup instead) and wakes it.
+set -- $(cat /tmp/bpf-pp.log)
+a=${2:-x} b=${3:-x}
+counts=$(awk -v a="$a" -v b="$b" '
+	/^ContextSwitch\(/ && ($0 ~ ", out: " a "," || $0 ~ ", out: " b ",") {
+		out++; if ($0 ~ /out_state: 3 /) blocked++
+	}
+	/^ThreadWakeup\(/ && ($0 ~ ", tid: " a "," || $0 ~ ", tid: " b ",") { woken++ }
+	END { print out + 0, blocked + 0, woken + 0 }' /tmp/bpf-dump.log)
+echo "# ping-pong $a and $b: switched out, blocked, woken: $counts"
+set -- $counts
+[ "$1" -ge 950 ] && [ "$2" -ge 475 ] && [ "$3" -ge 475 ]
+res $? "sched.switch: the ping-pong's 500 rounds switch, block and wake"
 rm -f /tmp/bpf-sched.fxt /tmp/bpf-dump.log
 exit 0
