@@ -139,11 +139,12 @@ $(B)/tests/bpf/run_record_memory: $(B)/bin/fxtprof
 $(B)/tests/bpf/run_record_unwind: $(B)/bin/fxtprof \
 	$(B)/tests/bpf/unwind_workload
 $(B)/tests/bpf/run_record_diff: $(B)/bin/fxtprof $(B)/tests/bpf/diff_workload
-# The TAP helper the run_record_* scripts source, beside them.
+# The TAP and wait helpers the run_record_* scripts source, beside them.
 $(B)/tests/bpf/run_record_auto $(B)/tests/bpf/run_record_ready \
 	$(B)/tests/bpf/run_record_memory $(B)/tests/bpf/run_record_diff \
-	$(B)/tests/bpf/run_record_unwind: $(B)/tests/bpf/tap.sh
-$(B)/tests/bpf/tap.sh: tests/scripts/tap.sh
+	$(B)/tests/bpf/run_record_unwind: $(B)/tests/bpf/tap.sh \
+	$(B)/tests/bpf/wait.sh
+$(B)/tests/bpf/tap.sh $(B)/tests/bpf/wait.sh: $(B)/tests/bpf/%: tests/scripts/%
 	@mkdir -p $(@D)
 	cp $< $@
 

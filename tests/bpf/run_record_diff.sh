@@ -15,18 +15,12 @@ bin=$here/../../bin/fxtprof
 workload=$here/diff_workload
 dir=$(mktemp -d /tmp/fxtprof-diff.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
+# ok STATUS DESCRIPTION and wait_file FILE PID: tests/scripts/tap.sh and
+# wait.sh, copied beside this test.
 . "$here/tap.sh"
+. "$here/wait.sh"
 echo "1..5"
 
-# Wait for FILE to be non-empty while PID lives, for at most 30 s.
-wait_file() { # FILE PID
-	i=0
-	while [ ! -s "$1" ] && kill -0 "$2" 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	[ -s "$1" ]
-}
 
 # record NAME A B C: the workload for 1.5 s under the recorder.
 record() {

@@ -11,17 +11,10 @@ here=$(dirname "$0")
 bin=$here/../../bin/fxtprof
 dir=$(mktemp -d /tmp/fxtprof-ready.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-# ok STATUS DESCRIPTION: tests/scripts/tap.sh, copied beside this test.
+# ok STATUS DESCRIPTION and wait_file FILE PID: tests/scripts/tap.sh and
+# wait.sh, copied beside this test.
 . "$here/tap.sh"
-# Wait for FILE to exist while PID lives, for at most 30 s.
-wait_file() { # FILE PID
-	i=0
-	while [ ! -e "$1" ] && kill -0 "$2" 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	[ -e "$1" ]
-}
+. "$here/wait.sh"
 echo "1..5"
 
 ready=$dir/ready

@@ -33,19 +33,12 @@ workload=$here/unwind_workload
 dir=$(mktemp -d /tmp/fxtprof-unwind.XXXXXX)
 idle=""
 trap 'kill $idle 2>/dev/null; rm -rf "$dir"' EXIT
-# ok STATUS DESCRIPTION: tests/scripts/tap.sh, copied beside this test.
+# ok STATUS DESCRIPTION and wait_file FILE PID: tests/scripts/tap.sh and
+# wait.sh, copied beside this test.
 . "$here/tap.sh"
+. "$here/wait.sh"
 echo "1..7"
 
-# Wait for FILE to be non-empty while PID lives, for at most 30 s.
-wait_file() { # FILE PID
-	i=0
-	while [ ! -s "$1" ] && kill -0 "$2" 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	[ -s "$1" ]
-}
 
 # Idle processes with large tables, swept before the workload.
 for q in qemu-system-x86_64 qemu-system-aarch64; do
