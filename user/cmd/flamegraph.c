@@ -223,12 +223,13 @@ static const char script[] =
 "  searchb.textContent = 'Reset Search'; searching = true;\n"
 "}\n";
 
-/* --diff: BASE's tree, and for each of FILE's nodes, BASE's on its path. */
+/*
+ * --diff: for each of FILE's nodes, its share of FILE's samples minus the
+ * share of BASE's that the same path of frames has there.
+ */
 struct svg_diff {
-	const struct rt_flame *fl;
-	const uint32_t *base_of;
-	double base_total;
-	double max_change;	/* the largest |share change|, for the colours */
+	double *change;
+	double max_change;	/* the largest |change|, for the colours */
 };
 
 struct svg {
@@ -239,17 +240,6 @@ struct svg {
 	double px_per_sample;
 	unsigned int height, max_depth;
 };
-
-/* A node's share of FILE's samples minus its path's share of BASE's. */
-static double change_of(const struct svg *s, uint32_t node)
-{
-	const struct svg_diff *d = s->diff;
-	double now = (double)s->fl->nodes[node].count /
-		     (double)s->fl->nodes[1].count;
-	uint32_t b = d->base_of[node];
-
-	return now - (b ? (double)d->fl->nodes[b].count / d->base_total : 0);
-}
 
 /* Red for more, blue for less, white for no change. */
 static void diff_colour(char *buf, size_t len, double change, double max)
@@ -323,7 +313,7 @@ static int emit(struct svg *s, uint32_t node, double x, unsigned int d)
 	else
 		kind = s->t->syms[n->sym].kernel ? 1 : 3;
 	if (s->diff)
-		diff_colour(fill, sizeof(fill), change_of(s, node),
+		diff_colour(fill, sizeof(fill), s->diff->change[node],
 			    s->diff->max_change);
 	else
 		colour(fill, sizeof(fill), name, kind);
@@ -334,13 +324,11 @@ static int emit(struct svg *s, uint32_t node, double x, unsigned int d)
 		fputs(" [k]", s->f);
 	fprintf(s->f, " (%" PRIu64 " samples, %.2f%%", n->count,
 		total ? 100.0 * (double)n->count / total : 0);
-	if (s->diff) {
-		double change = change_of(s, node);
-
+	if (s->diff)
 		fprintf(s->f, "; BASE %.2f%%, %+.2f points",
-			100.0 * ((double)n->count / total - change),
-			100.0 * change);
-	}
+			100.0 * ((double)n->count / total -
+				 s->diff->change[node]),
+			100.0 * s->diff->change[node]);
 	fputs(")</title>", s->f);
 	fprintf(s->f, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\" "
 		"fill=\"%s\" data-c=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%u\">"
@@ -469,48 +457,39 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 	return ret;
 }
 
-/* The largest share change of any node: the colours' full scale. */
-static double max_change(const struct svg *s)
+/* --diff: BASE's flame tree matched against FILE's; 0 or -errno. */
+static int diff_prepare(struct svg_diff *d, const struct rtree *bt,
+			const struct rt_flame *fl, const struct rtree *t)
 {
-	double max = 0;
-
-	for (uint32_t i = 1; i < s->fl->nr_nodes; i++) {
-		double c = change_of(s, i);
-
-		if (c < 0)
-			c = -c;
-		if (c > max)
-			max = c;
-	}
-	return max;
-}
-
-/* --diff: BASE's tree and flame, matched against FILE's; 0 or -errno. */
-static int diff_prepare(struct svg_diff *d, struct rt_flame *bfl,
-			const struct rtree *bt, const struct rt_flame *fl,
-			const struct rtree *t)
-{
-	uint32_t *base_of;
+	struct rt_flame bfl = { 0 };
+	uint32_t *base_of = NULL;
 	int ret;
 
-	ret = rt_flame__build(bfl, bt);
+	ret = rt_flame__build(&bfl, bt);
 	if (!ret)
-		ret = rt_flame__match(fl, t, bfl, bt, &base_of);
-	if (ret)
-		return ret;
-	*d = (struct svg_diff){
-		.fl = bfl, .base_of = base_of,
-		.base_total = (double)bt->total,
-	};
-	d->max_change = max_change(&(struct svg){ .t = t, .fl = fl,
-						  .diff = d });
-	return 0;
+		ret = rt_flame__match(fl, t, &bfl, bt, &base_of);
+	if (!ret && !(d->change = calloc(fl->nr_nodes, sizeof(*d->change))))
+		ret = -ENOMEM;
+	for (uint32_t i = 1; !ret && i < fl->nr_nodes; i++) {
+		uint32_t b = base_of[i];
+		double c = (double)fl->nodes[i].count /
+			   (double)fl->nodes[1].count -
+			   (b ? (double)bfl.nodes[b].count /
+				(double)bt->total : 0);
+
+		d->change[i] = c;
+		if ((c < 0 ? -c : c) > d->max_change)
+			d->max_change = c < 0 ? -c : c;
+	}
+	free(base_of);
+	rt_flame__free(&bfl);
+	return ret;
 }
 
 int cmd_flamegraph(int argc, char **argv)
 {
 	struct flame_opts o;
-	struct rt_flame fl = { 0 }, bfl = { 0 };
+	struct rt_flame fl = { 0 };
 	struct svg_diff diff = { 0 };
 	struct rtree t, base;
 	FILE *out = stdout;
@@ -540,7 +519,7 @@ int cmd_flamegraph(int argc, char **argv)
 	} else {
 		ret = rt_flame__build(&fl, &t);
 		if (!ret && o.diff_base)
-			ret = diff_prepare(&diff, &bfl, &base, &fl, &t);
+			ret = diff_prepare(&diff, &base, &fl, &t);
 		if (!ret)
 			ret = write_svg(out, &t, &fl, o.diff_base ? &diff : NULL,
 					&o);
@@ -555,8 +534,7 @@ int cmd_flamegraph(int argc, char **argv)
 	} else if (out == stdout && fflush(stdout)) {
 		status = CMD_EXIT_FAILED;
 	}
-	free((void *)diff.base_of);
-	rt_flame__free(&bfl);
+	free(diff.change);
 	rt_flame__free(&fl);
 out_tree:
 	if (o.diff_base)
