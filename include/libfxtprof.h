@@ -234,6 +234,13 @@ int fxtprof_dev__unwind_map(struct fxtprof_dev *dev,
  * any more.  -ENOENT for no such table, -ENOTEMPTY while a range runs it.
  */
 int fxtprof_dev__unwind_unload(struct fxtprof_dev *dev, __u32 id);
+/*
+ * FXTPROF_IOC_KSYM (ABI 8): the kernel symbol holding @addr into @q
+ * (zeroed, size filled in): its start, length and name.  -ENOENT where
+ * no symbol holds it, -EPERM without CAP_SYSLOG.
+ */
+int fxtprof_dev__ksym(struct fxtprof_dev *dev, __u64 addr,
+		      struct fxtprof_ksym_query *q);
 
 /* Ring ids are 0 .. nr_rings - 1 (0 before configure). */
 unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev);

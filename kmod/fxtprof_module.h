@@ -248,6 +248,9 @@ bool fxtprof_sched_available(void);
 int fxtprof_sched_start(void);
 void fxtprof_sched_exit(void);
 
+/* ksym.c: FXTPROF_IOC_KSYM. */
+int fxtprof_ksym_lookup(struct fxtprof_ksym_query *q);
+
 /* sources.c: the data source table behind FXTPROF_IOC_GET_SOURCE. */
 u32 fxtprof_nr_sources(void);
 int fxtprof_source_get(struct fxtprof_source *src, bool configured, u32 flags);

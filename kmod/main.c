@@ -17,6 +17,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
@@ -110,6 +111,7 @@ static long fxtprof_do_ioctl(struct file *file, unsigned int cmd,
 		struct fxtprof_unwind_map unwind_map;
 		struct fxtprof_unwind_unload unwind_unload;
 	} u;
+	struct fxtprof_ksym_query *ksym;
 	cpumask_var_t mask;
 	long ret;
 
@@ -273,6 +275,21 @@ static long fxtprof_do_ioctl(struct file *file, unsigned int cmd,
 		if (ret)
 			return ret;
 		return fxtprof_unwind_unload(sess, &u.unwind_unload);
+
+	case FXTPROF_IOC_KSYM & ~IOCSIZE_MASK:
+		/* Its 544 bytes stay off the stack; it needs no session. */
+		ksym = kzalloc(sizeof(*ksym), GFP_KERNEL);
+		if (!ksym)
+			return -ENOMEM;
+		ret = fxtprof_copy_in(ksym, sizeof(*ksym),
+				      FXTPROF_KSYM_QUERY_SIZE_VER0, uarg);
+		if (!ret)
+			ret = fxtprof_ksym_lookup(ksym);
+		if (!ret)
+			ret = fxtprof_copy_out(uarg, ksym, sizeof(*ksym),
+					       FXTPROF_KSYM_QUERY_SIZE_VER0);
+		kfree(ksym);
+		return ret;
 	}
 	return -ENOTTY;
 }

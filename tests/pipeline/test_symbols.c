@@ -852,7 +852,7 @@ TEST(kallsyms_table_from_a_made_up_root)
 		"ffffffff82000000 W weak_data\n"
 		"ffffffffc0000010 t mod_fn\t[mymod]\n"
 		"ffffffffc0000100 T mod_fn2\t[mymod]\n");
-	ASSERT_EQ(0, kernel_info__load(&ki, root));
+	ASSERT_EQ(0, kernel_info__load(&ki, root, true));
 	ASSERT_FALSE(ki.restricted);
 	ASSERT_EQ(0xffffffff81000000ull, ki.stext);
 	ASSERT_EQ(0xffffffff81003000ull, ki.etext);
@@ -879,9 +879,20 @@ TEST(kallsyms_table_from_a_made_up_root)
 	ASSERT_EQ(NULL, kernel_info__lookup(&ki, 0x1000));
 	kernel_info__fini(&ki);
 
+	/* Images only (the module names the symbols): no table is kept. */
+	ASSERT_EQ(0, kernel_info__load(&ki, root, false));
+	ASSERT_FALSE(ki.restricted);
+	ASSERT_EQ(0xffffffff81000000ull, ki.stext);
+	ASSERT_EQ(0xffffffff81003000ull, ki.etext);
+	ASSERT_EQ(1, ki.nmods);
+	ASSERT_EQ(0, ki.nsyms);
+	ASSERT_EQ(NULL, kernel_info__lookup(&ki, 0xffffffff81000150ull));
+	ASSERT_EQ(ki.nmods * sizeof(*ki.mods), kernel_info__bytes(&ki));
+	kernel_info__fini(&ki);
+
 	/* kptr_restrict: zeros everywhere, an empty table, said so. */
 	write_file(p, "0000000000000000 T _stext\n0000000000000000 t alpha\n");
-	ASSERT_EQ(0, kernel_info__load(&ki, root));
+	ASSERT_EQ(0, kernel_info__load(&ki, root, true));
 	ASSERT_TRUE(ki.restricted);
 	ASSERT_EQ(0, ki.nsyms);
 	kernel_info__fini(&ki);

@@ -15,8 +15,10 @@
  * to FXTPROF_IOC_UNWIND_MAP, while the sampler walks this process's
  * threads, which spin, by whatever tables were taken, and copies their
  * stacks (FXTPROF_CFG_STACK_COPY, ABI 6); and tables dropped with
- * FXTPROF_IOC_UNWIND_UNLOAD (ABI 7), their ranges removed first or not.  The configure fuzz sets
- * stack_copy_size and reserved3 too.
+ * FXTPROF_IOC_UNWIND_UNLOAD (ABI 7), their ranges removed first or not.
+ * The configure fuzz sets stack_copy_size and reserved3 too, and
+ * FXTPROF_IOC_KSYM (ABI 8) is asked of addresses in and near the kernel's
+ * text.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -52,6 +54,7 @@ struct fuzz {
 	size_t maplen[FUZZ_MAPS];
 	unsigned long ops, ok, failed;
 	bool reopen;		/* may close and reopen the device */
+	uint64_t ktext;		/* the kernel's _stext, for FXTPROF_IOC_KSYM */
 };
 
 /* xorshift64*: small, and the same sequence on every kernel. */
@@ -187,7 +190,7 @@ static void fuzz_ioctl(struct fuzz *f)
 		FXTPROF_IOC_STOP, FXTPROF_IOC_FLUSH, FXTPROF_IOC_GET_STATS,
 		FXTPROF_IOC_ATTACH, FXTPROF_IOC_DETACH, FXTPROF_IOC_SYNC,
 		FXTPROF_IOC_UNWIND_LOAD, FXTPROF_IOC_UNWIND_MAP,
-		FXTPROF_IOC_UNWIND_UNLOAD,
+		FXTPROF_IOC_UNWIND_UNLOAD, FXTPROF_IOC_KSYM,
 	};
 	union {
 		struct fxtprof_info info;
@@ -198,7 +201,8 @@ static void fuzz_ioctl(struct fuzz *f)
 		struct fxtprof_unwind_table table;
 		struct fxtprof_unwind_map map;
 		struct fxtprof_unwind_unload unload;
-		unsigned char raw[512];
+		struct fxtprof_ksym_query ksym;
+		unsigned char raw[1024];
 	} arg;
 	static struct fxtprof_attach_ring rings[256];
 	uint64_t mask = fuzz_u64(f);
@@ -247,6 +251,12 @@ static void fuzz_ioctl(struct fuzz *f)
 		arg.unload.id = fuzz_below(f, 8) ? fuzz_below(f, 10)
 						 : fuzz_rand(f);
 		arg.unload.reserved = fuzz_below(f, 16) ? 0 : fuzz_u64(f);
+	}
+	if (req == FXTPROF_IOC_KSYM && fuzz_below(f, 2)) {
+		/* Mostly near a function, where the lookup has work to do. */
+		arg.ksym.addr = fuzz_below(f, 4) ? f->ktext +
+			fuzz_below(f, 1u << 24) : fuzz_u64(f);
+		arg.ksym.flags = fuzz_below(f, 16) ? 0 : fuzz_rand(f);
 	}
 	/* Detach ends the session for good: now and then only. */
 	if (req == FXTPROF_IOC_DETACH && fuzz_below(f, 16))
@@ -372,9 +382,28 @@ static void fuzz_other(struct fuzz *f)
 	}
 }
 
+/* The kernel's _stext, from /proc/kallsyms; 0 if it shows none. */
+static uint64_t kernel_stext(void)
+{
+	FILE *fp = fopen("/proc/kallsyms", "re");
+	unsigned long long addr = 0;
+	char line[512], name[256], type;
+
+	while (fp && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "_stext"))
+			break;
+	if (fp)
+		fclose(fp);
+	return addr;
+}
+
 static void fuzz_run(struct fuzz *f, unsigned int seconds, unsigned int mix)
 {
 	time_t end = time(NULL) + seconds;
+
+	if (!f->ktext)
+		f->ktext = kernel_stext();
 
 	while (f->ops < FUZZ_MAX_OPS && time(NULL) < end) {
 		unsigned int what = fuzz_below(f, 16);

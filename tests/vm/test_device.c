@@ -810,6 +810,147 @@ static int try_rmmod(void)
 	return syscall(SYS_delete_module, "fxtprof", O_NONBLOCK) ? -errno : 0;
 }
 
+struct kallsym {
+	unsigned long long addr;
+	char *name;			/* "name" or "name [module]" */
+};
+
+static int kallsym_cmp(const void *a, const void *b)
+{
+	const struct kallsym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The text symbols of /proc/kallsyms, sorted by address; *n of them. */
+static struct kallsym *read_kallsyms(size_t *n)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	struct kallsym *v = NULL;
+	size_t cap = 0;
+	char line[1024], name[760], mod[128];
+	unsigned long long addr;
+	char type;
+
+	*n = 0;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		int k = sscanf(line, "%llx %c %599s %127s", &addr, &type, name,
+			       mod);
+
+		if (k < 3 || (type != 't' && type != 'T'))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				break;
+		}
+		v[*n].addr = addr;
+		if (k == 4)
+			strcat(strcat(name, " "), mod);
+		v[(*n)++].name = strdup(name);
+	}
+	fclose(f);
+	if (v)
+		qsort(v, *n, sizeof(*v), kallsym_cmp);
+	return v;
+}
+
+/* Whether kallsyms lists @name at @addr (aliases share addresses). */
+static int kallsyms_has(const struct kallsym *v, size_t n,
+			unsigned long long addr, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && v[lo].addr == addr; lo++)
+		if (!strcmp(v[lo].name, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * FXTPROF_IOC_KSYM names what /proc/kallsyms lists, the kernel's and the
+ * modules' (ours among them), and refuses bad queries.
+ */
+TEST(ksym_names_what_kallsyms_lists)
+{
+	struct fxtprof_ksym_query q;
+	struct kallsym *v;
+	size_t n, i, checked = 0, step;
+	int fd = open(FXTPROF_DEVICE, O_RDWR), own = 0;
+
+	ASSERT_LE(0, fd);
+	v = read_kallsyms(&n);
+	ASSERT_NE(NULL, v);
+	ASSERT_LT(1000, n);
+	step = n / 997;
+	for (i = 0; i < n; i += step) {
+		unsigned long long addr = v[i].addr;
+
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.addr = addr;
+		ASSERT_EQ(0, xioctl(fd, FXTPROF_IOC_KSYM, &q)) {
+			TH_LOG("%llx %s", addr, v[i].name);
+		}
+		EXPECT_EQ(addr, q.start);
+		EXPECT_LT(0, q.len);
+		EXPECT_TRUE(kallsyms_has(v, n, q.start, q.name)) {
+			TH_LOG("%llx: kallsyms %s, ioctl %s", addr, v[i].name,
+			       q.name);
+		}
+		/* Its last byte is in it too. */
+		q.addr = addr + q.len - 1;
+		EXPECT_EQ(0, xioctl(fd, FXTPROF_IOC_KSYM, &q));
+		EXPECT_EQ(addr, q.start);
+		checked++;
+	}
+	/* One of this module's own functions, named with the module. */
+	for (i = 0; i < n; i++) {
+		if (strcmp(v[i].name, "fxtprof_ksym_lookup [fxtprof]"))
+			continue;
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.addr = v[i].addr + 1;
+		EXPECT_EQ(0, xioctl(fd, FXTPROF_IOC_KSYM, &q));
+		EXPECT_EQ(v[i].addr, q.start);
+		EXPECT_STREQ("fxtprof_ksym_lookup [fxtprof]", q.name);
+		own++;
+	}
+	EXPECT_EQ(1, own);
+	TH_LOG("%zu of %zu text symbols checked", checked, n);
+
+	/* Bad queries, each refused with its errno. */
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.addr = 0;
+	EXPECT_EQ(-ENOENT, xioctl(fd, FXTPROF_IOC_KSYM, &q));
+	q.addr = ~0ull;
+	EXPECT_EQ(-ENOENT, xioctl(fd, FXTPROF_IOC_KSYM, &q));
+	q.addr = v[0].addr;
+	q.flags = 1;
+	EXPECT_EQ(-EINVAL, xioctl(fd, FXTPROF_IOC_KSYM, &q));
+	q.flags = 0;
+	q.size = 8;
+	EXPECT_EQ(-EINVAL, xioctl(fd, FXTPROF_IOC_KSYM, &q));
+	EXPECT_EQ(-EFAULT, xioctl(fd, FXTPROF_IOC_KSYM, (void *)8));
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	EXPECT_EQ(0, device_works(fd));
+	close(fd);
+}
+
 /*
  * rmmod while the device is open, or while a ring is still mapped after
  * close, fails cleanly and leaves the module working.  /init unloads it

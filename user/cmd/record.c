@@ -734,7 +734,7 @@ int cmd_record(int argc, char **argv)
 		goto out_free_encoder;
 	}
 
-	record_symbols__capture(&r.syms, &opts, &r.state);
+	record_symbols__capture(&r.syms, &opts, &r.state, r.src);
 	ret = r.src->ops->start(r.src);
 	if (ret) {
 		source_failed(&r, ret, "cannot start the session");

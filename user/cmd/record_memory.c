@@ -141,8 +141,10 @@ int record_memory__take(struct record_memory *m, const struct stream_state *st,
 		m->mappings = maps;
 		m->kernel = kernel;
 	}
-	if (syms)
+	if (syms) {
 		m->kallsyms = kernel_info__bytes(&syms->kinfo);
+		m->kallsyms_named = syms->src;
+	}
 	if (ru)
 		m->unwind = record_unwind__memory(ru);
 	m->malloc_used = mi.uordblks;
@@ -185,8 +187,9 @@ static uint64_t resident_bytes(void)
 
 /*
  * glibc raises its mmap threshold to the size of any mmap'd block freed
- * (up to 32 MiB), and its trim threshold to twice that: once the start's
- * kallsyms copy (1.8 MiB) is freed, blocks of that size come from the
+ * (up to 32 MiB), and its trim threshold to twice that: once a start's
+ * temporary is freed (the bpf source's kallsyms copy, built at twice its
+ * 1.8 MiB), blocks of that size come from the
  * heap, and up to twice that stays free at its top, resident.  In the
  * soak that was a 2.6 MiB swing of the recorder's RSS.  Setting either
  * threshold turns the adjustment off: blocks over 128 KiB are mmap'd and
@@ -231,7 +234,8 @@ void record_memory__print(FILE *f, const struct record_memory *m,
 		{ "names", m->names, "" },
 		{ "mappings", m->mappings, "" },
 		{ "kernel symbols", m->kernel, "" },
-		{ "kallsyms", m->kallsyms,
+		{ "kallsyms", m->kallsyms, m->kallsyms_named ?
+		  " (the kernel's images: the module names its functions)" :
 		  " (the kernel's functions, to name kernel frames)" },
 		{ "unwind tables", m->unwind, "" },
 	};

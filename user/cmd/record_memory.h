@@ -10,6 +10,7 @@
 #ifndef FXTPROF_RECORD_MEMORY_H
 #define FXTPROF_RECORD_MEMORY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,6 +30,7 @@ struct record_memory {
 	uint64_t output_held, output_resident;
 	/* Heap parts, bytes held. */
 	uint64_t names, mappings, kernel, kallsyms, unwind;
+	bool kallsyms_named;	/* the module names kernel functions */
 	/* The allocator (mallinfo2()): in use, free in its arenas, mmap'd. */
 	uint64_t malloc_used, malloc_free, malloc_mmapped;
 };

@@ -10,6 +10,7 @@
 #include "record_opts.h"
 #include "record_symbols.h"
 #include "record_unwind.h"
+#include "source/source.h"
 #include "state/stream_state.h"
 #include "transport/clock.h"
 
@@ -24,6 +25,30 @@ static int ksym_lookup(void *ctx, uint64_t ip, struct stream_ksym *out)
 	out->size = e->size;
 	out->name = kernel_info__name(ki, e);
 	return 1;
+}
+
+/* The source names the symbol; the query keeps the name until the next. */
+static int source_ksym_lookup(void *ctx, uint64_t ip, struct stream_ksym *out)
+{
+	struct record_symbols *rs = ctx;
+	struct fxtprof_ksym_query *q = &rs->ksym_query;
+
+	if (rs->src->ops->kernel_symbol(rs->src, ip, q))
+		return 0;
+	out->addr = q->start;
+	out->size = (uint32_t)(q->len < KSYM_MAX_SIZE ? q->len : KSYM_MAX_SIZE);
+	out->name = q->name;
+	return 1;
+}
+
+/*
+ * Whether @src names kernel symbols itself (the module, since ABI 8): it
+ * must name the first function of the kernel's text.
+ */
+static bool source_names_kernel(struct record_symbols *rs, struct source *src)
+{
+	return src && src->ops->kernel_symbol && rs->kinfo.stext &&
+	       !src->ops->kernel_symbol(src, rs->kinfo.stext, &rs->ksym_query);
 }
 
 /*
@@ -57,12 +82,24 @@ static int swept_record(void *ctx, const struct fxtprof_rec_hdr *rec)
  */
 void record_symbols__capture(struct record_symbols *rs,
 			     const struct record_opts *o,
-			     struct stream_state *state)
+			     struct stream_state *state, struct source *src)
 {
 	int ret, n;
 
 	rs->state = state;
-	ret = kernel_info__load(&rs->kinfo, NULL);
+	/*
+	 * Symbols are read only if the source cannot name them: a copy of
+	 * kallsyms is about 2 MiB, a quarter of a board recorder's budget.
+	 */
+	ret = kernel_info__load(&rs->kinfo, NULL, false);
+	if (!ret && !rs->kinfo.restricted && !o->no_ksyms) {
+		if (source_names_kernel(rs, src)) {
+			rs->src = src;
+		} else {
+			kernel_info__fini(&rs->kinfo);
+			ret = kernel_info__load(&rs->kinfo, NULL, true);
+		}
+	}
 	if (ret) {
 		reader_err(ret, "cannot read /proc/kallsyms: no kernel images or symbols in the stream");
 	} else if (rs->kinfo.restricted) {
@@ -72,7 +109,10 @@ void record_symbols__capture(struct record_symbols *rs,
 					     clock_ns(CLOCK_BOOTTIME),
 					     stream_state__record, state);
 		rs->kmods = n > 0 ? (uint64_t)n : 0;
-		if (!o->no_ksyms)
+		if (rs->src)
+			stream_state__set_ksym_lookup(state, source_ksym_lookup,
+						      rs);
+		else if (!o->no_ksyms)
 			stream_state__set_ksym_lookup(state, ksym_lookup,
 						      &rs->kinfo);
 	}
@@ -103,7 +143,8 @@ void record_symbols__summary(const struct record_symbols *rs,
 	fprintf(stderr, "fxtprof: kernel: %" PRIu64 " images, %" PRIu64
 		" symbols written%s", rs->kmods, ts->ksyms,
 		o->no_ksyms ? " (--no-ksyms)" :
-		rs->kinfo.restricted ? " (kallsyms restricted)" : "");
+		rs->kinfo.restricted ? " (kallsyms restricted)" :
+		rs->src ? " (named by the module)" : "");
 	if (ts->ksym_misses)
 		fprintf(stderr, ", %" PRIu64 " kernel frames in no text symbol",
 			ts->ksym_misses);

@@ -18,6 +18,7 @@
 
 struct record_opts;
 struct record_unwind;
+struct source;
 struct stream_state;
 struct stream_stats;
 
@@ -25,7 +26,10 @@ struct record_symbols {
 	struct stream_state *state;
 	/* Sees every mapping record first (record_unwind.h); NULL: none. */
 	struct record_unwind *unwind;
-	struct kernel_info kinfo;
+	struct kernel_info kinfo;	/* its symbols only if !src */
+	/* Names kernel symbols (FXTPROF_IOC_KSYM); NULL: kinfo does. */
+	struct source *src;
+	struct fxtprof_ksym_query ksym_query;	/* the last answer */
 	struct perf_mmap_source perf;	/* .nr == 0: not open */
 	struct proc_maps_stats sweep;
 	uint64_t kmods;
@@ -35,12 +39,13 @@ struct record_symbols {
 /*
  * Before sampling starts (@rs zeroed but for its unwind): the kernel's
  * images, the side-band events for mappings to come, then the mappings
- * that exist, into @state.
+ * that exist, into @state.  Kernel symbols are named by @src where it
+ * can (kernel_symbol), else from a copy of /proc/kallsyms.
  * What cannot be had is said, and the recording goes on without it.
  */
 void record_symbols__capture(struct record_symbols *rs,
 			     const struct record_opts *o,
-			     struct stream_state *state);
+			     struct stream_state *state, struct source *src);
 
 /* The mappings made since the last drain, into the capture's state. */
 void record_symbols__drain(struct record_symbols *rs);

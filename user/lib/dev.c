@@ -412,6 +412,15 @@ int fxtprof_dev__unwind_unload(struct fxtprof_dev *dev, __u32 id)
 	return xioctl(dev->fd, FXTPROF_IOC_UNWIND_UNLOAD, &u);
 }
 
+int fxtprof_dev__ksym(struct fxtprof_dev *dev, __u64 addr,
+		      struct fxtprof_ksym_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->addr = addr;
+	return xioctl(dev->fd, FXTPROF_IOC_KSYM, q);
+}
+
 unsigned int fxtprof_dev__nr_rings(const struct fxtprof_dev *dev)
 {
 	return dev->nr_rings;

@@ -103,9 +103,9 @@ static const struct kmod_entry *find_mod(const struct kernel_info *ki,
 	return NULL;
 }
 
-/* One kallsyms line; text symbols go into the table. */
+/* One kallsyms line; text symbols go into the table if @symbols. */
 static int parse_sym(struct kernel_info *ki, char *line, size_t *scap,
-		     bool *all_zero)
+		     bool symbols, bool *all_zero)
 {
 	unsigned long long addr;
 	char type, *name, *mod, *end;
@@ -129,7 +129,8 @@ static int parse_sym(struct kernel_info *ki, char *line, size_t *scap,
 		ki->stext = addr;
 	else if (!strcmp(name, "_etext"))
 		ki->etext = addr;
-	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+	if (!symbols ||
+	    (type != 't' && type != 'T' && type != 'w' && type != 'W'))
 		return 0;
 	if (ki->nsyms == *scap) {
 		size_t ncap = *scap ? *scap * 2 : 65536;
@@ -224,7 +225,8 @@ static void finish_table(struct kernel_info *ki)
 	}
 }
 
-int kernel_info__load(struct kernel_info *ki, const char *root)
+int kernel_info__load(struct kernel_info *ki, const char *root,
+		      bool symbols)
 {
 	bool all_zero = true;
 	char *line = NULL;
@@ -242,7 +244,7 @@ int kernel_info__load(struct kernel_info *ki, const char *root)
 		goto out_free_mods;
 	}
 	while (getline(&line, &cap, f) > 0) {
-		ret = parse_sym(ki, line, &scap, &all_zero);
+		ret = parse_sym(ki, line, &scap, symbols, &all_zero);
 		if (ret)
 			break;
 	}

@@ -5,7 +5,8 @@
  * (_stext.._etext) and build id, every loaded module's range and build id,
  * and a sorted table of the text symbols of /proc/kallsyms.
  *
- * The table is loaded once, at the start of a recording.  kallsyms gives
+ * The table is loaded once, at the start of a recording, by a reader
+ * whose source cannot name kernel addresses itself (FXTPROF_IOC_KSYM).  kallsyms gives
  * no sizes: a symbol runs to the next one, bounded by the end of its image
  * (the kernel's _etext, its module's core range) and by KSYM_MAX_SIZE.
  * When kptr_restrict hides the addresses (all zeros) the table stays
@@ -46,10 +47,13 @@ struct kernel_info {
 
 /*
  * Load /proc/kallsyms and /proc/modules (or the files under @root, for
- * tests: ROOT/proc/kallsyms, ROOT/proc/modules; NULL = /).  0 or -errno;
- * a restricted kallsyms is not an error.
+ * tests: ROOT/proc/kallsyms, ROOT/proc/modules; NULL = /): the images,
+ * and with @symbols the symbol table (without, kallsyms is read for
+ * _stext and _etext and nothing of it is kept).  0 or -errno; a
+ * restricted kallsyms is not an error.
  */
-int kernel_info__load(struct kernel_info *ki, const char *root);
+int kernel_info__load(struct kernel_info *ki, const char *root,
+		      bool symbols);
 void kernel_info__fini(struct kernel_info *ki);
 /* The bytes @ki holds. */
 size_t kernel_info__bytes(const struct kernel_info *ki);

@@ -178,6 +178,12 @@ static int ring_source__unwind_unload(struct source *src, __u32 id)
 	return fxtprof_dev__unwind_unload(ring_source(src)->dev, id);
 }
 
+static int ring_source__kernel_symbol(struct source *src, __u64 addr,
+				      struct fxtprof_ksym_query *q)
+{
+	return fxtprof_dev__ksym(ring_source(src)->dev, addr, q);
+}
+
 const struct source_ops ring_source_ops = {
 	.name		= "module",
 	.desc		= "the module",
@@ -197,5 +203,6 @@ const struct source_ops ring_source_ops = {
 	.unwind_load	= ring_source__unwind_load,
 	.unwind_map	= ring_source__unwind_map,
 	.unwind_unload	= ring_source__unwind_unload,
+	.kernel_symbol	= ring_source__kernel_symbol,
 	.stack_copy	= true,
 };

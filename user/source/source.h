@@ -87,6 +87,14 @@ struct source_ops {
 	int (*unwind_map)(struct source *src,
 			  const struct fxtprof_unwind_map *map);
 	int (*unwind_unload)(struct source *src, __u32 id);
+	/*
+	 * The kernel symbol that holds @addr, as FXTPROF_IOC_KSYM gives it:
+	 * 0, -ENOENT where none does, another -errno where the back end
+	 * cannot name any.  NULL in a back end that never can: the recorder
+	 * then keeps a copy of /proc/kallsyms.
+	 */
+	int (*kernel_symbol)(struct source *src, __u64 addr,
+			     struct fxtprof_ksym_query *q);
 	/* It takes FXTPROF_CFG_STACK_COPY: samples carry stack copies. */
 	bool stack_copy;
 };

@@ -27,7 +27,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define FXTPROF_ABI_VERSION	7
+#define FXTPROF_ABI_VERSION	8
 #define FXTPROF_DEVICE		"/dev/fxtprof"
 /* Since ABI 3: where applications fire triggers; since ABI 4, annotate. */
 #define FXTPROF_ANNOTATE_DEVICE	"/dev/fxtprof-annotate"
@@ -459,6 +459,33 @@ struct fxtprof_unwind_unload {
 	__u64 reserved;		/* must be zero */
 };
 
+/*
+ * FXTPROF_IOC_KSYM (ABI 8): the kernel text symbol that holds addr, named
+ * as /proc/kallsyms names it, so that a reader can name the kernel frames
+ * of its samples as they come without holding a copy of kallsyms (about
+ * 2 MiB on a distribution kernel).  It answers for the kernel image,
+ * modules and the kernel's other text (BPF programs, trampolines) as
+ * they are at the call.  On success start and len give the symbol's
+ * range, and name is "function", or "function [module]" for a module's,
+ * NUL terminated (truncated to FXTPROF_KSYM_NAME_MAX - 1 bytes).  No
+ * session is needed.
+ * Errors:
+ *   -ENOENT	no symbol holds addr
+ *   -EPERM	the caller lacks CAP_SYSLOG, as /proc/kallsyms shows it
+ *		no addresses then
+ *   -EINVAL	flags not zero
+ */
+#define FXTPROF_KSYM_NAME_MAX	512
+
+struct fxtprof_ksym_query {
+	__u32 size;
+	__u32 flags;		/* must be zero */
+	__u64 addr;
+	__u64 start;		/* out */
+	__u64 len;		/* out: bytes */
+	char name[FXTPROF_KSYM_NAME_MAX];	/* out */
+};
+
 /* The first published size of each structure: smaller ones are refused. */
 #define FXTPROF_INFO_SIZE_VER0		80
 #define FXTPROF_CONFIG_SIZE_VER0	48
@@ -471,6 +498,7 @@ struct fxtprof_unwind_unload {
 #define FXTPROF_UNWIND_TABLE_SIZE_VER0	56
 #define FXTPROF_UNWIND_MAP_SIZE_VER0	40
 #define FXTPROF_UNWIND_UNLOAD_SIZE_VER0	16
+#define FXTPROF_KSYM_QUERY_SIZE_VER0	544
 
 #define FXTPROF_IOC_MAGIC	0xB7
 #define FXTPROF_IOC_GET_INFO	_IOWR(FXTPROF_IOC_MAGIC, 1, struct fxtprof_info)
@@ -487,6 +515,7 @@ struct fxtprof_unwind_unload {
 #define FXTPROF_IOC_UNWIND_LOAD	_IOWR(FXTPROF_IOC_MAGIC, 12, struct fxtprof_unwind_table)
 #define FXTPROF_IOC_UNWIND_MAP	_IOW(FXTPROF_IOC_MAGIC, 13, struct fxtprof_unwind_map)
 #define FXTPROF_IOC_UNWIND_UNLOAD _IOW(FXTPROF_IOC_MAGIC, 14, struct fxtprof_unwind_unload)
+#define FXTPROF_IOC_KSYM	_IOWR(FXTPROF_IOC_MAGIC, 15, struct fxtprof_ksym_query)
 
 /* ------------------------------------------------------------------ */
 /* mmap layout                                                         */
@@ -881,6 +910,8 @@ FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_row) == 12, "unwind_row size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_table) == 56, "unwind_table size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_map) == 40, "unwind_map size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_unload) == 16, "unwind_unload size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_ksym_query) == FXTPROF_KSYM_QUERY_SIZE_VER0,
+	       "ksym_query size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_ring_consumer) == 8, "consumer size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_ring_ctrl) == 128, "ring_ctrl size");
 FXTPROF_ASSERT(__builtin_offsetof(struct fxtprof_ring_ctrl, producer_pos) == 64,
