@@ -34,6 +34,7 @@ static const struct abi_ioctl ioctls[] = {
 	IOCTL(FXTPROF_IOC_UNWIND_LOAD, sizeof(struct fxtprof_unwind_table)),
 	IOCTL(FXTPROF_IOC_UNWIND_MAP, sizeof(struct fxtprof_unwind_map)),
 	IOCTL(FXTPROF_IOC_UNWIND_UNLOAD, sizeof(struct fxtprof_unwind_unload)),
+	IOCTL(FXTPROF_IOC_KSYM, sizeof(struct fxtprof_ksym_query)),
 };
 #define NR_IOCTLS (sizeof(ioctls) / sizeof(ioctls[0]))
 
