@@ -384,6 +384,7 @@ struct fake_enc {
 	int fail_next;			/* returned by the next record() */
 	uint64_t notice_records;
 	int notice_err;
+	char last_tname[FXTPROF_COMM_LEN];	/* the last thread name */
 };
 
 static int fake_begin(void *ctx)
@@ -427,7 +428,10 @@ static int fake_name(void *ctx, uint32_t pid, const char *comm)
 
 static int fake_tname(void *ctx, uint32_t pid, uint32_t tid, const char *c)
 {
+	struct fake_enc *f = ctx;
+
 	(void)tid;
+	snprintf(f->last_tname, sizeof(f->last_tname), "%s", c);
 	return fake_name(ctx, pid, c);
 }
 
@@ -563,6 +567,45 @@ TEST(state_segment_replays_live_names)
 	sink__close(s);
 	close(sv[1]);
 	evloop__fini(&loop);
+}
+
+/*
+ * The reader drains CPU after CPU: a thread's rename on one CPU can come
+ * before the fork that made it, on another.  The fork's older name is
+ * then neither written nor remembered; a later rename is.
+ */
+TEST(state_keeps_a_rename_over_an_older_fork)
+{
+	struct fake_enc f = { 0 };
+	struct encoder enc = { .ops = &fake_ops, .ctx = &f };
+	struct stream_state st;
+	struct fxtprof_rename r = {
+		.hdr = { .size = sizeof(r), .type = FXTPROF_REC_RENAME,
+			 .time_ns = 200 },
+		.pid = 40, .tid = 41, .old_comm = "early", .comm = "late",
+	};
+	struct fxtprof_fork fk = {
+		.hdr = { .size = sizeof(fk), .type = FXTPROF_REC_FORK,
+			 .time_ns = 100 },
+		.parent_pid = 40, .parent_tid = 40, .child_pid = 40,
+		.child_tid = 41, .comm = "early",
+	};
+	int names;
+
+	stream_state__init(&st, enc, NULL);
+	stream_state__record(&st, &r.hdr);
+	ASSERT_STREQ("late", f.last_tname);
+	names = f.names;
+	stream_state__record(&st, &fk.hdr);
+	EXPECT_EQ(names, f.names);		/* "early" not written */
+	EXPECT_STREQ("late", f.last_tname);
+	EXPECT_EQ(1, st.st.records[FXTPROF_REC_FORK]);
+	r.hdr.time_ns = 300;
+	memcpy(r.comm, "later", 6);
+	stream_state__record(&st, &r.hdr);
+	EXPECT_EQ(names + 1, f.names);
+	EXPECT_STREQ("later", f.last_tname);
+	stream_state__fini(&st);
 }
 
 /*

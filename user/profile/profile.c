@@ -417,6 +417,16 @@ static int names_take_time(struct loader *ld, struct u64map *m,
 	for (i = c->pending_first; i < c->pending_end; i++)
 		if (names[i].id == id)
 			names[i].t = ts;
+	/*
+	 * A thread with no record of its own yet exists from here: a name
+	 * written for it later (a rename right after a fork, its ring
+	 * drained after the parent's) takes effect after this one, not
+	 * from time 0 before it.
+	 */
+	if (!c->seen) {
+		c->last_ts = ts;
+		c->seen = true;
+	}
 	return 0;
 }
 

@@ -11,7 +11,7 @@
 #include "names.h"
 
 static int map_set(struct name_map *m, uint32_t key, uint32_t pid,
-		   const char *comm)
+		   const char *comm, uint64_t ts)
 {
 	struct name_entry *e;
 	uint64_t *pos;
@@ -34,9 +34,12 @@ static int map_set(struct name_map *m, uint32_t key, uint32_t pid,
 	if (ret) {
 		*pos = m->len++;
 		m->ents[*pos].tid = key;
+	} else if (m->ents[*pos].ts > ts) {
+		return 1;		/* a newer name is in effect */
 	}
 	e = &m->ents[*pos];
 	e->pid = pid;
+	e->ts = ts;
 	/* A fixed, NUL-padded field, as in the records; not a C string. */
 	strncpy(e->comm, comm, sizeof(e->comm) - 1);
 	e->comm[sizeof(e->comm) - 1] = 0;
@@ -94,15 +97,15 @@ void name_table__fini(struct name_table *nt)
 }
 
 int name_table__set_process(struct name_table *nt, uint32_t pid,
-			    const char *comm)
+			    const char *comm, uint64_t ts)
 {
-	return map_set(&nt->processes, pid, pid, comm);
+	return map_set(&nt->processes, pid, pid, comm, ts);
 }
 
 int name_table__set_thread(struct name_table *nt, uint32_t pid, uint32_t tid,
-			   const char *comm)
+			   const char *comm, uint64_t ts)
 {
-	return map_set(&nt->threads, tid, pid, comm);
+	return map_set(&nt->threads, tid, pid, comm, ts);
 }
 
 void name_table__remove_thread(struct name_table *nt, uint32_t tid)

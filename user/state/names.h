@@ -22,6 +22,7 @@
 struct name_entry {
 	uint32_t tid;		/* for processes, the pid */
 	uint32_t pid;
+	uint64_t ts;		/* of the record that gave the name */
 	char comm[FXTPROF_COMM_LEN];
 };
 
@@ -42,11 +43,16 @@ void name_table__init(struct name_table *nt);
 size_t name_table__bytes(const struct name_table *nt);
 void name_table__fini(struct name_table *nt);
 
-/* Remember a name (copied, at most FXTPROF_COMM_LEN bytes): 0/-ENOMEM. */
+/*
+ * Remember the name (copied, at most FXTPROF_COMM_LEN bytes) a record of
+ * time @ts gave: 0; 1 if a record of a later time gave one already (the
+ * reader drains CPU after CPU, so a fork can come after its child's
+ * rename), which stays; or -ENOMEM.
+ */
 int name_table__set_process(struct name_table *nt, uint32_t pid,
-			    const char *comm);
+			    const char *comm, uint64_t ts);
 int name_table__set_thread(struct name_table *nt, uint32_t pid, uint32_t tid,
-			   const char *comm);
+			   const char *comm, uint64_t ts);
 void name_table__remove_thread(struct name_table *nt, uint32_t tid);
 void name_table__remove_process(struct name_table *nt, uint32_t pid);
 

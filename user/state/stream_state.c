@@ -132,21 +132,26 @@ int stream_state__sync(struct stream_state *s)
 static int names(struct stream_state *s, uint64_t ts, uint32_t pid,
 		 uint32_t tid, const char *process_comm, const char *comm)
 {
+	bool stale_process = false, stale_thread = false;
 	int ret = 0;
 
 	/*
 	 * Remembered even if the output drops the record: a new segment
 	 * replays the latest names (an allocation failure only loses that).
 	 * Not for a thread or process whose exit came first (out of order,
-	 * recent_exits.h): its names would never be forgotten.
+	 * recent_exits.h): its names would never be forgotten.  A name older
+	 * than the one in effect (a fork drained after its child's rename)
+	 * is not written: it would read as the newer.
 	 */
 	if (process_comm && !recent_exits__process_gone(&s->exits, pid, ts))
-		name_table__set_process(&s->names, pid, process_comm);
+		stale_process = name_table__set_process(&s->names, pid,
+							process_comm, ts) == 1;
 	if (!recent_exits__thread_gone(&s->exits, tid, ts))
-		name_table__set_thread(&s->names, pid, tid, comm);
-	if (process_comm)
+		stale_thread = name_table__set_thread(&s->names, pid, tid,
+						      comm, ts) == 1;
+	if (process_comm && !stale_process)
 		ret = s->enc.ops->process_name(s->enc.ctx, pid, process_comm);
-	if (!ret)
+	if (!ret && !stale_thread)
 		ret = s->enc.ops->thread_name(s->enc.ctx, pid, tid, comm);
 	return ret;
 }
