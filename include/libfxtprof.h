@@ -148,6 +148,14 @@ fxtprof_sample__stack_copy(const struct fxtprof_sample *s)
 		&s->ips[(__u32)s->nr_kernel + s->nr_user];
 }
 
+/* The wait after an OFFCPU record's ips[] (its size checked by the drain). */
+static inline const struct fxtprof_offcpu *
+fxtprof_sample__offcpu(const struct fxtprof_sample *s)
+{
+	return (const struct fxtprof_offcpu *)
+		&s->ips[(__u32)s->nr_kernel + s->nr_user];
+}
+
 /* ------------------------------------------------------------------ */
 /* The device                                                          */
 /* ------------------------------------------------------------------ */

@@ -161,6 +161,12 @@ int fxtprof_config_check(struct fxtprof_config *c, struct cpumask *mask)
 	if (c->flags & ~FXTPROF_CFG_ALL || c->reserved || c->reserved2 ||
 	    c->reserved3)
 		return -EINVAL;
+	/* A wait is seen at the switches: it needs them. */
+	if (c->flags & FXTPROF_CFG_OFFCPU && !(c->flags & FXTPROF_CFG_SCHED))
+		return -EINVAL;
+	/* Waits' stacks are the bpf source's for now (abi.md). */
+	if (c->flags & FXTPROF_CFG_OFFCPU)
+		return -EOPNOTSUPP;
 	/* Tables say how to walk a user stack: there must be one to walk. */
 	if (c->flags & FXTPROF_CFG_UNWIND && !(c->flags & FXTPROF_CFG_USTACK))
 		return -EINVAL;

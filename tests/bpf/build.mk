@@ -26,6 +26,9 @@
 #   $(B)/tests/bpf/run_record_diff  TAP: two recordings of diff_workload,
 #                                 whose hot function changes: diff ranks
 #                                 it first
+#   $(B)/tests/bpf/run_record_offcpu  TAP: record --off-cpu of
+#                                 offcpu_workload's known waits: each
+#                                 attributed to its function within 10 %
 #   $(B)/tests/bpf/vm/test_bpf_record  TAP, in the VM: record --source bpf,
 #                                 check, every CPU, a child's tasks, no loss,
 #                                 the same top functions as the module
@@ -127,6 +130,11 @@ $(B)/tests/bpf/diff_workload: tests/bpf/diff_workload.c
 	@mkdir -p $(@D)
 	$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -o $@ $<
 
+# Its waiting functions must keep their frames: no inlining.
+$(B)/tests/bpf/offcpu_workload: tests/bpf/offcpu_workload.c
+	@mkdir -p $(@D)
+	$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+
 $(B)/tests/bpf/run_%: tests/bpf/run_%.sh
 	@mkdir -p $(@D)
 	cp $< $@
@@ -139,9 +147,12 @@ $(B)/tests/bpf/run_record_memory: $(B)/bin/fxtprof
 $(B)/tests/bpf/run_record_unwind: $(B)/bin/fxtprof \
 	$(B)/tests/bpf/unwind_workload
 $(B)/tests/bpf/run_record_diff: $(B)/bin/fxtprof $(B)/tests/bpf/diff_workload
+$(B)/tests/bpf/run_record_offcpu: $(B)/bin/fxtprof \
+	$(B)/tests/bpf/offcpu_workload
 # The TAP and wait helpers the run_record_* scripts source, beside them.
 $(B)/tests/bpf/run_record_auto $(B)/tests/bpf/run_record_ready \
 	$(B)/tests/bpf/run_record_memory $(B)/tests/bpf/run_record_diff \
+	$(B)/tests/bpf/run_record_offcpu \
 	$(B)/tests/bpf/run_record_unwind: $(B)/tests/bpf/tap.sh \
 	$(B)/tests/bpf/wait.sh
 $(B)/tests/bpf/tap.sh $(B)/tests/bpf/wait.sh: $(B)/tests/bpf/%: tests/scripts/%
@@ -177,6 +188,7 @@ HOST_TESTS += $(B)/tests/bpf/test_bpf_source $(B)/tests/bpf/test_bpf_ring \
 	      $(B)/tests/bpf/run_bpf_record $(B)/tests/bpf/run_record_auto \
 	      $(B)/tests/bpf/run_record_ready $(B)/tests/bpf/run_record_unwind \
 	      $(B)/tests/bpf/run_record_memory $(B)/tests/bpf/run_record_diff \
+	      $(B)/tests/bpf/run_record_offcpu \
 	      $(B)/tests/bpf/run_core_check $(B)/tests/bpf/test_bpf_unwind \
 	      $(B)/tests/bpf/test_unwind_ranges $(B)/tests/bpf/test_unwind_extents
 USER_PROGS += $(B)/tests/bpf/bpf_record $(B)/tests/bpf/fp_workload

@@ -22,7 +22,8 @@
 # the bpf source, while a two-thread ping-pong runs: the recording passes
 # `fxtprof check`, whose scheduling rules chain every CPU's switches and
 # want each blocked thread woken before it runs again, and holds the
-# ping-pong's switches and wakeups.  TAP.
+# ping-pong's switches and wakeups; and with --off-cpu, its waits with
+# their stacks and wakers.  TAP.
 cd /tmp || exit 1
 fxtprof=${FXTPROF:-/tests/fxtprof}	# FXTPROF=: run it elsewhere
 out=/tmp/bpf-rec.fxt
@@ -175,7 +176,7 @@ if [ -n "$why" ]; then
 	auto_check
 	exit 0
 fi
-echo "1..10"
+echo "1..12"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 c=0
 while [ $c -lt "$ncpu" ]; do
@@ -269,4 +270,39 @@ set -- $counts
 [ "$1" -ge 950 ] && [ "$2" -ge 475 ] && [ "$3" -ge 475 ]
 res $? "sched.switch: the ping-pong's 500 rounds switch, block and wake"
 rm -f /tmp/bpf-sched.fxt /tmp/bpf-dump.log
+
+# Off-CPU waits through the bpf source (the kernel's verifier takes the
+# stack walk in the switch program), every wait kept: each of the
+# ping-pong's rounds leaves one thread waiting in read() for the other.
+rm -f /tmp/bpf-off.fxt /tmp/bpf-off.ready
+"$fxtprof" record --source bpf --off-cpu --off-cpu-min 0 \
+	--ready-file /tmp/bpf-off.ready /tmp/bpf-off.fxt \
+	> /tmp/bpf-off.log 2>&1 &
+rec=$!
+fxt-wait-ready /tmp/bpf-off.ready $rec 30 2>/dev/null
+/tests/fxt_pingpong 1 500 > /tmp/bpf-pp.log 2>&1
+pp=$?
+kill -INT $rec
+wait $rec
+rc=$?
+[ $pp = 0 ] || rc=$pp
+"$fxtprof" check /tmp/bpf-off.fxt > /tmp/bpf-check.log 2>&1 || rc=1
+[ $rc = 0 ] || { sed 's/^/# record: /' /tmp/bpf-off.log; sed 's/^/# /' /tmp/bpf-check.log | tail -5; }
+res $rc "off-CPU: record --off-cpu exits 0, the output passes fxtprof check"
+"$fxtprof" dump /tmp/bpf-off.fxt > /tmp/bpf-dump.log 2>&1
+set -- $(cat /tmp/bpf-pp.log)
+a=${2:-x} b=${3:-x}
+# waits of either thread, those with kernel frames, those the other woke
+counts=$(awk -v a="$a" -v b="$b" '
+	/name: "off-cpu"/ && ($0 ~ "pt: [0-9]+/" a "," || $0 ~ "pt: [0-9]+/" b ",") {
+		n++
+		if ($0 ~ /kframes: uint32\([1-9]/) k++
+		if ($0 ~ "waker_tid: uint32\\((" a "|" b ")\\)") w++
+	}
+	END { print n + 0, k + 0, w + 0 }' /tmp/bpf-dump.log)
+echo "# ping-pong $a and $b: waits, with kernel frames, woken by the other: $counts"
+set -- $counts
+[ "$1" -ge 475 ] && [ "$2" -ge 475 ] && [ "$3" -ge 400 ]
+res $? "off-CPU: the ping-pong's waits, with their stacks, woken by each other"
+rm -f /tmp/bpf-off.fxt /tmp/bpf-dump.log
 exit 0

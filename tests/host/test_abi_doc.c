@@ -53,6 +53,7 @@ static const struct abi_flag {
 	CFG(FXTPROF_CFG_ANNOTATE),
 	CFG(FXTPROF_CFG_UNWIND),
 	CFG(FXTPROF_CFG_STACK_COPY),
+	CFG(FXTPROF_CFG_OFFCPU),
 };
 #define NR_CFG_FLAGS (sizeof(cfg_flags) / sizeof(cfg_flags[0]))
 

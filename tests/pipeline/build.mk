@@ -70,9 +70,10 @@ endif
 
 # test_shared_stacks: stack references from the encoder to the profile,
 # with and without sharing, refused definitions, segments, hand-made
-# streams, and an archive extract.
+# streams, an archive extract, and off-CPU waits (validated by
+# libfxtprof).
 $(B)/tests/pipeline/test_shared_stacks: $(B)/tests/pipeline/test_shared_stacks.o \
-		$(PROFILE_LIB) $(PIPE_TEST_LIBS)
+		$(PROFILE_LIB) $(FXTPROF_LIB) $(PIPE_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS)
 
 ifeq ($(ARCH),x86_64)

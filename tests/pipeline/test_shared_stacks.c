@@ -13,7 +13,9 @@
  *    defined (counted, no frames), and malformed definitions (an error);
  *  - a time range cut from a shared stream (what `fxtprof extract` does
  *    to an archive that `receive --archive` wrote from one) keeps the
- *    definitions made before it.
+ *    definitions made before it;
+ *  - off-CPU waits, which always share their stacks, from their records
+ *    to the profile's waits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -511,6 +513,140 @@ TEST(reader_refuses_malformed_definitions)
 		EXPECT_NE(NULL, strstr(err.msg, FXT_PROFILE_STACK_DEF));
 		EXPECT_EQ(NULL, p);
 	}
+}
+
+/*
+ * An off-CPU wait (OFFCPU, ABI 8) of thread @tid: @nk kernel and @nu user
+ * frames, from @start to @end, into @buf.
+ */
+static struct fxtprof_sample *mk_wait(uint64_t *buf, uint32_t tid,
+				      uint16_t nk, uint16_t nu,
+				      uint64_t start, uint64_t end,
+				      uint8_t state, uint32_t waker)
+{
+	struct fxtprof_sample *s = (void *)buf;
+	struct fxtprof_offcpu *w;
+	unsigned int f;
+
+	memset(s, 0, sizeof(*s));
+	s->hdr.size = sizeof(*s) + 8 * (nk + nu) + sizeof(*w);
+	s->hdr.type = FXTPROF_REC_OFFCPU;
+	s->hdr.cpu = 1;
+	s->hdr.time_ns = end;
+	s->pid = 70;
+	s->tid = tid;
+	s->mode = FXTPROF_MODE_KERNEL;
+	s->nr_kernel = nk;
+	s->nr_user = nu;
+	for (f = 0; f < nk; f++)
+		s->ips[f] = 0xffffffff81000000ull + 0x10 * f;
+	for (f = 0; f < nu; f++)
+		s->ips[nk + f] = 0x400000 + 0x100 * f;
+	w = (void *)&s->ips[nk + nu];
+	memset(w, 0, sizeof(*w));
+	w->start_ns = start;
+	w->waker_tid = waker;
+	w->state = state;
+	return s;
+}
+
+/*
+ * Off-CPU waits: validated as records, encoded as complete events whose
+ * stacks are shared, and loaded back as waits (not samples) with their
+ * length, state, waker and frames; an encoder that does not share stacks
+ * refuses them, counted.
+ */
+TEST(waits_from_records_to_the_profile)
+{
+	static struct mem m;
+	static uint64_t buf[64];
+	struct fxt_writer_opts wo = {
+		.sz = sizeof(wo), .reserve = mem_reserve, .commit = mem_commit,
+		.ctx = &m,
+	};
+	struct fxtprof_sample *s;
+	struct fxtprof_offcpu *w;
+	const struct profile_sample *x;
+	struct fxt_encoder *enc;
+	struct stream_state st;
+	struct profile *p;
+
+	/* The drain's checks. */
+	s = mk_wait(buf, 71, 3, 4, 1000, 1500, FXTPROF_WAIT_SLEEPING, 72);
+	ASSERT_EQ(0, fxtprof_rec__validate(&s->hdr, s->hdr.size));
+	w = (void *)&s->ips[7];
+	w->state = 0;
+	EXPECT_EQ(-EPROTO, fxtprof_rec__validate(&s->hdr, s->hdr.size));
+	w->state = FXTPROF_WAIT_MAX;
+	EXPECT_EQ(-EPROTO, fxtprof_rec__validate(&s->hdr, s->hdr.size));
+	w->state = FXTPROF_WAIT_BLOCKED;
+	w->start_ns = 1501;		/* began after it ended */
+	EXPECT_EQ(-EPROTO, fxtprof_rec__validate(&s->hdr, s->hdr.size));
+	w->start_ns = 1000;
+	s->flags = FXTPROF_SAMPLE_STACK_COPY;	/* a wait carries none */
+	EXPECT_EQ(-EPROTO, fxtprof_rec__validate(&s->hdr, s->hdr.size));
+	s->flags = 0;
+	s->hdr.size += 8;		/* not exactly stacks and wait */
+	EXPECT_EQ(-EPROTO, fxtprof_rec__validate(&s->hdr, sizeof(buf)));
+	s->hdr.size -= 8;
+	ASSERT_EQ(0, fxtprof_rec__validate(&s->hdr, s->hdr.size));
+
+	/* Three waits, two of one stack, through a sharing encoder. */
+	m.len = 0;
+	ASSERT_EQ(0, fxt_encoder__new_opts(&enc, &wo));
+	ASSERT_EQ(0, fxt_encoder__share_stacks(enc, true));
+	stream_state__init(&st, fxt_encoder__encoder(enc), NULL);
+	ASSERT_EQ(0, stream_state__sync(&st));
+	stream_state__record(&st, &mk_wait(buf, 71, 3, 4, 1000, 1500,
+					   FXTPROF_WAIT_SLEEPING, 72)->hdr);
+	stream_state__record(&st, &mk_wait(buf, 71, 3, 4, 2000, 4000,
+					   FXTPROF_WAIT_BLOCKED, 0)->hdr);
+	stream_state__record(&st, &mk_wait(buf, 73, 2, 0, 2500, 2600,
+					   FXTPROF_WAIT_PREEMPTED, 0)->hdr);
+	EXPECT_EQ(3, st.st.records[FXTPROF_REC_OFFCPU]);
+	EXPECT_EQ(0, st.st.encode_errors);
+	stream_state__fini(&st);
+	fxt_encoder__free(enc);
+	ASSERT_EQ(0, check(_metadata, &m));
+
+	p = load(_metadata, &m);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0, profile__nr_samples(p));
+	ASSERT_EQ(3, profile__nr_waits(p));
+	x = profile__wait(p, 0);
+	EXPECT_EQ(1000, x->ts);
+	EXPECT_EQ(500, x->wait_ns);
+	EXPECT_EQ(71, x->tid);
+	EXPECT_EQ(1, x->cpu);
+	EXPECT_EQ(FXTPROF_WAIT_SLEEPING, x->wait_state);
+	EXPECT_EQ(72, x->waker_tid);
+	EXPECT_EQ(3, x->nr_kernel);
+	EXPECT_EQ(4, x->nr_user);
+	EXPECT_EQ(0xffffffff81000020ull, x->ips[2]);
+	EXPECT_EQ(0x400300ull, x->ips[6]);
+	x = profile__wait(p, 1);
+	EXPECT_EQ(2000, x->wait_ns);
+	EXPECT_EQ(FXTPROF_WAIT_BLOCKED, x->wait_state);
+	EXPECT_EQ(0, x->waker_tid);
+	/* One stack, stored once. */
+	EXPECT_EQ(profile__wait(p, 0)->ips, x->ips);
+	x = profile__wait(p, 2);
+	EXPECT_EQ(73, x->tid);
+	EXPECT_EQ(FXTPROF_WAIT_PREEMPTED, x->wait_state);
+	EXPECT_EQ(2, x->nr_kernel);
+	EXPECT_EQ(0, x->nr_user);
+	profile__free(p);
+
+	/* Without shared stacks a wait has no way to carry its frames. */
+	m.len = 0;
+	ASSERT_EQ(0, fxt_encoder__new_opts(&enc, &wo));
+	stream_state__init(&st, fxt_encoder__encoder(enc), NULL);
+	ASSERT_EQ(0, stream_state__sync(&st));
+	stream_state__record(&st, &mk_wait(buf, 71, 3, 4, 1000, 1500,
+					   FXTPROF_WAIT_SLEEPING, 72)->hdr);
+	EXPECT_EQ(1, st.st.encode_errors);
+	stream_state__fini(&st);
+	fxt_encoder__free(enc);
 }
 
 TEST_HARNESS_MAIN

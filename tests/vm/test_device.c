@@ -280,7 +280,10 @@ static void check_bad_configs(struct __test_metadata *_metadata, int fd,
 		{ "size 40", { .size = 40 }, 0, -EINVAL },
 		{ "size huge", { .size = 1 << 20 }, 0, -EINVAL },
 		{ "nonzero tail", { .size = sizeof(struct fxtprof_config) + 8 }, 1, -EINVAL },
-		{ "flag 1<<10", { .flags = 1u << 10 }, 0, -EINVAL },
+		{ "flag 1<<11", { .flags = 1u << 11 }, 0, -EINVAL },
+		{ "OFFCPU without SCHED", { .flags = FXTPROF_CFG_OFFCPU }, 0, -EINVAL },
+		/* Waits' stacks are the bpf source's, not yet the module's. */
+		{ "OFFCPU", { .flags = FXTPROF_CFG_SCHED | FXTPROF_CFG_OFFCPU }, 0, -EOPNOTSUPP },
 		{ "UNWIND without USTACK", { .flags = FXTPROF_CFG_SAMPLE | FXTPROF_CFG_UNWIND }, 0, -EINVAL },
 		{ "unwind_memory max+1", { .unwind_memory = FXTPROF_MAX_UNWIND_MEMORY + 1ull }, 0, -EINVAL },
 		{ "unwind_memory -1", { .unwind_memory = ~0ull }, 0, -EINVAL },
@@ -364,7 +367,9 @@ TEST(config_edges_are_accepted)
 	struct { struct fxtprof_config c; __u64 tail[3]; } big = { 0 };
 	struct fxtprof_config ok[] = {
 		vm_config(0, FXTPROF_MIN_FREQ, 0),
-		vm_config(FXTPROF_CFG_ALL, FXTPROF_MAX_FREQ, 0),
+		/* All but OFFCPU, which the module refuses (above). */
+		vm_config(FXTPROF_CFG_ALL & ~FXTPROF_CFG_OFFCPU,
+			  FXTPROF_MAX_FREQ, 0),
 		vm_config(FXTPROF_CFG_DEFAULT, 0, FXTPROF_MIN_RING_SIZE),
 		{ .size = sizeof(struct fxtprof_config), .kstack_depth = 127,
 		  .ustack_depth = 1, .ring_size = 1 << 16, .watermark = 1 << 16,

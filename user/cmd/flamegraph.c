@@ -23,6 +23,7 @@
 #include "cmd.h"
 #include "tree_cmd.h"
 #include "report/report_diff.h"
+#include "report/report_offcpu.h"
 #include "report/report_tree.h"
 
 #define FRAME_H		16
@@ -111,6 +112,10 @@ static void colour(char *buf, size_t len, const char *name, int kind)
 	case 4:		/* --by-region's regions and kernels: pale green */
 		snprintf(buf, len, "rgb(%u,%u,%u)", 150 + a % 30, 210 + b % 30,
 			 150 + c % 30);
+		break;
+	case 5:		/* --off-cpu's states and wakers: blues */
+		snprintf(buf, len, "rgb(%u,%u,%u)", 80 + a % 40, 130 + b % 50,
+			 215 + c % 40);
 		break;
 	default:	/* user: warm reds to yellows */
 		snprintf(buf, len, "rgb(%u,%u,%u)", 205 + a % 50, b % 200,
@@ -310,6 +315,8 @@ static int emit(struct svg *s, uint32_t node, double x, unsigned int d)
 		kind = 2;
 	else if (!strcmp(s->t->syms[n->sym].dso, RT_ANNOT_DSO))
 		kind = 4;
+	else if (!strcmp(s->t->syms[n->sym].dso, RT_OFFCPU_DSO))
+		kind = 5;
 	else
 		kind = s->t->syms[n->sym].kernel ? 1 : 3;
 	if (s->diff)
@@ -322,8 +329,13 @@ static int emit(struct svg *s, uint32_t node, double x, unsigned int d)
 	put_xml(s->f, name);
 	if (!fl->comm[node] && s->t->syms[n->sym].kernel)
 		fputs(" [k]", s->f);
-	fprintf(s->f, " (%" PRIu64 " samples, %.2f%%", n->count,
-		total ? 100.0 * (double)n->count / total : 0);
+	if (s->t->off_cpu)
+		fprintf(s->f, " (%.3f ms waited, %.2f%%",
+			(double)n->count / 1e6,
+			total ? 100.0 * (double)n->count / total : 0);
+	else
+		fprintf(s->f, " (%" PRIu64 " samples, %.2f%%", n->count,
+			total ? 100.0 * (double)n->count / total : 0);
 	if (s->diff)
 		fprintf(s->f, "; BASE %.2f%%, %+.2f points",
 			100.0 * ((double)n->count / total -

@@ -16,6 +16,13 @@
 int opt_value__size(const char *name, const char *arg, uint64_t min,
 		    uint64_t *out);
 
+/*
+ * A TIME for --@name: nanoseconds, or a number with a unit (ns, us, ms,
+ * s), at most an hour.  Returns 0, or -EINVAL after saying
+ * "bad --NAME 'ARG'".
+ */
+int opt_value__duration_ns(const char *name, const char *arg, uint64_t *ns);
+
 /* --linger SECS: 0 to 3600 seconds.  Returns 0 or -EINVAL, said. */
 int opt_value__linger(const char *arg, double *secs);
 

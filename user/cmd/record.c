@@ -178,6 +178,18 @@ static int source_open(struct recorder *r)
 		if (ret)
 			return ret;
 	}
+	if (o->off_cpu) {
+		if (!ops->offcpu)
+			return reader_err(-EOPNOTSUPP, "--off-cpu needs the "
+					  "stacks of waits, which %s cannot "
+					  "take yet: record with --source bpf",
+					  ops->desc);
+		if (o->no_shared_stacks)
+			return reader_err(-EINVAL, "--off-cpu writes the "
+					  "stacks of waits shared: it cannot "
+					  "go with --no-shared-stacks");
+		cfg.flags |= FXTPROF_CFG_SCHED | FXTPROF_CFG_OFFCPU;
+	}
 	if ((cfg.flags & FXTPROF_CFG_STACK_COPY) && !ops->stack_copy)
 		return reader_err(-EOPNOTSUPP, "--call-graph dwarf needs stack "
 				  "copies, which %s cannot take: record with "
@@ -631,6 +643,11 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 		fprintf(stderr, "fxtprof: %" PRIu64 " context switches, %"
 			PRIu64 " wakeups\n", ts->records[FXTPROF_REC_SWITCH],
 			ts->records[FXTPROF_REC_WAKEUP]);
+	if (r->opts->off_cpu)
+		fprintf(stderr, "fxtprof: %" PRIu64 " off-CPU waits of at "
+			"least %.3f ms, with their stacks\n",
+			ts->records[FXTPROF_REC_OFFCPU],
+			(double)r->opts->cfg.offcpu_min_ns / 1e6);
 	/* The bpf source's one ring buffer is a kernel ring too. */
 	if (total->lost_records)
 		fprintf(stderr, "fxtprof: kernel rings lost %llu records"

@@ -89,6 +89,13 @@ const struct source_ops *record_opts__source(const struct record_opts *o)
 #define RECORD_RING_STEP_HZ	2500
 #define RECORD_MAX_DEFAULT_RING	(8u << 20)
 
+/*
+ * Waits shorter than this are not recorded by default: a busy machine
+ * switches tens of thousands of times a second, mostly for microseconds,
+ * and a profile of where time goes waiting loses little without them.
+ */
+#define RECORD_DEFAULT_OFFCPU_MIN_NS	1000000ull
+
 static uint64_t default_ring_size(const struct fxtprof_config *c)
 {
 	uint32_t freq = c->freq_hz ? c->freq_hz : FXTPROF_DEFAULT_FREQ;
@@ -128,6 +135,12 @@ static void record_usage(FILE *f)
 "                         doubling of -F, at most %uK; that most with\n"
 "                         dwarf)\n"
 "      --skip-idle        do not record samples of idle CPUs\n"
+"      --off-cpu          also record where threads wait: the stacks a\n"
+"                         thread had when it left its CPU, with how long\n"
+"                         it waited, in what state and who woke it (adds\n"
+"                         sched.switch; the bpf source for now)\n"
+"      --off-cpu-min TIME  the shortest wait recorded (ns, or with a unit:\n"
+"                         us, ms, s; default 1ms)\n"
 "      --no-tasks         no fork/exec/exit/rename records\n"
 "      --no-mmap          no executable mappings (user frames cannot be\n"
 "                         symbolized later)\n"
@@ -332,7 +345,8 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	       OPT_SOURCES, OPT_FLIGHT, OPT_MAX_WINDOW, OPT_TRIGGER,
 	       OPT_ARCHIVE, OPT_LIVE_ARCHIVE, OPT_CHUNK_MS, OPT_CHUNK_BYTES,
 	       OPT_CHUNK_RECORDS, OPT_FLUSH_MS, OPT_READY_FILE,
-	       OPT_UNWIND_MEMORY, OPT_NO_SHARED_STACKS };
+	       OPT_UNWIND_MEMORY, OPT_NO_SHARED_STACKS, OPT_OFF_CPU,
+	       OPT_OFF_CPU_MIN };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -342,6 +356,8 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		{ "unwind-memory", required_argument, NULL, OPT_UNWIND_MEMORY },
 		{ "ring-size", required_argument, NULL, 'm' },
 		{ "skip-idle", no_argument, NULL, OPT_SKIP_IDLE },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN },
 		{ "no-tasks", no_argument, NULL, OPT_NO_TASKS },
 		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 		{ "no-ksyms", no_argument, NULL, OPT_NO_KSYMS },
@@ -380,6 +396,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	o->max_window_bytes = FLIGHT_DEFAULT_WINDOW_BYTES;
 	o->cfg.size = sizeof(o->cfg);
 	o->cfg.flags = FXTPROF_CFG_DEFAULT;
+	o->cfg.offcpu_min_ns = RECORD_DEFAULT_OFFCPU_MIN_NS;
 	o->unwind_memory = FXTPROF_DEFAULT_UNWIND_MEMORY;
 	o->linger = 5;
 	o->max_buffered = SINK_DEFAULT_MAX_BUFFERED;
@@ -506,6 +523,17 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		case OPT_SOURCES:
 			o->sources = optarg;
 			break;
+		case OPT_OFF_CPU:
+			o->off_cpu = true;
+			break;
+		case OPT_OFF_CPU_MIN: {
+			uint64_t ns;
+
+			if (opt_value__duration_ns("off-cpu-min", optarg, &ns))
+				return -EINVAL;
+			o->cfg.offcpu_min_ns = ns;
+			break;
+		}
 		case OPT_MODE:
 			if (reader_parse_mode(optarg, &o->file_mode))
 				return reader_err(-EINVAL, "bad --mode '%s'",

@@ -42,6 +42,7 @@ struct record_opts {
 	bool no_ksyms;		/* no kernel symbol records */
 	bool no_shared_stacks;	/* every sample's frames in its own blob */
 	bool symbolize;		/* append the Perfetto profile at the end */
+	bool off_cpu;		/* --off-cpu: waits with their stacks */
 	enum record_ustack_walk ustack_walk;
 	uint64_t unwind_memory;	/* --unwind-memory */
 	uint32_t stack_copy_size;	/* --call-graph dwarf,SIZE; 0: default */

@@ -820,7 +820,9 @@ void record_unwind__record(struct record_unwind *ru,
 	if (!ru->src)
 		return;
 	switch (rec->type) {
+	/* A wait's stacks are a sample's: its process runs here too. */
 	case FXTPROF_REC_SAMPLE:
+	case FXTPROF_REC_OFFCPU:
 		on_sample(ru, ((const struct fxtprof_sample *)rec)->pid,
 			  rec->time_ns);
 		break;

@@ -428,6 +428,84 @@ static int on_sample(struct fxt_encoder *e, const struct fxtprof_sample *s)
 	return ret ? ret : ret2 ? ret2 : ret3;
 }
 
+/* A string of the wait events, looked up (not pinned: they are rare). */
+static int str_ref(struct fxt_encoder *e, const char *str,
+		   struct fxt_sref *ref)
+{
+	return fxt_writer__string_ref(e->w, str, strlen(str), ref);
+}
+
+/*
+ * A wait: a complete event on the thread from when it left its CPU to
+ * when it ran again, its stacks by reference (fxt_profile.h).  A wait
+ * always shares its stack: a frames blob of its own would read as a
+ * sample of the Fuchsia kind.
+ */
+static int on_offcpu(struct fxt_encoder *e, const struct fxtprof_sample *s)
+{
+	const struct fxtprof_offcpu *w = fxtprof_sample__offcpu(s);
+	size_t frames = (size_t)s->nr_kernel + s->nr_user;
+	const char *state = fxt_profile__wait_state_name(w->state);
+	struct fxt_sref name, key, val;
+	struct fxt_arg args[6];
+	struct fxt_event ev = {
+		.type = FXT_EVENT_DURATION_COMPLETE,
+		.ts = w->start_ns,
+		.thread = fxt_tref_inline(s->pid, s->tid),
+		.category = e->ref[S_CPU],
+		.args = args,
+		.payload = s->hdr.time_ns,
+	};
+	uint64_t stack;
+	int ret;
+
+	/* record refuses --off-cpu with --no-shared-stacks. */
+	if (!e->stacks)
+		return -EOPNOTSUPP;
+	if (frames > FXT_MAX_FRAMES)
+		frames = FXT_MAX_FRAMES;
+	ret = str_ref(e, FXT_PROFILE_EV_OFFCPU, &name);
+	if (ret)
+		return ret;
+	ev.name = name;
+	args[ev.nargs++] = arg_u32(e->ref[S_CPU], s->hdr.cpu);
+	ret = str_ref(e, FXT_PROFILE_ARG_STATE, &key) ?:
+	      str_ref(e, state ? state : "?", &val);
+	if (ret)
+		return ret;
+	args[ev.nargs].name = key;
+	args[ev.nargs].type = FXT_ARG_STRING;
+	args[ev.nargs++].v.str = val;
+	args[ev.nargs++] = arg_u32(e->ref[S_KFRAMES], s->nr_kernel);
+	if (w->waker_tid) {
+		ret = str_ref(e, FXT_PROFILE_ARG_WAKER_TID, &key);
+		if (ret)
+			return ret;
+		args[ev.nargs++] = arg_u32(key, w->waker_tid);
+	}
+	if (fxt_profile__ustack_end_is_partial(s->ustack_end)) {
+		ret = str_ref(e, FXT_PROFILE_ARG_USTACK_END, &key) ?:
+		      str_ref(e, fxt_profile__ustack_end_name(s->ustack_end),
+			      &val);
+		if (ret)
+			return ret;
+		args[ev.nargs].name = key;
+		args[ev.nargs].type = FXT_ARG_STRING;
+		args[ev.nargs++].v.str = val;
+	}
+	if (frames) {
+		/* Its name is pinned with the first definition. */
+		stack = stack_ref_arg(e, s, frames);
+		if (!stack)
+			return -ENOBUFS;
+		ret = str_ref(e, FXT_PROFILE_ARG_STACK, &key);
+		if (ret)
+			return ret;
+		args[ev.nargs++] = arg_u32(key, (uint32_t)(stack >> 32));
+	}
+	return fxt_writer__event(e->w, &ev);
+}
+
 static int on_fork(struct fxt_encoder *e, const struct fxtprof_fork *f)
 {
 	struct fxt_tref parent = fxt_tref_inline(f->parent_pid, f->parent_tid);
@@ -878,6 +956,8 @@ fxt_enc_record_slow(struct fxt_encoder *e, const struct fxtprof_rec_hdr *rec)
 		return on_trigger(e, (const void *)rec);
 	case FXTPROF_REC_ANNOTATION:
 		return on_annotation(e, (const void *)rec);
+	case FXTPROF_REC_OFFCPU:
+		return on_offcpu(e, (const void *)rec);
 	default:
 		/* rename, snapshot: only names; flush: nothing. */
 		return 0;

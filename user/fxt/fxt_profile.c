@@ -51,6 +51,28 @@ unsigned int fxt_profile__mode(const struct fxt_str *s)
 	return 0;
 }
 
+static const char *const wait_state_names[FXTPROF_WAIT_MAX] = {
+	[FXTPROF_WAIT_PREEMPTED] = FXT_PROFILE_WAIT_PREEMPTED,
+	[FXTPROF_WAIT_SLEEPING] = FXT_PROFILE_WAIT_SLEEPING,
+	[FXTPROF_WAIT_BLOCKED] = FXT_PROFILE_WAIT_BLOCKED,
+	[FXTPROF_WAIT_STOPPED] = FXT_PROFILE_WAIT_STOPPED,
+};
+
+const char *fxt_profile__wait_state_name(unsigned int state)
+{
+	return state < FXTPROF_WAIT_MAX ? wait_state_names[state] : NULL;
+}
+
+unsigned int fxt_profile__wait_state(const struct fxt_str *s)
+{
+	unsigned int i;
+
+	for (i = 1; i < FXTPROF_WAIT_MAX; i++)
+		if (fxt_str__is(s, wait_state_names[i]))
+			return i;
+	return 0;
+}
+
 static const char *const ustack_end_names[FXTPROF_USTACK_END_MAX] = {
 	[FXTPROF_USTACK_END_NONE] = "none",
 	[FXTPROF_USTACK_END_COMPLETE] = "complete",

@@ -12,6 +12,11 @@
  *   cpu / sample                   cpu u32, mode str, kframes u32,
  *                                  [ustack_end str: a partial user stack],
  *                                  [stack u32: its frames by reference]
+ *   cpu / off-cpu                  duration complete, from leaving the
+ *                                  CPU to running again: cpu u32 (where
+ *                                  it ran again), state str, kframes u32,
+ *                                  [waker_tid u32], [ustack_end str],
+ *                                  stack u32 (the stacks it left with)
  *   task / fork                    child_pid u32, child_tid u32,
  *                                  clone_flags u64
  *   task / exec                    filename str, [old_tid u32]
@@ -90,6 +95,17 @@
 #define FXT_PROFILE_MODE_USER		"user"
 #define FXT_PROFILE_MODE_IDLE		"idle"
 #define FXT_PROFILE_NR_MODES		4
+/*
+ * A wait (cpu / off-cpu): its state argument's values, by enum
+ * fxtprof_wait_state, and the thread that woke it.
+ */
+#define FXT_PROFILE_EV_OFFCPU		"off-cpu"
+#define FXT_PROFILE_ARG_STATE		"state"
+#define FXT_PROFILE_ARG_WAKER_TID	"waker_tid"
+#define FXT_PROFILE_WAIT_PREEMPTED	"preempted"
+#define FXT_PROFILE_WAIT_SLEEPING	"sleeping"
+#define FXT_PROFILE_WAIT_BLOCKED	"blocked"
+#define FXT_PROFILE_WAIT_STOPPED	"stopped"
 /*
  * A sample whose user stack stopped short (enum fxtprof_ustack_end in
  * <linux/fxtprof.h>: the depth, a fault, the budget, a bad frame, the
@@ -333,5 +349,8 @@ unsigned int fxt_profile__ustack_end(const struct fxt_str *s);
  * value it does not know).
  */
 unsigned int fxt_profile__mode(const struct fxt_str *s);
+/* A wait's state argument: its name, NULL if out of range; and back, 0. */
+const char *fxt_profile__wait_state_name(unsigned int state);
+unsigned int fxt_profile__wait_state(const struct fxt_str *s);
 
 #endif /* FXT_PROFILE_H */

@@ -47,6 +47,9 @@ static inline __u32 fxt_rec_min_size(__u16 type)
 	case FXTPROF_REC_TRIGGER:	return sizeof(struct fxtprof_trigger_rec);
 	case FXTPROF_REC_ANNOTATION:
 		return sizeof(struct fxtprof_annotation_rec);
+	case FXTPROF_REC_OFFCPU:
+		return sizeof(struct fxtprof_sample) +
+		       sizeof(struct fxtprof_offcpu);
 	}
 	return 0;
 }

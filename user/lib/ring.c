@@ -199,6 +199,23 @@ static __u32 rec_check(const struct fxtprof_rec_hdr *rec, size_t avail)
 			return 0;
 		break;
 	}
+	case FXTPROF_REC_OFFCPU: {
+		const struct fxtprof_sample *s = (const void *)rec;
+		__u32 nr = (__u32)s->nr_kernel + s->nr_user;
+		const struct fxtprof_offcpu *w;
+
+		/* Exactly the stacks and the wait; no stack copy. */
+		if (s->nr_kernel > FXTPROF_MAX_STACK_DEPTH ||
+		    s->nr_user > FXTPROF_MAX_STACK_DEPTH ||
+		    s->flags & FXTPROF_SAMPLE_STACK_COPY ||
+		    size != sizeof(*s) + nr * sizeof(s->ips[0]) + sizeof(*w))
+			return 0;
+		w = fxtprof_sample__offcpu(s);
+		if (!w->state || w->state >= FXTPROF_WAIT_MAX ||
+		    w->start_ns > rec->time_ns)
+			return 0;
+		break;
+	}
 	case FXTPROF_REC_EXEC: {
 		const struct fxtprof_exec *e = (const void *)rec;
 

@@ -259,6 +259,9 @@ struct profile {
 	struct strpool strs;
 	struct sample_ent *samples;
 	size_t nr_samples, cap_samples;
+	struct sample_ent *waits;	/* off-CPU, by when they began */
+	size_t nr_waits, cap_waits;
+	bool waits_unsorted;
 	struct frame_chunk *frames;	/* each distinct stack once; newest */
 	uint64_t frames_total;		/* of all samples */
 	uint64_t unresolved_stacks;	/* naming a stack never defined */
@@ -593,6 +596,45 @@ static int on_sample(struct loader *ld, const struct fxt_record *rec)
 	return 0;
 }
 
+/*
+ * A wait (cpu / off-cpu): a complete event from when the thread left its
+ * CPU to when it ran again, its stacks by reference.
+ */
+static int on_offcpu(struct loader *ld, const struct fxt_record *rec)
+{
+	struct profile *p = ld->p;
+	struct sample_ent *e;
+	struct fxt_str str;
+	uint64_t v, end;
+
+	if (!rec->event.has_payload)
+		return 0;
+	e = VEC_PUSH(p->waits, p->nr_waits, p->cap_waits);
+	if (!e)
+		return -ENOMEM;
+	memset(e, 0, sizeof(*e));
+	e->s.ts = to_ns(ld, rec->ts);
+	end = to_ns(ld, rec->event.payload);
+	e->s.wait_ns = end > e->s.ts ? end - e->s.ts : 0;
+	e->s.pid = (uint32_t)rec->thread.pid;
+	e->s.tid = (uint32_t)rec->thread.tid;
+	e->s.mode = FXTPROF_MODE_KERNEL;
+	if (fxt_record__arg_uint(rec, FXT_PROFILE_ARG_CPU, &v))
+		e->s.cpu = (uint16_t)v;
+	if (fxt_record__arg_str(rec, FXT_PROFILE_ARG_STATE, &str))
+		e->s.wait_state = (uint8_t)fxt_profile__wait_state(&str);
+	if (fxt_record__arg_uint(rec, FXT_PROFILE_ARG_WAKER_TID, &v))
+		e->s.waker_tid = (uint32_t)v;
+	if (fxt_record__arg_str(rec, FXT_PROFILE_ARG_USTACK_END, &str))
+		e->s.ustack_end = (uint8_t)fxt_profile__ustack_end(&str);
+	e->seq = ld->seq;
+	if (fxt_record__arg_uint(rec, FXT_PROFILE_ARG_STACK, &v))
+		on_stack_ref(ld, e, v);
+	if (p->nr_waits > 1 && e->s.ts < e[-1].s.ts)
+		p->waits_unsorted = true;
+	return 0;
+}
+
 struct stack_key {
 	const uint64_t *ips;
 	uint32_t n;
@@ -886,6 +928,10 @@ static int on_event(struct loader *ld, const struct fxt_record *rec)
 	    fxt_str__is(c, FXT_PROFILE_CAT_CPU) &&
 	    fxt_str__is(n, FXT_PROFILE_EV_SAMPLE))
 		return on_sample(ld, rec);
+	if (rec->subtype == FXT_EVENT_DURATION_COMPLETE &&
+	    fxt_str__is(c, FXT_PROFILE_CAT_CPU) &&
+	    fxt_str__is(n, FXT_PROFILE_EV_OFFCPU))
+		return on_offcpu(ld, rec);
 	if (profile_annots__is_annotation(rec)) {
 		const char *name = strpool_add(&ld->p->strs, n->data, n->len);
 
@@ -1328,6 +1374,18 @@ static int profile_finish(struct loader *ld)
 		ret = index_names(p->pnames, p->nr_pnames, &p->pname_idx);
 	for (i = 0; !ret && i < p->nr_samples; i++)
 		ret = name_sample(p, &p->samples[i]);
+	if (p->waits_unsorted)
+		array_sort(p->waits, p->nr_waits, sizeof(*p->waits),
+			   cmp_sample);
+	for (i = 0; !ret && i < p->nr_waits; i++) {
+		struct sample_ent *w = &p->waits[i];
+
+		ret = name_sample(p, w);
+		if (w->s.waker_tid)
+			w->s.waker = name_at(p->tnames, &p->tname_idx,
+					     w->s.waker_tid,
+					     w->s.ts + w->s.wait_ns, w->seq);
+	}
 	if (!ret)
 		ret = index_mappings(p);
 	if (ret)
@@ -1485,6 +1543,7 @@ void profile__free(struct profile *p)
 		return;
 	strpool_free(&p->strs);
 	free(p->samples);
+	free(p->waits);
 	while (p->frames) {
 		struct frame_chunk *c = p->frames;
 
@@ -1520,6 +1579,16 @@ void profile__free(struct profile *p)
 const struct profile_annots *profile__annots(const struct profile *p)
 {
 	return p->annots;
+}
+
+size_t profile__nr_waits(const struct profile *p)
+{
+	return p->nr_waits;
+}
+
+const struct profile_sample *profile__wait(const struct profile *p, size_t i)
+{
+	return i < p->nr_waits ? &p->waits[i].s : NULL;
 }
 
 size_t profile__nr_samples(const struct profile *p)

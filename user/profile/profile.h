@@ -42,6 +42,14 @@ struct profile_sample {
 	const uint64_t *ips;
 	const char *comm;		/* thread name at ts: "swapper/N" when idle */
 	const char *process;		/* process name at ts */
+	/*
+	 * An off-CPU wait (profile__wait()): ts is when the thread left its
+	 * CPU, ips its stacks then, cpu where it ran again wait_ns later.
+	 */
+	uint64_t wait_ns;		/* 0 for a sample */
+	uint32_t waker_tid;		/* 0: none known */
+	const char *waker;		/* its name when it woke it, or NULL */
+	uint8_t wait_state;		/* enum fxtprof_wait_state, 0 unknown */
 };
 
 /* An executable file mapping of process pid, created at time. */
@@ -85,6 +93,12 @@ void profile__free(struct profile *p);
 
 /* Samples in timestamp order. */
 size_t profile__nr_samples(const struct profile *p);
+/*
+ * Off-CPU waits (record --off-cpu), by when they began, as samples whose
+ * wait fields are set.
+ */
+size_t profile__nr_waits(const struct profile *p);
+const struct profile_sample *profile__wait(const struct profile *p, size_t i);
 /* The recording's annotations (profile_annot.h; never NULL once loaded). */
 const struct profile_annots *profile__annots(const struct profile *p);
 const struct profile_sample *profile__sample(const struct profile *p,

@@ -91,8 +91,12 @@ static void print_entries(FILE *f, const struct rtree *t,
 		if (e->dso && (n = (int)strlen(e->dso)) > w.dso)
 			w.dso = n;
 	}
-	fprintf(f, "# Samples: %" PRIu64 "; percentages are of these\n#\n#",
-		r->total);
+	if (t->off_cpu)
+		fprintf(f, "# Off-CPU: %.3f s waited; percentages are of "
+			"this\n#\n#", (double)r->total / 1e9);
+	else
+		fprintf(f, "# Samples: %" PRIu64 "; percentages are of "
+			"these\n#\n#", r->total);
 	if (o->children)
 		fprintf(f, " %9s", "Children");
 	fprintf(f, " %9s", "Self");

@@ -25,6 +25,7 @@
 #include "fxt/fxt_profile.h"
 #include "util/array_grow.h"
 #include "util/hmap.h"
+#include "report_offcpu.h"
 #include "report_tree.h"
 
 /* "fxtprof: <what>: <strerror>", as the commands print errors. */
@@ -72,6 +73,10 @@ int rt_opts__parse(struct rt_opts *o, int argc, char **argv, int *i)
 		return ret;
 	if (!strcmp(a, "--inline")) {
 		o->sym.inlines = true;
+		return 1;
+	}
+	if (!strcmp(a, "--off-cpu")) {
+		o->off_cpu = true;
 		return 1;
 	}
 	if (strcmp(a, "--pid") && strcmp(a, "--tid") && strcmp(a, "--cpu") &&
@@ -135,6 +140,11 @@ void rt_opts__usage(FILE *f)
 		"timestamp\n"
 		"  --inline    inlined functions as frames of their own, "
 		"\"f (inlined)\"\n"
+		"  --off-cpu   where threads waited (record --off-cpu), not "
+		"where they ran:\n"
+		"              each wait weighs its nanoseconds, under its "
+		"state, below\n"
+		"              the thread that woke it\n"
 		"  --debug-dir DIR  --symfs DIR  --vmlinux FILE\n"
 		"  --kallsyms FILE | --system-map FILE\n"
 		"              where the symbolizer finds files and kernel "
@@ -652,8 +662,9 @@ struct sample_probe {
 	const struct rtree *t;
 	const struct profile_sample *s;
 	bool idle;
+	uint32_t leaf;		/* a wait's waker frame + 1, else 0 */
 	uint32_t named, nr_named;
-	const uint32_t *annot;
+	const uint32_t *annot;	/* root frames: regions, a wait's state */
 	uint32_t nr_annot;
 };
 
@@ -662,7 +673,7 @@ static uint64_t sample_hash(const struct sample_probe *p)
 	uint64_t h = mix(mix((uintptr_t)p->s->comm, p->s->pid), p->idle);
 	uint32_t i;
 
-	h = mix(h, p->named);
+	h = mix(mix(h, p->named), p->leaf);
 	for (i = 0; i < p->nr_annot; i++)
 		h = mix(h, p->annot[i]);
 	return h;
@@ -674,24 +685,32 @@ static bool sample_eq(const void *ctx, const struct hmap_slot *slot)
 	const struct sample_probe *p = ctx;
 	const struct rt_sample *o = &p->t->samples[slot->key];
 
+	uint32_t lead = !!p->leaf;
+
 	return slot->val == p->named && o->s->comm == p->s->comm &&
 	       o->s->pid == p->s->pid && o->idle == p->idle &&
-	       o->n == p->nr_named + p->nr_annot &&
-	       !memcmp(&p->t->stack[o->first + p->nr_named], p->annot,
+	       o->leaf == p->leaf &&
+	       o->n == lead + p->nr_named + p->nr_annot &&
+	       !memcmp(&p->t->stack[o->first + lead + p->nr_named], p->annot,
 		       p->nr_annot * sizeof(*p->annot));
 }
 
-/* Sample i, selected: one more in its rt_sample, made if new. */
+/*
+ * Sample i, or wait @w, selected: @weight more in its rt_sample, made if
+ * new.  A sample weighs 1, a wait its nanoseconds.
+ */
 static int add_sample(struct rtree *t, const struct rt_annot_opts *o,
-		      size_t i)
+		      size_t i, const struct profile_sample *w)
 {
-	const struct profile_sample *s = profile__sample(t->p, i);
+	const struct profile_sample *s = w ? w : profile__sample(t->p, i);
+	uint64_t weight = w ? w->wait_ns : 1;
 	struct caches *c = t->priv;
 	uint32_t annot[RT_ANNOT_MAX_DEPTH];
 	struct sample_probe probe = { .t = t, .s = s, .annot = annot };
 	const struct named_ent *ne;
 	struct hmap_slot *hit;
 	struct rt_sample *rs;
+	uint32_t lead;
 	size_t se;
 	uint64_t h;
 	int ret;
@@ -699,9 +718,13 @@ static int add_sample(struct rtree *t, const struct rt_annot_opts *o,
 	ret = stack_of(t, s, &se);
 	if (ret)
 		return ret;
-	c->ses[se].weight++;
-	ret = rt_annot__frames(o, &t->annot_res, t->p, i, intern_annot, t,
-			       annot);
+	c->ses[se].weight += weight;
+	if (w)
+		ret = rt_offcpu__frames(w, intern_annot, t, annot, &probe.leaf)
+		      ?: 1;
+	else
+		ret = rt_annot__frames(o, &t->annot_res, t->p, i,
+				       intern_annot, t, annot);
 	if (ret < 0)
 		return ret;
 	ne = &c->nameds[c->ses[se].named];
@@ -712,23 +735,27 @@ static int add_sample(struct rtree *t, const struct rt_annot_opts *o,
 	h = sample_hash(&probe);
 	hit = hmap__find(&c->samples, h, sample_eq, &probe);
 	if (hit) {
-		t->samples[hit->key].weight++;
+		t->samples[hit->key].weight += weight;
 		return 0;
 	}
+	lead = !!probe.leaf;
 	if (array_grow((void **)&t->samples, &c->cap_samples,
 		       t->nr_samples + 1, sizeof(*t->samples)) ||
 	    array_grow((void **)&t->stack, &t->cap_stack,
-		       t->nr_stack + ne->n + probe.nr_annot,
+		       t->nr_stack + lead + ne->n + probe.nr_annot,
 		       sizeof(*t->stack)))
 		return -ENOMEM;
 	rs = &t->samples[t->nr_samples];
 	*rs = (struct rt_sample){
 		.s = s, .first = (uint32_t)t->nr_stack,
-		.n = ne->n + probe.nr_annot, .idle = probe.idle, .weight = 1,
+		.n = lead + ne->n + probe.nr_annot, .idle = probe.idle,
+		.weight = weight, .leaf = probe.leaf,
 	};
-	memcpy(&t->stack[t->nr_stack], &c->ids[ne->first],
+	if (lead)
+		t->stack[t->nr_stack] = probe.leaf - 1;
+	memcpy(&t->stack[t->nr_stack + lead], &c->ids[ne->first],
 	       ne->n * sizeof(*t->stack));
-	memcpy(&t->stack[t->nr_stack + ne->n], annot,
+	memcpy(&t->stack[t->nr_stack + lead + ne->n], annot,
 	       probe.nr_annot * sizeof(*t->stack));
 	t->nr_stack += rs->n;
 	return hmap__add(&c->samples, h, t->nr_samples++, probe.named, NULL);
@@ -752,6 +779,35 @@ static void count_frames(struct rtree *t)
 		for (k = 0; k < SYM__NR; k++)
 			c->frames_by_status[k] += se->weight * se->by_status[k];
 	}
+}
+
+/*
+ * --off-cpu: the waits the filter keeps, each weighing its nanoseconds
+ * (t->total is theirs).  Regions are intervals of samples: not theirs.
+ */
+static int load_waits(struct rtree *t, const struct rt_opts *o)
+{
+	size_t i, n = profile__nr_waits(t->p);
+	int ret;
+
+	if (!n) {
+		fprintf(stderr, "fxtprof: the recording holds no off-CPU "
+			"waits: record them with fxtprof record --off-cpu\n");
+		return -ENODATA;
+	}
+	for (i = 0; i < n; i++) {
+		const struct profile_sample *w = profile__wait(t->p, i);
+
+		if (!selected(t, &o->filter, w))
+			continue;
+		t->total += w->wait_ns;
+		t->waits++;
+		ret = add_sample(t, &o->annot, i, w);
+		if (ret)
+			return load_err(ret, "report");
+	}
+	count_frames(t);
+	return 0;
 }
 
 int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
@@ -780,6 +836,11 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	ret = parse_time(t, &o->filter);
 	if (ret)
 		return ret;
+	if (o->off_cpu && (o->annot.nr_pats || o->annot.by_region)) {
+		fprintf(stderr, "fxtprof: --off-cpu takes no --region or "
+			"--by-region: regions select samples, not waits\n");
+		return -EINVAL;
+	}
 	t->annot = &o->annot;
 	ret = rt_annot__check(&o->annot, t->p, path, &t->annot_res);
 	if (ret)
@@ -788,6 +849,9 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	ret = symbolizer__new(&o->sym, &t->sym);
 	if (ret)
 		return load_err(ret, "cannot start the symbolizer");
+	t->off_cpu = o->off_cpu;
+	if (o->off_cpu)
+		return load_waits(t, o);
 	n = profile__nr_samples(t->p);
 	for (i = 0; i < n; i++) {
 		if (!selected(t, &o->filter, profile__sample(t->p, i)))
@@ -797,7 +861,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			continue;
 		}
 		t->total++;
-		ret = add_sample(t, &o->annot, i);
+		ret = add_sample(t, &o->annot, i, NULL);
 		if (ret)
 			return load_err(ret, "report");
 	}
@@ -908,8 +972,13 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	unsigned int i;
 
 	profile__stats(t->p, &st);
-	fprintf(f, "# %s: %" PRIu64 " samples, %" PRIu64 " selected\n", path,
-		st.samples, t->total);
+	if (t->off_cpu)
+		fprintf(f, "# %s: %zu off-CPU waits, %" PRIu64 " selected, "
+			"%.3f s waited (weights are ns)\n", path,
+			profile__nr_waits(t->p), t->waits, (double)t->total / 1e9);
+	else
+		fprintf(f, "# %s: %" PRIu64 " samples, %" PRIu64
+			" selected\n", path, st.samples, t->total);
 	fprintf(f, "# frames: %" PRIu64 ", %" PRIu64 " named (%.1f%%), %zu "
 		"distinct addresses\n", t->frames, t->resolved,
 		t->frames ? 100.0 * (double)t->resolved / (double)t->frames : 0,
@@ -929,8 +998,9 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 				c->by_status[i]);
 	fputc('\n', f);
 	if (c->no_frames)
-		fprintf(f, "# %" PRIu64 " samples carry no frames: shown as "
-			"[unknown]\n", c->no_frames);
+		fprintf(f, "# %" PRIu64 " %s carry no frames: shown as "
+			"[unknown]\n", c->no_frames,
+			t->off_cpu ? "ns of waits" : "samples");
 	print_partial_ustacks(&st, f);
 	print_copies(t->p, f);
 	fprintf(f, "# recording: %" PRIu64 " mappings, %" PRIu64 " kernel "

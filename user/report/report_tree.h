@@ -45,6 +45,7 @@ struct rt_opts {
 	struct rt_filter filter;
 	struct symbolizer_opts sym;
 	struct rt_annot_opts annot;	/* --region..., --by-region */
+	bool off_cpu;			/* --off-cpu: the waits, in ns */
 	/*
 	 * Set by the command (user/cmd/copy_unwind.h): gives the samples
 	 * with a stack copy their unwound user frames after the load.
@@ -79,7 +80,8 @@ struct rt_sample {
 	uint32_t first;		/* in rtree.stack[] */
 	uint32_t n;
 	bool idle;
-	uint64_t weight;	/* samples */
+	uint32_t leaf;		/* a wait's waker frame + 1: stack[first] */
+	uint64_t weight;	/* samples, or ns waited (rtree.off_cpu) */
 };
 
 struct rtree {
@@ -91,7 +93,9 @@ struct rtree {
 	size_t nr_stack, cap_stack;
 	struct rt_sample *samples;	/* distinct stacks */
 	size_t nr_samples;
-	uint64_t total;			/* selected samples */
+	uint64_t total;			/* selected samples, or ns waited */
+	bool off_cpu;			/* of waits (rt_opts.off_cpu) */
+	uint64_t waits;			/* selected waits */
 	uint64_t t_from, t_to;		/* the --time window, ns */
 	uint64_t frames, resolved;	/* of the selected samples */
 	const struct rt_annot_opts *annot;

@@ -348,6 +348,9 @@ static int check_config(struct bpf_source *src, struct fxtprof_config *c)
 			    "sched.switch in the bpf source, which needs 5.18 "
 			    "(sched_switch's prev_state): use the module",
 			    s->kernel_major, s->kernel_minor);
+	if ((c->flags & FXTPROF_CFG_OFFCPU) && !(c->flags & FXTPROF_CFG_SCHED))
+		return fail(src, -EINVAL, "off-CPU stacks need the "
+			    "sched.switch source");
 	if (c->flags & FXTPROF_CFG_ANNOTATE)
 		return fail(src, -EOPNOTSUPP, "app.annotations is a "
 			    "module-only data source");
@@ -652,6 +655,7 @@ int bpf_source__configure(struct bpf_source *src,
 	skel->rodata->cfg_flags = s->cfg.flags;
 	skel->rodata->kstack_depth = s->cfg.kstack_depth;
 	skel->rodata->ustack_depth = s->cfg.ustack_depth;
+	skel->rodata->offcpu_min_ns = s->cfg.offcpu_min_ns;
 	skel->rodata->watermark = s->cfg.watermark ? s->cfg.watermark :
 				  s->rb_size / 4;
 	ret = size_unwind(src);

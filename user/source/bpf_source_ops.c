@@ -196,4 +196,5 @@ const struct source_ops bpf_source_ops = {
 	.unwind_load	= bpf_record_source__unwind_load,
 	.unwind_map	= bpf_record_source__unwind_map,
 	.unwind_unload	= bpf_record_source__unwind_unload,
+	.offcpu		= true,
 };

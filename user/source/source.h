@@ -97,6 +97,8 @@ struct source_ops {
 			     struct fxtprof_ksym_query *q);
 	/* It takes FXTPROF_CFG_STACK_COPY: samples carry stack copies. */
 	bool stack_copy;
+	/* It takes FXTPROF_CFG_OFFCPU: waits with their stacks. */
+	bool offcpu;
 };
 
 extern const struct source_ops ring_source_ops;

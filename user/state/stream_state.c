@@ -225,7 +225,8 @@ static int state_record(struct stream_state *s,
 	int ret = 0;
 
 	switch (rec->type) {
-	case FXTPROF_REC_SAMPLE: {
+	case FXTPROF_REC_SAMPLE:
+	case FXTPROF_REC_OFFCPU: {	/* laid out as a sample */
 		const struct fxtprof_sample *smp = (const void *)rec;
 
 		if (smp->nr_kernel && (s->ksym_lookup || s->syms.nksyms))

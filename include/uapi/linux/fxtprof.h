@@ -120,7 +120,15 @@ struct fxtprof_info {
  * holds both the walked pcs and the copy.
  */
 #define FXTPROF_CFG_STACK_COPY	(1u << 9)
-#define FXTPROF_CFG_ALL		((1u << 10) - 1)
+/*
+ * ABI 8: where threads wait.  Needs FXTPROF_CFG_SCHED.  A thread that
+ * leaves its CPU, preempted or to sleep, keeps the stacks it had then
+ * (kernel and user, taken as a sample's are, by KSTACK, USTACK and
+ * UNWIND); when it runs again after at least offcpu_min_ns, an OFFCPU
+ * record gives them with the wait.  Shorter waits write nothing.
+ */
+#define FXTPROF_CFG_OFFCPU	(1u << 10)
+#define FXTPROF_CFG_ALL		((1u << 11) - 1)
 #define FXTPROF_CFG_DEFAULT	(FXTPROF_CFG_SAMPLE | FXTPROF_CFG_KSTACK | \
 				 FXTPROF_CFG_USTACK | FXTPROF_CFG_TASKS | \
 				 FXTPROF_CFG_SNAPSHOT | FXTPROF_CFG_ANNOTATE)
@@ -158,6 +166,8 @@ struct fxtprof_config {
 	/* since ABI 6 */
 	__u32 stack_copy_size;	/* bytes of user stack per sample */
 	__u32 reserved3;	/* must be zero */
+	/* since ABI 8 */
+	__u64 offcpu_min_ns;	/* shortest wait an OFFCPU record gives */
 };
 
 /*
@@ -587,6 +597,8 @@ enum fxtprof_rec_type {
 	FXTPROF_REC_TRIGGER	= 14,
 	/* since ABI 4 */
 	FXTPROF_REC_ANNOTATION	= 15,
+	/* since ABI 8 */
+	FXTPROF_REC_OFFCPU	= 16,
 	FXTPROF_REC_MAX,
 };
 
@@ -655,6 +667,28 @@ struct fxtprof_stack_copy {
 	__u32 size;		/* stack bytes after regs[] */
 	__u64 regs[];
 	/* then size bytes of stack, zero padded to 8 */
+};
+
+/*
+ * A wait (ABI 8, FXTPROF_CFG_OFFCPU): thread tid of pid ran again at
+ * hdr.time_ns, on hdr.cpu, after at least offcpu_min_ns off a CPU.  The
+ * record is laid out as a struct fxtprof_sample (mode KERNEL, never a
+ * stack copy) of the stacks the thread had when it left, and a struct
+ * fxtprof_offcpu follows its ips[nr_kernel + nr_user] and ends it.
+ */
+enum fxtprof_wait_state {
+	FXTPROF_WAIT_PREEMPTED	= 1,	/* runnable: it wanted a CPU */
+	FXTPROF_WAIT_SLEEPING	= 2,	/* interruptible sleep (S) */
+	FXTPROF_WAIT_BLOCKED	= 3,	/* uninterruptible (D): I/O, ... */
+	FXTPROF_WAIT_STOPPED	= 4,	/* stopped or traced */
+	FXTPROF_WAIT_MAX,
+};
+
+struct fxtprof_offcpu {
+	__u64 start_ns;		/* when it left its CPU (CLOCK_BOOTTIME) */
+	__u32 waker_tid;	/* the thread that woke it; 0: none known */
+	__u8 state;		/* enum fxtprof_wait_state */
+	__u8 reserved[3];
 };
 
 /*
@@ -903,7 +937,8 @@ FXTPROF_ASSERT(sizeof(struct fxtprof_attach) == 48, "fxtprof_attach size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_sync) == 16, "fxtprof_sync size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_source) == 112, "fxtprof_source size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_trigger) == 72, "fxtprof_trigger size");
-FXTPROF_ASSERT(sizeof(struct fxtprof_config) == 72, "fxtprof_config size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_config) == 80, "fxtprof_config size");
+FXTPROF_ASSERT(sizeof(struct fxtprof_offcpu) == 16, "fxtprof_offcpu size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_flush) == 16, "fxtprof_flush size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_stats) == 248, "fxtprof_stats size");
 FXTPROF_ASSERT(sizeof(struct fxtprof_unwind_row) == 12, "unwind_row size");

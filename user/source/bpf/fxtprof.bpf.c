@@ -10,7 +10,8 @@
  *   fxtprof_fork/exec/exit/rename
  *                     tp_btf: the module's four task tracepoints
  *   fxtprof_switch/wakeup/wakeup_new
- *                     tp_btf: the sched.switch source, as kmod/sched.c
+ *                     tp_btf: the sched.switch source, as kmod/sched.c;
+ *                     with FXTPROF_CFG_OFFCPU the stacks of waits too
  *   fxtprof_snapshot  iter/task: one SNAPSHOT record per thread at start
  *
  * CO-RE: built once per architecture against a vmlinux.h generated at
@@ -56,6 +57,8 @@
 #define EXIT_ZOMBIE	0x00000020
 #define TASK_DEAD	0x00000080
 #define TASK_ANY	0x0000ffff
+#define TASK_UNINTERRUPTIBLE	0x00000002
+#define TASK_NOLOAD	0x00000400
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -161,7 +164,7 @@ static __always_inline int emit(void *rec, __u32 size, __u16 type, __u32 cpu,
  * it back means the stack was cut.  bpf_get_stack() does not say why a
  * walk stopped otherwise: it ended with the chain.
  */
-static __always_inline __u32 fp_user(struct bpf_perf_event_data *ctx,
+static __always_inline __u32 fp_user(void *ctx,
 				     struct fxtprof_sample *s, __u32 nk,
 				     __u8 *flags, __u8 *end)
 {
@@ -186,27 +189,20 @@ static __always_inline __u32 fp_user(struct bpf_perf_event_data *ctx,
 	return nu;
 }
 
-SEC("perf_event")
-int fxtprof_sample(struct bpf_perf_event_data *ctx)
+/*
+ * The current task's stacks into @s->ips, as a sample takes them: kernel
+ * frames when it is in the kernel (@kernel), then user frames by the
+ * unwind tables or frame pointers.  Fills the sample's stack fields and
+ * returns the record's size.  @ctx is the program's: a perf event's, or
+ * a tracepoint's, where the task is always in the kernel and its user
+ * registers are those saved at its entry.
+ */
+static __always_inline __u32 take_stacks(void *ctx, struct fxtprof_sample *s,
+					 bool kernel, __u32 tid, __u64 kskip)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, key = FXTPROF_BPF_SCRATCH_SAMPLE;
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 now = bpf_ktime_get_boot_ns();
-	struct fxtprof_sample *s;
-	__u32 nk = 0, nu = 0, size, want;
-	bool kernel;
+	__u32 nk = 0, nu = 0, want;
 	__u8 flags = 0, end = FXTPROF_USTACK_END_NONE;
 	long n;
-
-	/* Only the idle tasks have tid 0, one per CPU. */
-	if (!tid && (cfg_flags & FXTPROF_CFG_SKIP_IDLE))
-		return 0;
-	s = bpf_map_lookup_elem(&scratch, &key);
-	if (!s)
-		return 0;
-	/* Kernel text lives in the upper half on x86-64 and arm64. */
-	kernel = (__s64)PT_REGS_IP(&ctx->regs) < 0;
 
 	/*
 	 * One frame more than the depth is asked for: getting it back means
@@ -217,7 +213,7 @@ int fxtprof_sample(struct bpf_perf_event_data *ctx)
 		want = kstack_depth + 1;
 		if (want > FXTPROF_MAX_STACK_DEPTH + 1)
 			want = FXTPROF_MAX_STACK_DEPTH + 1;
-		n = bpf_get_stack(ctx, s->ips, want * 8, 0);
+		n = bpf_get_stack(ctx, s->ips, want * 8, kskip);
 		if (n > 0)
 			nk = (__u32)n / 8;
 		if (nk >= want && want > 1) {
@@ -226,6 +222,12 @@ int fxtprof_sample(struct bpf_perf_event_data *ctx)
 		}
 		if (nk > FXTPROF_MAX_STACK_DEPTH)
 			nk = FXTPROF_MAX_STACK_DEPTH;
+		/*
+		 * From a tracepoint, the walk may end with the user pc the
+		 * task entered the kernel from: it is the user stack's.
+		 */
+		if (nk && (__s64)s->ips[(nk - 1) & FXTPROF_MAX_STACK_DEPTH] >= 0)
+			nk--;
 	}
 	/* A user task interrupted in the kernel: the kernel takes its user
 	 * registers from task_pt_regs(); kernel threads give nothing. */
@@ -237,17 +239,38 @@ int fxtprof_sample(struct bpf_perf_event_data *ctx)
 		if (nu > FXTPROF_MAX_STACK_DEPTH)
 			nu = FXTPROF_MAX_STACK_DEPTH;
 	}
-
-	s->pid = id >> 32;
-	s->tid = tid;
-	s->mode = !tid ? FXTPROF_MODE_IDLE :
-		  kernel ? FXTPROF_MODE_KERNEL : FXTPROF_MODE_USER;
 	s->flags = flags;
 	s->nr_kernel = nk;
 	s->nr_user = nu;
 	s->ustack_end = end;
 	s->reserved = 0;
-	size = sizeof(*s) + (nk + nu) * 8;
+	return sizeof(*s) + (nk + nu) * 8;
+}
+
+SEC("perf_event")
+int fxtprof_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, key = FXTPROF_BPF_SCRATCH_SAMPLE;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 now = bpf_ktime_get_boot_ns();
+	struct fxtprof_sample *s;
+	__u32 size;
+	bool kernel;
+
+	/* Only the idle tasks have tid 0, one per CPU. */
+	if (!tid && (cfg_flags & FXTPROF_CFG_SKIP_IDLE))
+		return 0;
+	s = bpf_map_lookup_elem(&scratch, &key);
+	if (!s)
+		return 0;
+	/* Kernel text lives in the upper half on x86-64 and arm64. */
+	kernel = (__s64)PT_REGS_IP(&ctx->regs) < 0;
+	size = take_stacks(ctx, s, kernel, tid, 0);
+	s->pid = id >> 32;
+	s->tid = tid;
+	s->mode = !tid ? FXTPROF_MODE_IDLE :
+		  kernel ? FXTPROF_MODE_KERNEL : FXTPROF_MODE_USER;
 	if (size > sizeof(*s) + 2 * FXTPROF_MAX_STACK_DEPTH * 8)
 		return 0;
 	if (emit(s, size, FXTPROF_REC_SAMPLE, cpu, now)) {
@@ -432,11 +455,132 @@ static __always_inline __u32 switch_state(bool preempt,
 	return FXTPROF_THREAD_BLOCKED;
 }
 
+/* ------------------------------------------------------------------ */
+/* Off-CPU: where threads wait (FXTPROF_CFG_OFFCPU)                    */
+/* ------------------------------------------------------------------ */
+
+const volatile __u64 offcpu_min_ns = 0;
+
+/*
+ * A thread's wait, kept with the thread from the moment it left its CPU
+ * until it runs again: rec is an OFFCPU record of its stacks, written
+ * out then if the wait was long enough.  Task storage lives as long as
+ * the task, so an exited thread's goes with it.  Each thread that ever
+ * left a CPU holds one: about 2 KiB of kernel memory a thread.
+ */
+struct offcpu_slot {
+	__u64 start_ns;		/* when it left; 0: no wait is kept */
+	__u32 waker_tid;	/* the first wakeup's waker, 0 if none */
+	__u32 state;		/* enum fxtprof_wait_state */
+	__u8 rec[FXTPROF_BPF_SCRATCH_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct offcpu_slot);
+} offcpu_slots SEC(".maps");
+
+/*
+ * What a thread that leaves its CPU waits for, in the wait's terms; 0
+ * for a thread that will not run again (dying), whose wait is no wait.
+ */
+static __always_inline __u32 wait_state(bool preempt, unsigned int prev_state,
+					struct task_struct *prev)
+{
+	unsigned int s;
+
+	if (preempt)
+		return FXTPROF_WAIT_PREEMPTED;
+	s = prev_state | (unsigned int)prev->exit_state;
+	if (s & (EXIT_DEAD | EXIT_ZOMBIE | TASK_DEAD))
+		return 0;
+	if (s & (__TASK_STOPPED | __TASK_TRACED))
+		return FXTPROF_WAIT_STOPPED;
+	/* TASK_IDLE is uninterruptible but no load: an idle worker sleeps. */
+	if ((s & TASK_UNINTERRUPTIBLE) && !(s & TASK_NOLOAD))
+		return FXTPROF_WAIT_BLOCKED;
+	if (s & TASK_ANY)
+		return FXTPROF_WAIT_SLEEPING;
+	/* Runnable without preemption: a yield, still wanting a CPU. */
+	return FXTPROF_WAIT_PREEMPTED;
+}
+
+/*
+ * @prev leaves its CPU: keep its stacks, taken here, where it is still
+ * current.  They are built in the sample's scratch slot and its unwind
+ * walk: a sample runs in a hard interrupt, and this tracepoint runs with
+ * interrupts off, so the two never overlap on a CPU.
+ */
+static __always_inline void offcpu_leave(void *ctx, struct task_struct *prev,
+					 __u32 state, __u64 now)
+{
+	__u32 key = FXTPROF_BPF_SCRATCH_SAMPLE, size;
+	struct offcpu_slot *slot;
+	struct fxtprof_sample *s;
+
+	slot = bpf_task_storage_get(&offcpu_slots, prev, NULL,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!slot)
+		return;
+	slot->start_ns = 0;
+	if (!state)
+		return;
+	s = bpf_map_lookup_elem(&scratch, &key);
+	if (!s)
+		return;
+	/* The walk starts in this program: skip it and bpf_trace_run4(). */
+	size = take_stacks(ctx, s, true, prev->pid, 2);
+	s->pid = prev->tgid;
+	s->tid = prev->pid;
+	s->mode = FXTPROF_MODE_KERNEL;
+	if (size > sizeof(*s) + 2 * FXTPROF_MAX_STACK_DEPTH * 8)
+		return;
+	if (bpf_probe_read_kernel(slot->rec, size, s))
+		return;
+	slot->waker_tid = 0;
+	slot->state = state;
+	slot->start_ns = now;
+}
+
+/* @next runs again: its wait, if it waited long enough. */
+static __always_inline void offcpu_enter(struct task_struct *next, __u32 cpu,
+					 __u64 now)
+{
+	struct offcpu_slot *slot;
+	struct fxtprof_sample *s;
+	struct fxtprof_offcpu *w;
+	__u32 nr, size;
+
+	slot = bpf_task_storage_get(&offcpu_slots, next, NULL, 0);
+	if (!slot || !slot->start_ns)
+		return;
+	if (now - slot->start_ns >= offcpu_min_ns) {
+		s = (struct fxtprof_sample *)slot->rec;
+		nr = ((__u32)s->nr_kernel + s->nr_user) &
+		     (2 * FXTPROF_MAX_STACK_DEPTH + 1);
+		size = sizeof(*s) + nr * 8;
+		if (size + sizeof(*w) <= sizeof(slot->rec)) {
+			w = (struct fxtprof_offcpu *)(slot->rec + size);
+			w->start_ns = slot->start_ns;
+			w->waker_tid = slot->waker_tid;
+			w->state = slot->state;
+			w->reserved[0] = w->reserved[1] = w->reserved[2] = 0;
+			emit(slot->rec, size + sizeof(*w), FXTPROF_REC_OFFCPU,
+			     cpu, now);
+		}
+	}
+	slot->start_ns = 0;
+}
+
 /* The prev_state argument is 5.18's; every kernel the source runs on has it. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fxtprof_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 now = bpf_ktime_get_boot_ns();
 	struct fxtprof_switch r;
 
 	__builtin_memset(&r, 0, sizeof(r));
@@ -447,8 +591,16 @@ int BPF_PROG(fxtprof_switch, bool preempt, struct task_struct *prev,
 	r.prev_prio = prev->prio;
 	r.next_prio = next->prio;
 	r.prev_state = switch_state(preempt, prev_state, prev);
-	emit(&r, sizeof(r), FXTPROF_REC_SWITCH, bpf_get_smp_processor_id(),
-	     bpf_ktime_get_boot_ns());
+	emit(&r, sizeof(r), FXTPROF_REC_SWITCH, cpu, now);
+	/* The idle tasks (tid 0) do not wait: they are what runs instead. */
+	if (cfg_flags & FXTPROF_CFG_OFFCPU) {
+		if (prev->pid)
+			offcpu_leave(ctx, prev,
+				     wait_state(preempt, prev_state, prev),
+				     now);
+		if (next->pid)
+			offcpu_enter(next, cpu, now);
+	}
 	return 0;
 }
 
@@ -472,6 +624,14 @@ static __always_inline void wakeup(struct task_struct *p, __u32 flags)
 	r.flags = flags;
 	emit(&r, sizeof(r), FXTPROF_REC_WAKEUP, bpf_get_smp_processor_id(),
 	     bpf_ktime_get_boot_ns());
+	if (cfg_flags & FXTPROF_CFG_OFFCPU) {
+		struct offcpu_slot *slot;
+
+		/* The first wakeup of a wait ends it: its waker is the one. */
+		slot = bpf_task_storage_get(&offcpu_slots, p, NULL, 0);
+		if (slot && slot->start_ns && !slot->waker_tid)
+			slot->waker_tid = cur->pid;
+	}
 }
 
 SEC("tp_btf/sched_wakeup")

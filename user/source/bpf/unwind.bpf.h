@@ -298,17 +298,17 @@ static long unwind_step(__u32 i, void *ctx)
  * interrupted user mode, else those saved at its entry to the kernel.
  * 0, or -1 for a task without user registers (a kernel thread).
  */
-static __always_inline int user_regs(struct bpf_perf_event_data *ctx,
-				     bool kernel, struct ustack_walk *st,
-				     __u64 *mode)
+static __always_inline int user_regs(void *ctx, bool kernel,
+				     struct ustack_walk *st, __u64 *mode)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	const __u64 *regs;
 
 	if (task->flags & PF_KTHREAD)
 		return -1;
+	/* Only a perf event interrupts user mode: @ctx is then its. */
 	if (!kernel) {
-		regs = (const __u64 *)&ctx->regs;
+		regs = (const __u64 *)&((struct bpf_perf_event_data *)ctx)->regs;
 		st->pc = regs[UREG_PC];
 		st->sp = regs[UREG_SP];
 		st->fp = regs[UREG_FP];
@@ -331,7 +331,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx,
  * frames; *end says how the stack ended and *flags gets USTACK_TRUNCATED
  * or USTACK_FAULT as the frame-pointer walk sets them.
  */
-static __always_inline __u32 unwind_user(struct bpf_perf_event_data *ctx,
+static __always_inline __u32 unwind_user(void *ctx,
 					 struct fxtprof_sample *s, __u32 nk,
 					 bool kernel, __u8 *flags, __u8 *end)
 {

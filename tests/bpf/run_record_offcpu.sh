@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run_record_offcpu - `fxtprof record --off-cpu` (the bpf source, on this
+# host) of tests/bpf/offcpu_workload, whose threads wait in known ways:
+# in nanosleep, on a pipe another thread writes to every 20 ms, on a
+# mutex another thread holds 15 ms at a time, and in fsync.  The
+# workload times each wait itself (wall time less the thread's CPU time
+# in the call), after a warm-up second in which the recorder loads its
+# unwind tables.  The off-CPU profile of the measured part
+# (`flamegraph --folded --off-cpu --time START`) must give each waiting
+# function its wait within 10 %, the pipe's and the mutex's to the
+# thread that woke them, in the state the thread left in; and the
+# reports refuse what they cannot do, with a sentence.  Every wait is
+# recorded (--off-cpu-min 0: fsync's last well under the default's
+# millisecond here).  TAP; run from build/x86_64/tests/bpf/, as root
+# (the bpf source).
+here=$(dirname "$0")
+bin=$here/../../bin/fxtprof
+workload=$here/offcpu_workload
+dir=$(mktemp -d /var/tmp/fxtprof-offcpu.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+# ok STATUS DESCRIPTION and wait_file FILE PID: tests/scripts/tap.sh and
+# wait.sh, copied beside this test.
+. "$here/tap.sh"
+. "$here/wait.sh"
+echo "1..10"
+
+# The workload writes its file in $dir: /var/tmp is a disk, where fsync
+# waits (a tmpfs fsync returns at once).
+"$bin" record --source bpf --off-cpu --off-cpu-min 0 --unwind-memory 64M \
+	--ready-file "$dir/ready" -o "$dir/oc.fxt" 2> "$dir/rec.log" &
+rec=$!
+if wait_file "$dir/ready" $rec &&
+   "$workload" 1000 3000 "$dir" > "$dir/totals"; then
+	kill -INT $rec
+	wait $rec
+else
+	kill -INT $rec 2> /dev/null
+	false
+fi
+rc=$?
+ok $rc "record --off-cpu of the workload exits 0"
+[ $rc = 0 ] || sed 's/^/# /' "$dir/rec.log"
+sed 's/^/# /' "$dir/totals"
+grep "off-CPU waits" "$dir/rec.log" | sed 's/^/# /'
+start=$(awk '$1 == "start" { print $2 }' "$dir/totals")
+
+# folded COMM: the measured part's waits of thread COMM, folded.
+folded() {
+	"$bin" flamegraph --folded --off-cpu --comm "$1" --time "${start}ns," \
+		"$dir/oc.fxt" 2> "$dir/fg.err"
+}
+
+# ns COMM PATTERN: the nanoseconds of COMM's waits whose folded stack
+# holds PATTERN (an awk regex).
+ns() {
+	folded "$1" | awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }'
+}
+
+for w in oc-sleep:offcpu_nanosleep oc-pipe:offcpu_pipe_read \
+	 oc-mutex:offcpu_mutex_lock oc-fsync:offcpu_fsync; do
+	comm=${w%%:*}
+	fn=${w#*:}
+	want=$(awk -v c="$comm" '$1 == c { print $3 }' "$dir/totals")
+	got=$(ns "$comm" ";$fn;")
+	echo "# $comm: $fn waited ${want:-?} ns by its own clock, ${got:-?} ns in the profile"
+	awk -v a="${got:-0}" -v b="${want:-0}" \
+		'BEGIN { exit !(b > 0 && a >= 0.9 * b && a <= 1.1 * b) }'
+	ok $? "$comm's waits in $fn are attributed to it within 10 %"
+done
+
+# Who woke them, and how they waited: at least 90 % of each function's
+# time under the right state, and below the right waker where there is one.
+share() {
+	all=$(ns "$1" ";$2;")
+	part=$(ns "$1" "$3")
+	echo "# $1: $part of $all ns match '$3'"
+	awk -v a="$part" -v b="$all" 'BEGIN { exit !(b > 0 && a >= 0.9 * b) }'
+}
+share oc-pipe offcpu_pipe_read "^oc-pipe;off-cpu: sleeping;.*;offcpu_pipe_read;.*;woken by oc-writer "
+ok $? "the pipe reader slept, woken by the writer"
+share oc-mutex offcpu_mutex_lock "^oc-mutex;off-cpu: sleeping;.*;offcpu_mutex_lock;.*;woken by oc-holder "
+ok $? "the mutex waiter slept, woken by the holder"
+# fsync waits for the disk uninterruptibly (D), at least half the time.
+all=$(ns oc-fsync ";offcpu_fsync;")
+part=$(ns oc-fsync "^oc-fsync;off-cpu: blocked;")
+echo "# oc-fsync: $part of $all ns blocked"
+awk -v a="$part" -v b="$all" 'BEGIN { exit !(b > 0 && a >= 0.5 * b) }'
+ok $? "fsync waits blocked (uninterruptible) for the most part"
+
+# report --off-cpu says what it weighs; bad requests get a sentence.
+"$bin" report --off-cpu --comm oc-sleep "$dir/oc.fxt" > "$dir/report" 2>&1 &&
+	grep -q "^# .*: [0-9]* off-CPU waits, [0-9]* selected, [0-9.]* s waited (weights are ns)" "$dir/report" &&
+	grep -q "offcpu_nanosleep" "$dir/report"
+ok $? "report --off-cpu names the waits and their functions"
+
+"$bin" record --source bpf -d 0.2 -q -o "$dir/cpu.fxt" 2> /dev/null
+"$bin" report --off-cpu "$dir/cpu.fxt" > /dev/null 2> "$dir/nowaits.err"
+rc1=$?
+"$bin" report --off-cpu --region x "$dir/oc.fxt" > /dev/null 2> "$dir/region.err"
+rc2=$?
+"$bin" record --source bpf --off-cpu --no-shared-stacks -d 0.2 -q \
+	-o "$dir/bad.fxt" 2> "$dir/shared.err"
+rc3=$?
+"$bin" record --source bpf --off-cpu-min 1h1s -d 0.2 -q \
+	-o "$dir/bad.fxt" 2> "$dir/min.err"
+rc4=$?
+cat "$dir/nowaits.err" "$dir/region.err" "$dir/shared.err" "$dir/min.err" | sed 's/^/# /'
+[ $rc1 != 0 ] && grep -q "no off-CPU waits: record them with fxtprof record --off-cpu" "$dir/nowaits.err" &&
+	[ $rc2 != 0 ] && grep -q -- "--off-cpu takes no --region" "$dir/region.err" &&
+	[ $rc3 != 0 ] && grep -q -- "cannot go with --no-shared-stacks" "$dir/shared.err" &&
+	[ $rc4 != 0 ] && grep -q -- "bad --off-cpu-min '1h1s'" "$dir/min.err"
+ok $? "a recording without waits, regions, unshared stacks and a bad minimum are refused with a sentence"
+exit $failed
