@@ -10,8 +10,9 @@
 # unwind tables.  The off-CPU profile of the measured part
 # (`flamegraph --folded --off-cpu --time START`) must give each waiting
 # function its wait within 10 %, the pipe's and the mutex's to the
-# thread that woke them, in the state the thread left in; and the
-# reports refuse what they cannot do, with a sentence.  Every wait is
+# thread that woke them, in the state the thread left in; export's pprof
+# too (read back by go tool pprof); and the reports refuse what they
+# cannot do, with a sentence.  Every wait is
 # recorded (--off-cpu-min 0: fsync's last well under the default's
 # millisecond here).  TAP; run from build/x86_64/tests/bpf/, as root
 # (the bpf source).
@@ -24,7 +25,7 @@ trap 'rm -rf "$dir"' EXIT
 # wait.sh, copied beside this test.
 . "$here/tap.sh"
 . "$here/wait.sh"
-echo "1..10"
+echo "1..11"
 
 # The workload writes its file in $dir: /var/tmp is a disk, where fsync
 # waits (a tmpfs fsync returns at once).
@@ -89,6 +90,22 @@ echo "# oc-fsync: $part of $all ns blocked"
 awk -v a="$part" -v b="$all" 'BEGIN { exit !(b > 0 && a >= 0.5 * b) }'
 ok $? "fsync waits blocked (uninterruptible) for the most part"
 
+# pprof: each wait's nanoseconds are the "off-cpu" value, read back by
+# go tool pprof (in ms): nanosleep's within 10 % again.
+"$bin" export --format pprof --off-cpu --time "${start}ns," "$dir/oc.fxt" \
+	-o "$dir/oc.pb.gz" 2> "$dir/export.err"
+rc=$?
+ms=$(go tool pprof -top -unit=ms -sample_index=off-cpu -nodecount=5000 \
+	"$dir/oc.pb.gz" 2> /dev/null |
+	awk '$NF == "offcpu_nanosleep" { sub(/ms$/, "", $4); print $4 }')
+want=$(awk '$1 == "oc-sleep" { print $3 }' "$dir/totals")
+echo "# pprof: offcpu_nanosleep ${ms:-?} ms, its own clock ${want:-?} ns"
+[ $rc = 0 ] && awk -v a="${ms:-0}" -v b="${want:-0}" \
+	'BEGIN { exit !(b > 0 && a * 1e6 >= 0.9 * b && a * 1e6 <= 1.1 * b) }'
+rc=$?
+[ $rc = 0 ] || sed 's/^/# /' "$dir/export.err"
+ok $rc "export --off-cpu: go tool pprof gives nanosleep its waits within 10 %"
+
 # report --off-cpu says what it weighs; bad requests get a sentence.
 "$bin" report --off-cpu --comm oc-sleep "$dir/oc.fxt" > "$dir/report" 2>&1 &&
 	grep -q "^# .*: [0-9]* off-CPU waits, [0-9]* selected, [0-9.]* s waited (weights are ns)" "$dir/report" &&
@@ -100,14 +117,19 @@ ok $? "report --off-cpu names the waits and their functions"
 rc1=$?
 "$bin" report --off-cpu --region x "$dir/oc.fxt" > /dev/null 2> "$dir/region.err"
 rc2=$?
+"$bin" export --format pprof --off-cpu "$dir/cpu.fxt" -o "$dir/x.pb.gz" \
+	2> "$dir/export-nowaits.err"
+rc5=$?
 "$bin" record --source bpf --off-cpu --no-shared-stacks -d 0.2 -q \
 	-o "$dir/bad.fxt" 2> "$dir/shared.err"
 rc3=$?
 "$bin" record --source bpf --off-cpu-min 1h1s -d 0.2 -q \
 	-o "$dir/bad.fxt" 2> "$dir/min.err"
 rc4=$?
-cat "$dir/nowaits.err" "$dir/region.err" "$dir/shared.err" "$dir/min.err" | sed 's/^/# /'
+cat "$dir/nowaits.err" "$dir/export-nowaits.err" "$dir/region.err" \
+	"$dir/shared.err" "$dir/min.err" | sed 's/^/# /'
 [ $rc1 != 0 ] && grep -q "no off-CPU waits: record them with fxtprof record --off-cpu" "$dir/nowaits.err" &&
+	[ $rc5 != 0 ] && grep -q "holds no off-CPU waits: record them with fxtprof record --off-cpu" "$dir/export-nowaits.err" &&
 	[ $rc2 != 0 ] && grep -q -- "--off-cpu takes no --region" "$dir/region.err" &&
 	[ $rc3 != 0 ] && grep -q -- "cannot go with --no-shared-stacks" "$dir/shared.err" &&
 	[ $rc4 != 0 ] && grep -q -- "bad --off-cpu-min '1h1s'" "$dir/min.err"

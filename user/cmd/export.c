@@ -326,6 +326,7 @@ enum {
 	OPT_NO_INLINES,
 	OPT_TIME,
 	OPT_DIFF_BASE,
+	OPT_OFF_CPU,
 };
 
 static const struct option export_longopts[] = {
@@ -343,6 +344,7 @@ static const struct option export_longopts[] = {
 	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -396,7 +398,13 @@ static void export_usage(FILE *f, const char *cmd)
 			"                         (label pprof::base=true) and "
 			"scaled to FILE's\n"
 			"                         number, so totals are FILE minus "
-			"BASE by share\n");
+			"BASE by share\n"
+			"      --off-cpu          the recording's off-CPU waits "
+			"(record --off-cpu),\n"
+			"                         not its samples: values waits "
+			"and off-cpu\n"
+			"                         nanoseconds, labels state and "
+			"waker\n");
 	fprintf(f,
 		"      --no-inlines       no inline frames\n"
 		"  -h, --help             this text\n\n"
@@ -480,6 +488,11 @@ int export_cmd__parse(struct export_cmd *c, int argc, char **argv,
 			if (!pprof)
 				goto bad;
 			c->diff_base = optarg;
+			break;
+		case OPT_OFF_CPU:
+			if (!pprof)
+				goto bad;
+			c->off_cpu = true;
 			break;
 		case 'h':
 			export_usage(stdout, cmd);
@@ -592,7 +605,27 @@ int cmd_export(int argc, char **argv)
 	reg.p = c.profile;
 	if (rt_annot__check(&c.annot, c.profile, c.input, &reg.res))
 		goto out_release;
-	if (c.diff_base) {
+	if (c.off_cpu && (c.diff_base || c.annot.nr_pats)) {
+		reader_err(0, "--off-cpu takes neither --diff-base nor "
+			   "--region, --kernel or --section (they select samples)");
+		goto out_release;
+	}
+	if (c.off_cpu) {
+		struct pprof_input in = {
+			.p = c.profile, .s = c.symbolizer, .st = &st,
+		};
+
+		err = pprof__encode_waits(&in, first_sample_wall_ns(&c), &gz);
+		if (err == -ENODATA) {
+			reader_err(0, "%s holds no off-CPU waits: record them "
+				   "with fxtprof record --off-cpu", c.input);
+			goto out_release;
+		}
+		if (err) {
+			reader_err(err, "cannot build the pprof profile");
+			goto out_release;
+		}
+	} else if (c.diff_base) {
 		struct pprof_input in = {
 			.p = c.profile, .s = c.symbolizer, .st = &st,
 			.f = c.annot.nr_pats ? &filter : NULL,
@@ -612,11 +645,20 @@ int cmd_export(int argc, char **argv)
 	}
 	if (export_cmd__write(&c, gz.data, gz.len))
 		goto out_release;
-	fprintf(export_cmd__info(&c), "fxtprof: wrote %s: pprof, %zu bytes "
-		"gzipped: %" PRIu64 " samples, %" PRIu64 " locations, %" PRIu64
-		" functions, %" PRIu64 " mappings; cpu time = samples x %" PRIu64
-		" ns\n", c.output, gz.len, st.samples, st.locations,
-		st.functions, st.mappings, st.period_ns);
+	if (c.off_cpu)
+		fprintf(export_cmd__info(&c), "fxtprof: wrote %s: pprof, %zu "
+			"bytes gzipped: %" PRIu64 " off-CPU waits, %" PRIu64
+			" locations, %" PRIu64 " functions, %" PRIu64
+			" mappings; off-cpu is the time waited, in ns\n",
+			c.output, gz.len, st.samples, st.locations,
+			st.functions, st.mappings);
+	else
+		fprintf(export_cmd__info(&c), "fxtprof: wrote %s: pprof, %zu "
+			"bytes gzipped: %" PRIu64 " samples, %" PRIu64
+			" locations, %" PRIu64 " functions, %" PRIu64
+			" mappings; cpu time = samples x %" PRIu64 " ns\n",
+			c.output, gz.len, st.samples, st.locations,
+			st.functions, st.mappings, st.period_ns);
 	if (c.annot.nr_pats) {
 		fputs("fxtprof:", export_cmd__info(&c));
 		rt_annot__print_kept(&c.annot, &reg.res, reg.kept,

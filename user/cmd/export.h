@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "export/export_stack.h"
@@ -21,6 +22,7 @@ struct export_cmd {
 	const char *output;
 	const char *time;		/* --time FROM,TO (export), or NULL */
 	const char *diff_base;		/* --diff-base BASE (export), or NULL */
+	bool off_cpu;			/* --off-cpu (export): the waits */
 	unsigned int mode;		/* of the output file */
 	struct symbolizer_opts sym;
 	struct rt_annot_opts annot;	/* export: --region, ... */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "fxt/fxt_profile.h"
 #include "intern.h"
 #include "pprof.h"
 
@@ -103,6 +104,7 @@ struct pp_function_key {
 struct pp_sample_key {
 	uint32_t pid, tid, cpu, comm, thread_comm;
 	uint32_t base;		/* 1: a sample of --diff-base's recording */
+	uint32_t state, waker;	/* a wait's, as strings; 0 for a sample */
 };
 
 struct pp {
@@ -113,7 +115,9 @@ struct pp {
 	struct pp_mapping *map;		/* [id - 1] */
 	struct pp_location *loc;
 	uint64_t *counts;		/* samples merged, [id - 1] */
-	size_t map_cap, loc_cap, count_cap;
+	uint64_t *ns;			/* --off-cpu: their ns waited */
+	size_t map_cap, loc_cap, count_cap, ns_cap;
+	bool waits;			/* of off-CPU waits, not samples */
 	uint32_t *key;			/* a sample key being built */
 	size_t key_cap;
 	bool adding_base;		/* the samples being added are BASE's */
@@ -275,6 +279,7 @@ static uint32_t location_of(struct pp *x, const struct sym_result *r,
 	return id;
 }
 
+/* Sample (or wait) @smp into @x: one more of its stack and labels. */
 static int add_sample(struct pp *x, const struct profile_sample *smp,
 		      struct export_stats *st)
 {
@@ -297,6 +302,14 @@ static int add_sample(struct pp *x, const struct profile_sample *smp,
 	sk->comm = str(x, smp->process ? smp->process : "");
 	sk->thread_comm = str(x, smp->comm ? smp->comm : "");
 	sk->base = x->adding_base;
+	sk->state = sk->waker = 0;
+	if (x->waits) {
+		const char *state = fxt_profile__wait_state_name(smp->wait_state);
+
+		sk->state = str(x, state ? state : "unknown");
+		if (smp->waker)
+			sk->waker = str(x, smp->waker);
+	}
 	for (size_t i = 0; i < n; i++)
 		x->key[hdr + i] = location_of(x, &x->stack.res[i], smp->ips[i],
 					      i < smp->nr_kernel, i == 0);
@@ -308,6 +321,11 @@ static int add_sample(struct pp *x, const struct profile_sample *smp,
 			sizeof(*x->counts)))
 		return -ENOMEM;
 	x->counts[id - 1]++;
+	if (x->waits) {
+		if (grow((void **)&x->ns, &x->ns_cap, id, sizeof(*x->ns)))
+			return -ENOMEM;
+		x->ns[id - 1] += smp->wait_ns;
+	}
 	return 0;
 }
 
@@ -337,11 +355,15 @@ static void put_samples(struct pp *x, struct pb_buf *b, uint64_t period)
 	uint32_t k_pid = str(x, "pid"), k_tid = str(x, "tid");
 	uint32_t k_cpu = str(x, "cpu"), k_comm = str(x, "comm");
 	uint32_t k_tcomm = str(x, "thread_comm");
-	uint32_t k_base = 0, v_true = 0;
+	uint32_t k_base = 0, v_true = 0, k_state = 0, k_waker = 0;
 
 	if (x->base_scale) {
 		k_base = str(x, "pprof::base");
 		v_true = str(x, "true");
+	}
+	if (x->waits) {
+		k_state = str(x, "state");
+		k_waker = str(x, "waker");
 	}
 
 	for (uint32_t id = 1; id <= intern__count(&x->samples); id++) {
@@ -363,6 +385,9 @@ static void put_samples(struct pp *x, struct pb_buf *b, uint64_t period)
 
 			pb_put_varint(b, -c);
 			pb_put_varint(b, -(c * period));
+		} else if (x->waits) {
+			pb_put_varint(b, x->counts[id - 1]);
+			pb_put_varint(b, x->ns[id - 1]);
 		} else {
 			pb_put_varint(b, x->counts[id - 1]);
 			pb_put_varint(b, x->counts[id - 1] * period);
@@ -377,6 +402,10 @@ static void put_samples(struct pp *x, struct pb_buf *b, uint64_t period)
 			put_label(b, k_tcomm, false, sk->thread_comm);
 		if (sk->base)
 			put_label(b, k_base, false, v_true);
+		if (sk->state)
+			put_label(b, k_state, false, sk->state);
+		if (sk->waker)
+			put_label(b, k_waker, false, sk->waker);
 		pb_close(b, m);
 	}
 }
@@ -433,27 +462,48 @@ static void put_tables(struct pp *x, struct pb_buf *b)
 	}
 }
 
+/* The time from the first sample (or wait) to the last one's end. */
+static uint64_t duration_of(const struct pp *x)
+{
+	const struct profile_sample *first, *last;
+	size_t n;
+
+	if (x->waits) {
+		n = profile__nr_waits(x->p);
+		first = profile__wait(x->p, 0);
+		last = n ? profile__wait(x->p, n - 1) : NULL;
+	} else {
+		n = profile__nr_samples(x->p);
+		first = profile__sample(x->p, 0);
+		last = n ? profile__sample(x->p, n - 1) : NULL;
+	}
+	return last ? last->ts + last->wait_ns - first->ts : 0;
+}
+
 static int encode(struct pp *x, struct pb_buf *b, uint64_t time_nanos,
 		  struct export_stats *st)
 {
-	size_t n = profile__nr_samples(x->p);
-	uint64_t period = st->period_ns, duration = 0;
+	uint64_t period = st->period_ns, duration = duration_of(x);
 	uint32_t samples, count, cpu, ns, comment;
 	char text[128];
 
-	samples = str(x, "samples");
+	samples = str(x, x->waits ? "waits" : "samples");
 	count = str(x, "count");
-	cpu = str(x, "cpu");
+	/* Waits: the second value is the time waited, each wait's own. */
+	cpu = str(x, x->waits ? "off-cpu" : "cpu");
 	ns = str(x, "nanoseconds");
-	snprintf(text, sizeof(text),
-		 "fxtprof: cpu time = samples x %" PRIu64 " ns, the period of "
-		 "the median sample spacing", period);
+	if (x->waits) {
+		period = 1;
+		snprintf(text, sizeof(text), "fxtprof: off-cpu = the "
+			 "nanoseconds each stack waited off a CPU");
+	} else {
+		snprintf(text, sizeof(text), "fxtprof: cpu time = samples x %"
+			 PRIu64 " ns, the period of the median sample spacing",
+			 period);
+	}
 	comment = str(x, text);
 	if (x->err)
 		return x->err;
-	if (n)
-		duration = profile__sample(x->p, n - 1)->ts -
-			   profile__sample(x->p, 0)->ts;
 	put_value_type(b, PR_SAMPLE_TYPE, samples, count);
 	put_value_type(b, PR_SAMPLE_TYPE, cpu, ns);
 	put_samples(x, b, period);
@@ -528,25 +578,33 @@ static void pp_release(struct pp *x)
 	free(x->map);
 	free(x->loc);
 	free(x->counts);
+	free(x->ns);
 	free(x->key);
 }
 
-/* The samples @in keeps into @x; their number in *kept.  0 or -errno. */
+/*
+ * The samples (or, in->waits, the waits) @in keeps into @x; their number
+ * in *kept.  0 or -errno.
+ */
 static int pp_add(struct pp *x, const struct pprof_input *in, bool base,
 		  uint64_t *kept)
 {
-	size_t n = profile__nr_samples(in->p);
+	size_t n = in->waits ? profile__nr_waits(in->p) :
+			       profile__nr_samples(in->p);
 	int err = 0;
 
 	x->p = in->p;
 	x->s = in->s;
 	x->adding_base = base;
+	x->waits = in->waits;
 	*kept = 0;
 	in->st->period_ns = export_sample_period_ns(in->p);
 	for (size_t i = 0; i < n && !err; i++) {
 		if (in->f && in->f->keep && !in->f->keep(in->f->ctx, i))
 			continue;
-		err = add_sample(x, profile__sample(in->p, i), in->st);
+		err = add_sample(x, in->waits ? profile__wait(in->p, i) :
+						profile__sample(in->p, i),
+				 in->st);
 		++*kept;
 	}
 	return err ? err : x->err;
@@ -580,6 +638,25 @@ int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
 	err = pp_add(&x, &in, false, &kept);
 	if (!err)
 		err = pp_finish(&x, &in, time_nanos, out);
+	pp_release(&x);
+	return err;
+}
+
+int pprof__encode_waits(const struct pprof_input *in, uint64_t time_nanos,
+			struct pb_buf *out)
+{
+	struct pprof_input waits = *in;
+	struct pp x = { 0 };
+	uint64_t kept;
+	int err;
+
+	waits.waits = true;
+	pp_init(&x);
+	err = pp_add(&x, &waits, false, &kept);
+	if (!err && !kept)
+		err = -ENODATA;
+	if (!err)
+		err = pp_finish(&x, &waits, time_nanos, out);
 	pp_release(&x);
 	return err;
 }

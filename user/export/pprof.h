@@ -26,13 +26,24 @@ int pprof__encode_filtered(const struct profile *p, struct symbolizer *s,
 			   const struct pprof_filter *f, uint64_t time_nanos,
 			   struct pb_buf *out, struct export_stats *st);
 
-/* One recording, for a profile made of two. */
+/* One recording, for a profile made of two, or of its waits. */
 struct pprof_input {
 	const struct profile *p;
 	struct symbolizer *s;
 	const struct pprof_filter *f;	/* or NULL: every sample */
 	struct export_stats *st;	/* its own counts */
+	bool waits;			/* pprof__encode_waits()'s */
 };
+
+/*
+ * The off-CPU waits of @in's recording (record --off-cpu) as a profile:
+ * values "waits"/count and "off-cpu"/nanoseconds, the time each stack
+ * waited; labels state and waker besides pid, tid, cpu, comm.  @in->f's
+ * i is profile__wait()'s.  0, -ENODATA when it keeps none, or as
+ * pprof__encode_filtered().
+ */
+int pprof__encode_waits(const struct pprof_input *in, uint64_t time_nanos,
+			struct pb_buf *out);
 
 /*
  * A differential profile, as `go tool pprof -diff_base=BASE NEW` builds
