@@ -14,7 +14,7 @@
 #   make user | module   only the programs and host tests, only the module
 #   make demo | demo-host | bench-kernel | bench-reader | bench-socket
 #        | bench-receive | bench-symbolize | bench-flush | bench-archive
-#        | bench-sched | bench-bpf | bench-hooks | bench-unwind
+#        | bench-sched | bench-offcpu | bench-bpf | bench-hooks | bench-unwind
 #                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
 #   make install         libfxtprof.a, libfxtprof-hooks.so and their public
@@ -100,7 +100,7 @@ HOST_TESTS :=
 
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
-	bench-flush bench-archive bench-sched bench-bpf bench-hooks bench-unwind \
+	bench-flush bench-archive bench-sched bench-offcpu bench-bpf bench-hooks bench-unwind \
 	bench-memory soak install uninstall clean
 all: module user
 
@@ -212,6 +212,11 @@ bench-archive:
 # sched.switch against perf sched record (also run by bench-flush).
 bench-sched:
 	scripts/bench-sched.sh $(CFG)
+
+# Off-CPU stacks (the bpf source, on this host) against perf record -e
+# sched:sched_switch -g and a bcc-style offcputime in bpftrace.
+bench-offcpu:
+	scripts/bench-offcpu.sh
 
 # The recorder's steady-state memory and CPU at 1 and 10 kHz, next to
 # perf record -a -g, in one VM (CFG x86_64, or arm64 without perf).

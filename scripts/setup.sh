@@ -45,8 +45,9 @@ HOST_PKGS=(
 	qemu-system-x86 qemu-system-arm ipxe-qemu busybox-static cpio kmod
 	# make check runs sparse (make C=2) on the module
 	sparse
-	# benchmarks and make check-fresh; lz4, the archive bench's ceiling
-	linux-perf mmdebstrap lz4
+	# benchmarks and make check-fresh; lz4, the archive bench's ceiling;
+	# bpftrace, bench-offcpu's offcputime
+	linux-perf mmdebstrap lz4 bpftrace
 	# the flame graph test checks the SVG is well-formed XML (xmllint)
 	libxml2-utils
 	# the tree tests read the tracked files

@@ -10,13 +10,17 @@
  *   oc-mutex   offcpu_mutex_lock: pthread_mutex_lock() of a mutex that
  *              oc-holder holds 15 ms at a time
  *   oc-fsync   offcpu_fsync: fsync() of 1 MiB just written to DIR
+ *   oc-wall    offcpu_spin for 3 ms on the CPU, then nanosleep 7 ms: for
+ *              the wall-clock profile, whose total must be the time it
+ *              ran for
  *
  * usage: offcpu_workload WARM_MS MS DIR.  Waits WARM_MS milliseconds
  * unmeasured (the recorder loads the process's unwind tables at its
  * first waits), then MS measured, then prints "start NS", the
  * CLOCK_BOOTTIME the measured part began at, and one line per waiter:
  * "COMM FUNCTION NS WAITS", NS the time FUNCTION's calls spent off the
- * CPU: their wall time less the thread's CPU time in them.  Built -O0
+ * CPU: their wall time less the thread's CPU time in them; and "oc-wall
+ * FROM TO", the CLOCK_BOOTTIME oc-wall's measured part began and ended.  Built -O0
  * -fno-inline, so each function keeps its frame.
  */
 #define _GNU_SOURCE
@@ -48,6 +52,7 @@ static struct waiter waiters[W_NR] = {
 
 static atomic_bool stop, measuring;
 static int pipefd[2];
+static uint64_t wall_from, wall_to;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *dir;
 
@@ -166,6 +171,32 @@ static void *contender(void *arg)
 	return NULL;
 }
 
+void offcpu_spin(unsigned int ms)
+{
+	uint64_t end = clock_now(CLOCK_MONOTONIC) + ms * 1000000ull;
+
+	while (clock_now(CLOCK_MONOTONIC) < end)
+		;
+}
+
+/* Runs 30 % of the time, sleeps 70 %, from its first measured turn. */
+static void *waller(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "oc-wall");
+	while (!measuring && !stop) {
+		offcpu_spin(3);
+		sleep_ms(7);
+	}
+	wall_from = clock_now(CLOCK_BOOTTIME);
+	while (!stop) {
+		offcpu_spin(3);
+		sleep_ms(7);
+	}
+	wall_to = clock_now(CLOCK_BOOTTIME);
+	return NULL;
+}
+
 static void *syncer(void *arg)
 {
 	static char buf[1024 * 1024];
@@ -196,7 +227,7 @@ static void *syncer(void *arg)
 int main(int argc, char **argv)
 {
 	void *(*fns[])(void *) = { sleeper, writer, reader, holder, contender,
-				   syncer };
+				   syncer, waller };
 	pthread_t t[sizeof(fns) / sizeof(fns[0])];
 	unsigned int i, warm, ms;
 	uint64_t start;
@@ -229,5 +260,7 @@ int main(int argc, char **argv)
 		printf("%s %s %llu %llu\n", waiters[i].comm, waiters[i].func,
 		       (unsigned long long)waiters[i].ns,
 		       (unsigned long long)waiters[i].waits);
+	printf("oc-wall %llu %llu\n", (unsigned long long)wall_from,
+	       (unsigned long long)wall_to);
 	return 0;
 }

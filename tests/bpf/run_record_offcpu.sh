@@ -11,8 +11,9 @@
 # (`flamegraph --folded --off-cpu --time START`) must give each waiting
 # function its wait within 10 %, the pipe's and the mutex's to the
 # thread that woke them, in the state the thread left in; export's pprof
-# too (read back by go tool pprof); and the reports refuse what they
-# cannot do, with a sentence.  Every wait is
+# too (read back by go tool pprof); a thread that runs 30 % and sleeps
+# 70 % has its elapsed time in the wall-clock profile (--wall); and the
+# reports refuse what they cannot do, with a sentence.  Every wait is
 # recorded (--off-cpu-min 0: fsync's last well under the default's
 # millisecond here).  TAP; run from build/x86_64/tests/bpf/, as root
 # (the bpf source).
@@ -25,7 +26,7 @@ trap 'rm -rf "$dir"' EXIT
 # wait.sh, copied beside this test.
 . "$here/tap.sh"
 . "$here/wait.sh"
-echo "1..11"
+echo "1..12"
 
 # The workload writes its file in $dir: /var/tmp is a disk, where fsync
 # waits (a tmpfs fsync returns at once).
@@ -105,6 +106,20 @@ echo "# pprof: offcpu_nanosleep ${ms:-?} ms, its own clock ${want:-?} ns"
 rc=$?
 [ $rc = 0 ] || sed 's/^/# /' "$dir/export.err"
 ok $rc "export --off-cpu: go tool pprof gives nanosleep its waits within 10 %"
+
+# --wall: oc-wall runs 30 % and sleeps 70 %; its samples (a period
+# each) and its waits add up to the time it ran for, within 5 %.
+set -- $(awk '$1 == "oc-wall" && NF == 3 { print $2, $3 }' "$dir/totals")
+from=${1:-0} to=${2:-0}
+got=$("$bin" flamegraph --folded --wall --comm oc-wall --time "${from}ns,${to}ns" \
+	"$dir/oc.fxt" 2> "$dir/wall.err" |
+	awk '{ s += $NF } END { printf "%.0f\n", s }')
+echo "# oc-wall: ran $((to - from)) ns, the wall profile holds ${got:-?} ns"
+awk -v a="${got:-0}" -v b="$((to - from))" \
+	'BEGIN { exit !(b > 0 && a >= 0.95 * b && a <= 1.05 * b) }'
+rc=$?
+[ $rc = 0 ] || sed 's/^/# /' "$dir/wall.err"
+ok $rc "--wall accounts for oc-wall's elapsed time within 5 %"
 
 # report --off-cpu says what it weighs; bad requests get a sentence.
 "$bin" report --off-cpu --comm oc-sleep "$dir/oc.fxt" > "$dir/report" 2>&1 &&

@@ -329,8 +329,8 @@ static int emit(struct svg *s, uint32_t node, double x, unsigned int d)
 	put_xml(s->f, name);
 	if (!fl->comm[node] && s->t->syms[n->sym].kernel)
 		fputs(" [k]", s->f);
-	if (s->t->off_cpu)
-		fprintf(s->f, " (%.3f ms waited, %.2f%%",
+	if (s->t->weigh)
+		fprintf(s->f, " (%.3f ms, %.2f%%",
 			(double)n->count / 1e6,
 			total ? 100.0 * (double)n->count / total : 0);
 	else

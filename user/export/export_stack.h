@@ -45,12 +45,4 @@ int export_stack__symbolize(struct export_stack *st, struct symbolizer *s,
 const char *export_frame_name(const struct sym_result *r, unsigned int j,
 			      char *buf, size_t len);
 
-/*
- * The sampling period in ns: 1e9 / the frequency, which is taken from the
- * median spacing of consecutive samples on one CPU (the module samples
- * every CPU at the same rate, idle included).  FXTPROF_DEFAULT_FREQ's
- * period when no CPU has two samples.
- */
-uint64_t export_sample_period_ns(const struct profile *p);
-
 #endif /* FXTPROF_EXPORT_STACK_H */

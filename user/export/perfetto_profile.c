@@ -210,7 +210,7 @@ int perfetto__export_profile(const struct profile *p, struct symbolizer *s,
 	err = perfetto_emitter__new(emit, ctx, &x.em);
 	if (err)
 		return err;
-	st->period_ns = export_sample_period_ns(p);
+	st->period_ns = profile__sample_period_ns(p);
 	for (size_t i = 0; i < n && !err; i++)
 		err = export_sample(&x, profile__sample(p, i), st);
 	perfetto_emitter__stats(x.em, &ps);

@@ -598,7 +598,7 @@ static int pp_add(struct pp *x, const struct pprof_input *in, bool base,
 	x->adding_base = base;
 	x->waits = in->waits;
 	*kept = 0;
-	in->st->period_ns = export_sample_period_ns(in->p);
+	in->st->period_ns = profile__sample_period_ns(in->p);
 	for (size_t i = 0; i < n && !err; i++) {
 		if (in->f && in->f->keep && !in->f->keep(in->f->ctx, i))
 			continue;

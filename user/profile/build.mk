@@ -5,7 +5,8 @@
 #   $(B)/lib/libprofile.a   include "profile/profile.h" with -Iuser;
 #                           needs libfxt.a (the decoder)
 
-PROFILE_SRCS := user/profile/profile.c user/profile/profile_annot.c
+PROFILE_SRCS := user/profile/profile.c user/profile/profile_annot.c \
+		user/profile/profile_period.c
 PROFILE_LIB := $(B)/lib/libprofile.a
 
 $(PROFILE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser -Iuser/fxt

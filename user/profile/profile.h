@@ -94,6 +94,14 @@ void profile__free(struct profile *p);
 /* Samples in timestamp order. */
 size_t profile__nr_samples(const struct profile *p);
 /*
+ * The sampling period in ns: 1e9 / the frequency, which is taken from the
+ * median spacing of consecutive samples on one CPU (the module samples
+ * every CPU at the same rate, idle included).  FXTPROF_DEFAULT_FREQ's
+ * period when no CPU has two samples (profile_period.c).
+ */
+uint64_t profile__sample_period_ns(const struct profile *p);
+
+/*
  * Off-CPU waits (record --off-cpu), by when they began, as samples whose
  * wait fields are set.
  */

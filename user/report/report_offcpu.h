@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * report_offcpu.h - off-CPU waits in the report engine's stacks
- * (report --off-cpu, flamegraph --off-cpu, export --off-cpu): each wait
- * weighs the nanoseconds it lasted, under a root frame naming the state
- * the thread left in, with a leaf frame naming the thread that woke it
- * where the recording knows one.  Documentation/reports.md.
+ * (report --off-cpu, flamegraph --off-cpu, and --wall): each wait weighs
+ * the nanoseconds it lasted, under a root frame naming the state the
+ * thread left in, with a leaf frame naming the thread that woke it where
+ * the recording knows one; with --wall the samples, under "on-cpu", weigh
+ * a sampling period each.  Documentation/reports.md.
  */
 #ifndef FXTPROF_REPORT_OFFCPU_H
 #define FXTPROF_REPORT_OFFCPU_H
@@ -16,6 +17,8 @@
 
 /* The dso of the frames below: not code, so never named or colored as it. */
 #define RT_OFFCPU_DSO	"[off-cpu]"
+/* --wall: the root frame of the samples, beside the waits' states. */
+#define RT_ON_CPU_FRAME	"on-cpu"
 
 /*
  * The frames wait @w adds: *@root, its state ("off-cpu: sleeping"), and

@@ -91,9 +91,10 @@ static void print_entries(FILE *f, const struct rtree *t,
 		if (e->dso && (n = (int)strlen(e->dso)) > w.dso)
 			w.dso = n;
 	}
-	if (t->off_cpu)
-		fprintf(f, "# Off-CPU: %.3f s waited; percentages are of "
-			"this\n#\n#", (double)r->total / 1e9);
+	if (t->weigh)
+		fprintf(f, "# %s: %.3f s; percentages are of this\n#\n#",
+			t->weigh == RT_WEIGH_WALL ? "Wall clock" : "Off-CPU",
+			(double)r->total / 1e9);
 	else
 		fprintf(f, "# Samples: %" PRIu64 "; percentages are of "
 			"these\n#\n#", r->total);

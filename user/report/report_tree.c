@@ -75,8 +75,13 @@ int rt_opts__parse(struct rt_opts *o, int argc, char **argv, int *i)
 		o->sym.inlines = true;
 		return 1;
 	}
-	if (!strcmp(a, "--off-cpu")) {
-		o->off_cpu = true;
+	if (!strcmp(a, "--off-cpu") || !strcmp(a, "--wall")) {
+		if (o->weigh) {
+			fprintf(stderr, "fxtprof: --off-cpu and --wall are one "
+				"or the other\n");
+			return -EINVAL;
+		}
+		o->weigh = a[2] == 'o' ? RT_WEIGH_OFF_CPU : RT_WEIGH_WALL;
 		return 1;
 	}
 	if (strcmp(a, "--pid") && strcmp(a, "--tid") && strcmp(a, "--cpu") &&
@@ -145,6 +150,11 @@ void rt_opts__usage(FILE *f)
 		"              each wait weighs its nanoseconds, under its "
 		"state, below\n"
 		"              the thread that woke it\n"
+		"  --wall      where threads spent their elapsed time: samples "
+		"(a sampling\n"
+		"              period each) and waits together, in ns "
+		"(record --off-cpu\n"
+		"              --off-cpu-min 0 accounts for all of it)\n"
 		"  --debug-dir DIR  --symfs DIR  --vmlinux FILE\n"
 		"  --kallsyms FILE | --system-map FILE\n"
 		"              where the symbolizer finds files and kernel "
@@ -697,13 +707,12 @@ static bool sample_eq(const void *ctx, const struct hmap_slot *slot)
 
 /*
  * Sample i, or wait @w, selected: @weight more in its rt_sample, made if
- * new.  A sample weighs 1, a wait its nanoseconds.
+ * new (rtree.weigh: a sample weighs 1 or its period, a wait its ns).
  */
 static int add_sample(struct rtree *t, const struct rt_annot_opts *o,
-		      size_t i, const struct profile_sample *w)
+		      size_t i, const struct profile_sample *w, uint64_t weight)
 {
 	const struct profile_sample *s = w ? w : profile__sample(t->p, i);
-	uint64_t weight = w ? w->wait_ns : 1;
 	struct caches *c = t->priv;
 	uint32_t annot[RT_ANNOT_MAX_DEPTH];
 	struct sample_probe probe = { .t = t, .s = s, .annot = annot };
@@ -722,6 +731,8 @@ static int add_sample(struct rtree *t, const struct rt_annot_opts *o,
 	if (w)
 		ret = rt_offcpu__frames(w, intern_annot, t, annot, &probe.leaf)
 		      ?: 1;
+	else if (t->weigh == RT_WEIGH_WALL)
+		ret = intern_annot(t, RT_ON_CPU_FRAME, RT_OFFCPU_DSO, annot) ?: 1;
 	else
 		ret = rt_annot__frames(o, &t->annot_res, t->p, i,
 				       intern_annot, t, annot);
@@ -782,8 +793,10 @@ static void count_frames(struct rtree *t)
 }
 
 /*
- * --off-cpu: the waits the filter keeps, each weighing its nanoseconds
- * (t->total is theirs).  Regions are intervals of samples: not theirs.
+ * --off-cpu and --wall: the waits the filter keeps, each weighing its
+ * nanoseconds, and for --wall the samples too, each a sampling period,
+ * but the idle task's (it is no thread's time).  t->total is the ns.
+ * Regions are intervals of samples: neither takes them (rtree__load).
  */
 static int load_waits(struct rtree *t, const struct rt_opts *o)
 {
@@ -802,9 +815,25 @@ static int load_waits(struct rtree *t, const struct rt_opts *o)
 			continue;
 		t->total += w->wait_ns;
 		t->waits++;
-		ret = add_sample(t, &o->annot, i, w);
+		ret = add_sample(t, &o->annot, i, w, w->wait_ns);
 		if (ret)
 			return load_err(ret, "report");
+	}
+	if (t->weigh == RT_WEIGH_WALL) {
+		t->period_ns = profile__sample_period_ns(t->p);
+		n = profile__nr_samples(t->p);
+		for (i = 0; i < n; i++) {
+			const struct profile_sample *s = profile__sample(t->p, i);
+
+			if (!selected(t, &o->filter, s) ||
+			    s->mode == FXTPROF_MODE_IDLE || (!s->pid && !s->tid))
+				continue;
+			t->total += t->period_ns;
+			t->on_cpu++;
+			ret = add_sample(t, &o->annot, i, NULL, t->period_ns);
+			if (ret)
+				return load_err(ret, "report");
+		}
 	}
 	count_frames(t);
 	return 0;
@@ -836,9 +865,10 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	ret = parse_time(t, &o->filter);
 	if (ret)
 		return ret;
-	if (o->off_cpu && (o->annot.nr_pats || o->annot.by_region)) {
-		fprintf(stderr, "fxtprof: --off-cpu takes no --region or "
-			"--by-region: regions select samples, not waits\n");
+	if (o->weigh && (o->annot.nr_pats || o->annot.by_region)) {
+		fprintf(stderr, "fxtprof: %s takes no --region or "
+			"--by-region: regions select samples, not waits\n",
+			o->weigh == RT_WEIGH_WALL ? "--wall" : "--off-cpu");
 		return -EINVAL;
 	}
 	t->annot = &o->annot;
@@ -849,8 +879,8 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 	ret = symbolizer__new(&o->sym, &t->sym);
 	if (ret)
 		return load_err(ret, "cannot start the symbolizer");
-	t->off_cpu = o->off_cpu;
-	if (o->off_cpu)
+	t->weigh = o->weigh;
+	if (o->weigh)
 		return load_waits(t, o);
 	n = profile__nr_samples(t->p);
 	for (i = 0; i < n; i++) {
@@ -861,7 +891,7 @@ int rtree__load(struct rtree *t, const char *path, const struct rt_opts *o)
 			continue;
 		}
 		t->total++;
-		ret = add_sample(t, &o->annot, i, NULL);
+		ret = add_sample(t, &o->annot, i, NULL, 1);
 		if (ret)
 			return load_err(ret, "report");
 	}
@@ -972,10 +1002,16 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	unsigned int i;
 
 	profile__stats(t->p, &st);
-	if (t->off_cpu)
+	if (t->weigh == RT_WEIGH_OFF_CPU)
 		fprintf(f, "# %s: %zu off-CPU waits, %" PRIu64 " selected, "
 			"%.3f s waited (weights are ns)\n", path,
 			profile__nr_waits(t->p), t->waits, (double)t->total / 1e9);
+	else if (t->weigh == RT_WEIGH_WALL)
+		fprintf(f, "# %s: wall clock: %" PRIu64 " off-CPU waits and %"
+			PRIu64 " samples (of %" PRIu64 ", %" PRIu64 " ns each) "
+			"selected; %.3f s in all (weights are ns)\n", path,
+			t->waits, t->on_cpu, st.samples, t->period_ns,
+			(double)t->total / 1e9);
 	else
 		fprintf(f, "# %s: %" PRIu64 " samples, %" PRIu64
 			" selected\n", path, st.samples, t->total);
@@ -1000,7 +1036,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	if (c->no_frames)
 		fprintf(f, "# %" PRIu64 " %s carry no frames: shown as "
 			"[unknown]\n", c->no_frames,
-			t->off_cpu ? "ns of waits" : "samples");
+			t->weigh ? "ns" : "samples");
 	print_partial_ustacks(&st, f);
 	print_copies(t->p, f);
 	fprintf(f, "# recording: %" PRIu64 " mappings, %" PRIu64 " kernel "

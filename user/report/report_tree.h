@@ -40,12 +40,23 @@ struct rt_filter {
 	rt_time_parse_fn parse_time;	/* needed with a --time */
 };
 
+/*
+ * What the trees weigh: samples (one each), or ns: the off-CPU waits'
+ * (--off-cpu), or every thread's elapsed time, its samples (a sampling
+ * period each) and its waits together (--wall).
+ */
+enum rt_weigh {
+	RT_WEIGH_SAMPLES,
+	RT_WEIGH_OFF_CPU,
+	RT_WEIGH_WALL,
+};
+
 /* The options the front ends share (filters, symbol sources). */
 struct rt_opts {
 	struct rt_filter filter;
 	struct symbolizer_opts sym;
 	struct rt_annot_opts annot;	/* --region..., --by-region */
-	bool off_cpu;			/* --off-cpu: the waits, in ns */
+	enum rt_weigh weigh;		/* --off-cpu, --wall */
 	/*
 	 * Set by the command (user/cmd/copy_unwind.h): gives the samples
 	 * with a stack copy their unwound user frames after the load.
@@ -81,7 +92,7 @@ struct rt_sample {
 	uint32_t n;
 	bool idle;
 	uint32_t leaf;		/* a wait's waker frame + 1: stack[first] */
-	uint64_t weight;	/* samples, or ns waited (rtree.off_cpu) */
+	uint64_t weight;	/* samples, or ns (rtree.weigh) */
 };
 
 struct rtree {
@@ -93,9 +104,10 @@ struct rtree {
 	size_t nr_stack, cap_stack;
 	struct rt_sample *samples;	/* distinct stacks */
 	size_t nr_samples;
-	uint64_t total;			/* selected samples, or ns waited */
-	bool off_cpu;			/* of waits (rt_opts.off_cpu) */
-	uint64_t waits;			/* selected waits */
+	uint64_t total;			/* selected samples, or ns */
+	enum rt_weigh weigh;		/* rt_opts.weigh */
+	uint64_t waits, on_cpu;		/* selected waits; samples, --wall */
+	uint64_t period_ns;		/* --wall: a sample's weight */
 	uint64_t t_from, t_to;		/* the --time window, ns */
 	uint64_t frames, resolved;	/* of the selected samples */
 	const struct rt_annot_opts *annot;
