@@ -18,7 +18,6 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "fxt/fxt_profile.h"
 #include "intern.h"
 #include "pprof.h"
 
@@ -304,7 +303,7 @@ static int add_sample(struct pp *x, const struct profile_sample *smp,
 	sk->base = x->adding_base;
 	sk->state = sk->waker = 0;
 	if (x->waits) {
-		const char *state = fxt_profile__wait_state_name(smp->wait_state);
+		const char *state = profile__wait_state_name(smp->wait_state);
 
 		sk->state = str(x, state ? state : "unknown");
 		if (smp->waker)

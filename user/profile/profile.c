@@ -1581,6 +1581,11 @@ const struct profile_annots *profile__annots(const struct profile *p)
 	return p->annots;
 }
 
+const char *profile__wait_state_name(unsigned int state)
+{
+	return fxt_profile__wait_state_name(state);
+}
+
 size_t profile__nr_waits(const struct profile *p)
 {
 	return p->nr_waits;

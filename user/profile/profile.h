@@ -106,6 +106,8 @@ uint64_t profile__sample_period_ns(const struct profile *p);
  * wait fields are set.
  */
 size_t profile__nr_waits(const struct profile *p);
+/* A wait_state's name as the recording spells it ("sleeping"), or NULL. */
+const char *profile__wait_state_name(unsigned int state);
 const struct profile_sample *profile__wait(const struct profile *p, size_t i);
 /* The recording's annotations (profile_annot.h; never NULL once loaded). */
 const struct profile_annots *profile__annots(const struct profile *p);

@@ -5,14 +5,13 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "fxt/fxt_profile.h"
 #include "report_offcpu.h"
 
 int rt_offcpu__frames(const struct profile_sample *w,
 		      rt_annot_intern_fn intern, void *ctx, uint32_t *root,
 		      uint32_t *leaf)
 {
-	const char *state = fxt_profile__wait_state_name(w->wait_state);
+	const char *state = profile__wait_state_name(w->wait_state);
 	char name[64];
 	int ret;
 
