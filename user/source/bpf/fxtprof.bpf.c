@@ -226,8 +226,13 @@ static __always_inline __u32 take_stacks(void *ctx, struct fxtprof_sample *s,
 		 * From a tracepoint, the walk may end with the user pc the
 		 * task entered the kernel from: it is the user stack's.
 		 */
-		if (nk && (__s64)s->ips[(nk - 1) & FXTPROF_MAX_STACK_DEPTH] >= 0)
-			nk--;
+		if (nk) {
+			/* Masked, not decremented: the verifier keeps the bound. */
+			__u32 last = (nk - 1) & FXTPROF_MAX_STACK_DEPTH;
+
+			if ((__s64)s->ips[last] >= 0)
+				nk = last;
+		}
 	}
 	/* A user task interrupted in the kernel: the kernel takes its user
 	 * registers from task_pt_regs(); kernel threads give nothing. */
@@ -271,6 +276,11 @@ int fxtprof_sample(struct bpf_perf_event_data *ctx)
 	s->tid = tid;
 	s->mode = !tid ? FXTPROF_MODE_IDLE :
 		  kernel ? FXTPROF_MODE_KERNEL : FXTPROF_MODE_USER;
+	/*
+	 * clang can prove the bound from take_stacks()'s clamps and would
+	 * drop the test; the 6.1 verifier cannot, and wants it.
+	 */
+	barrier_var(size);
 	if (size > sizeof(*s) + 2 * FXTPROF_MAX_STACK_DEPTH * 8)
 		return 0;
 	if (emit(s, size, FXTPROF_REC_SAMPLE, cpu, now)) {
@@ -535,6 +545,7 @@ static __always_inline void offcpu_leave(void *ctx, struct task_struct *prev,
 	s->pid = prev->tgid;
 	s->tid = prev->pid;
 	s->mode = FXTPROF_MODE_KERNEL;
+	barrier_var(size);	/* as in fxtprof_sample() */
 	if (size > sizeof(*s) + 2 * FXTPROF_MAX_STACK_DEPTH * 8)
 		return;
 	if (bpf_probe_read_kernel(slot->rec, size, s))
