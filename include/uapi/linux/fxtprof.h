@@ -123,9 +123,10 @@ struct fxtprof_info {
 /*
  * ABI 8: where threads wait.  Needs FXTPROF_CFG_SCHED.  A thread that
  * leaves its CPU, preempted or to sleep, keeps the stacks it had then
- * (kernel and user, taken as a sample's are, by KSTACK, USTACK and
- * UNWIND); when it runs again after at least offcpu_min_ns, an OFFCPU
- * record gives them with the wait.  Shorter waits write nothing.
+ * (kernel and user, as KSTACK, USTACK and UNWIND say for samples; its
+ * kernel stack may be read when it runs again, from where it left);
+ * when it runs again after at least offcpu_min_ns, an OFFCPU record
+ * gives them with the wait.  Shorter waits write nothing.
  */
 #define FXTPROF_CFG_OFFCPU	(1u << 10)
 #define FXTPROF_CFG_ALL		((1u << 11) - 1)

@@ -191,14 +191,14 @@ static __always_inline __u32 fp_user(void *ctx,
 
 /*
  * The current task's stacks into @s->ips, as a sample takes them: kernel
- * frames when it is in the kernel (@kernel), then user frames by the
- * unwind tables or frame pointers.  Fills the sample's stack fields and
- * returns the record's size.  @ctx is the program's: a perf event's, or
- * a tracepoint's, where the task is always in the kernel and its user
- * registers are those saved at its entry.
+ * frames when it is in the kernel (@kernel) and @kframes, then user
+ * frames by the unwind tables or frame pointers.  Fills the sample's
+ * stack fields and returns the record's size.  @ctx is the program's: a
+ * perf event's, or a tracepoint's, where the task is always in the
+ * kernel and its user registers are those saved at its entry.
  */
 static __always_inline __u32 take_stacks(void *ctx, struct fxtprof_sample *s,
-					 bool kernel, __u32 tid, __u64 kskip)
+					 bool kernel, __u32 tid, bool kframes)
 {
 	__u32 nk = 0, nu = 0, want;
 	__u8 flags = 0, end = FXTPROF_USTACK_END_NONE;
@@ -209,11 +209,11 @@ static __always_inline __u32 take_stacks(void *ctx, struct fxtprof_sample *s,
 	 * the stack was cut (the module's definition of TRUNCATED), and the
 	 * extra frame is then overwritten or left out.
 	 */
-	if ((cfg_flags & FXTPROF_CFG_KSTACK) && kernel) {
+	if ((cfg_flags & FXTPROF_CFG_KSTACK) && kernel && kframes) {
 		want = kstack_depth + 1;
 		if (want > FXTPROF_MAX_STACK_DEPTH + 1)
 			want = FXTPROF_MAX_STACK_DEPTH + 1;
-		n = bpf_get_stack(ctx, s->ips, want * 8, kskip);
+		n = bpf_get_stack(ctx, s->ips, want * 8, 0);
 		if (n > 0)
 			nk = (__u32)n / 8;
 		if (nk >= want && want > 1) {
@@ -222,17 +222,6 @@ static __always_inline __u32 take_stacks(void *ctx, struct fxtprof_sample *s,
 		}
 		if (nk > FXTPROF_MAX_STACK_DEPTH)
 			nk = FXTPROF_MAX_STACK_DEPTH;
-		/*
-		 * From a tracepoint, the walk may end with the user pc the
-		 * task entered the kernel from: it is the user stack's.
-		 */
-		if (nk) {
-			/* Masked, not decremented: the verifier keeps the bound. */
-			__u32 last = (nk - 1) & FXTPROF_MAX_STACK_DEPTH;
-
-			if ((__s64)s->ips[last] >= 0)
-				nk = last;
-		}
 	}
 	/* A user task interrupted in the kernel: the kernel takes its user
 	 * registers from task_pt_regs(); kernel threads give nothing. */
@@ -271,7 +260,7 @@ int fxtprof_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	/* Kernel text lives in the upper half on x86-64 and arm64. */
 	kernel = (__s64)PT_REGS_IP(&ctx->regs) < 0;
-	size = take_stacks(ctx, s, kernel, tid, 0);
+	size = take_stacks(ctx, s, kernel, tid, true);
 	s->pid = id >> 32;
 	s->tid = tid;
 	s->mode = !tid ? FXTPROF_MODE_IDLE :
@@ -473,10 +462,13 @@ const volatile __u64 offcpu_min_ns = 0;
 
 /*
  * A thread's wait, kept with the thread from the moment it left its CPU
- * until it runs again: rec is an OFFCPU record of its stacks, written
- * out then if the wait was long enough.  Task storage lives as long as
- * the task, so an exited thread's goes with it.  Each thread that ever
- * left a CPU holds one: about 2 KiB of kernel memory a thread.
+ * until it runs again: rec is a sample of its user stack, the stack that
+ * must be read where it is current.  Its kernel stack does not change
+ * while it waits, and is taken when it runs again, only if the wait was
+ * long enough to be written: unwinding a kernel stack is most of what a
+ * wait costs.  Task storage lives as long as the task, so an exited
+ * thread's goes with it.  Each thread that ever left a CPU holds one:
+ * about 2 KiB of kernel memory a thread.
  */
 struct offcpu_slot {
 	__u64 start_ns;		/* when it left; 0: no wait is kept */
@@ -518,10 +510,10 @@ static __always_inline __u32 wait_state(bool preempt, unsigned int prev_state,
 }
 
 /*
- * @prev leaves its CPU: keep its stacks, taken here, where it is still
- * current.  They are built in the sample's scratch slot and its unwind
- * walk: a sample runs in a hard interrupt, and this tracepoint runs with
- * interrupts off, so the two never overlap on a CPU.
+ * @prev leaves its CPU: keep its user stack, taken here, where it is
+ * still current.  It is built in the sample's scratch slot and its
+ * unwind walk: a sample runs in a hard interrupt, and this tracepoint
+ * runs with interrupts off, so the two never overlap on a CPU.
  */
 static __always_inline void offcpu_leave(void *ctx, struct task_struct *prev,
 					 __u32 state, __u64 now)
@@ -540,8 +532,7 @@ static __always_inline void offcpu_leave(void *ctx, struct task_struct *prev,
 	s = bpf_map_lookup_elem(&scratch, &key);
 	if (!s)
 		return;
-	/* The walk starts in this program: skip it and bpf_trace_run4(). */
-	size = take_stacks(ctx, s, true, prev->pid, 2);
+	size = take_stacks(ctx, s, true, prev->pid, false);
 	s->pid = prev->tgid;
 	s->tid = prev->pid;
 	s->mode = FXTPROF_MODE_KERNEL;
@@ -555,33 +546,69 @@ static __always_inline void offcpu_leave(void *ctx, struct task_struct *prev,
 	slot->start_ns = now;
 }
 
+/*
+ * @next's wait as an OFFCPU record, in the sample's scratch slot: its
+ * kernel stack, unwound from where it left its CPU (it has not run
+ * since), then the user stack @slot kept.
+ */
+static __always_inline void offcpu_write(struct task_struct *next,
+					 struct offcpu_slot *slot, __u32 cpu,
+					 __u64 now)
+{
+	const struct fxtprof_sample *u = (const void *)slot->rec;
+	__u32 key = FXTPROF_BPF_SCRATCH_SAMPLE, nk = 0, nu, want;
+	struct fxtprof_sample *s;
+	struct fxtprof_offcpu *w;
+	__u8 flags = u->flags;
+	long n;
+
+	s = bpf_map_lookup_elem(&scratch, &key);
+	if (!s)
+		return;
+	if (cfg_flags & FXTPROF_CFG_KSTACK) {
+		want = kstack_depth + 1;
+		if (want > FXTPROF_MAX_STACK_DEPTH + 1)
+			want = FXTPROF_MAX_STACK_DEPTH + 1;
+		n = bpf_get_task_stack(next, s->ips, want * 8, 0);
+		if (n > 0)
+			nk = (__u32)n / 8;
+		if (nk >= want && want > 1) {
+			nk = want - 1;
+			flags |= FXTPROF_SAMPLE_KSTACK_TRUNCATED;
+		}
+	}
+	nk &= FXTPROF_MAX_STACK_DEPTH;
+	nu = u->nr_user & FXTPROF_MAX_STACK_DEPTH;
+	if (nu && bpf_probe_read_kernel(&s->ips[nk], nu * 8, u->ips))
+		return;
+	s->pid = u->pid;
+	s->tid = u->tid;
+	s->mode = FXTPROF_MODE_KERNEL;
+	s->flags = flags;
+	s->nr_kernel = nk;
+	s->nr_user = nu;
+	s->ustack_end = u->ustack_end;
+	s->reserved = 0;
+	w = (struct fxtprof_offcpu *)&s->ips[nk + nu];
+	w->start_ns = slot->start_ns;
+	w->waker_tid = slot->waker_tid;
+	w->state = slot->state;
+	w->reserved[0] = w->reserved[1] = w->reserved[2] = 0;
+	emit(s, sizeof(*s) + (nk + nu) * 8 + sizeof(*w), FXTPROF_REC_OFFCPU,
+	     cpu, now);
+}
+
 /* @next runs again: its wait, if it waited long enough. */
 static __always_inline void offcpu_enter(struct task_struct *next, __u32 cpu,
 					 __u64 now)
 {
 	struct offcpu_slot *slot;
-	struct fxtprof_sample *s;
-	struct fxtprof_offcpu *w;
-	__u32 nr, size;
 
 	slot = bpf_task_storage_get(&offcpu_slots, next, NULL, 0);
 	if (!slot || !slot->start_ns)
 		return;
-	if (now - slot->start_ns >= offcpu_min_ns) {
-		s = (struct fxtprof_sample *)slot->rec;
-		nr = ((__u32)s->nr_kernel + s->nr_user) &
-		     (2 * FXTPROF_MAX_STACK_DEPTH + 1);
-		size = sizeof(*s) + nr * 8;
-		if (size + sizeof(*w) <= sizeof(slot->rec)) {
-			w = (struct fxtprof_offcpu *)(slot->rec + size);
-			w->start_ns = slot->start_ns;
-			w->waker_tid = slot->waker_tid;
-			w->state = slot->state;
-			w->reserved[0] = w->reserved[1] = w->reserved[2] = 0;
-			emit(slot->rec, size + sizeof(*w), FXTPROF_REC_OFFCPU,
-			     cpu, now);
-		}
-	}
+	if (now - slot->start_ns >= offcpu_min_ns)
+		offcpu_write(next, slot, cpu, now);
 	slot->start_ns = 0;
 }
 
