@@ -239,7 +239,7 @@ struct stack_key {
 struct stack_ent {
 	struct stack_key k;
 	uint32_t named;			/* caches.nameds[] */
-	uint64_t weight;		/* selected samples with it */
+	uint64_t weight;		/* selected samples (or waits) with it */
 	uint32_t resolved;		/* frames named */
 	uint32_t by_status[SYM__NR];	/* frames by their function's status */
 };
@@ -694,7 +694,6 @@ static bool sample_eq(const void *ctx, const struct hmap_slot *slot)
 {
 	const struct sample_probe *p = ctx;
 	const struct rt_sample *o = &p->t->samples[slot->key];
-
 	uint32_t lead = !!p->leaf;
 
 	return slot->val == p->named && o->s->comm == p->s->comm &&
@@ -727,7 +726,7 @@ static int add_sample(struct rtree *t, const struct rt_annot_opts *o,
 	ret = stack_of(t, s, &se);
 	if (ret)
 		return ret;
-	c->ses[se].weight += weight;
+	c->ses[se].weight++;
 	if (w)
 		ret = rt_offcpu__frames(w, intern_annot, t, annot, &probe.leaf)
 		      ?: 1;
@@ -1036,7 +1035,7 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 	if (c->no_frames)
 		fprintf(f, "# %" PRIu64 " %s carry no frames: shown as "
 			"[unknown]\n", c->no_frames,
-			t->weigh ? "ns" : "samples");
+			t->weigh ? "samples and waits" : "samples");
 	print_partial_ustacks(&st, f);
 	print_copies(t->p, f);
 	fprintf(f, "# recording: %" PRIu64 " mappings, %" PRIu64 " kernel "
