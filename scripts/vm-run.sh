@@ -45,14 +45,17 @@ x86_64)
 	else
 		mem=${VM_MEM:-1G}
 	fi
-	# tsc=unstable: TCG's TSC fails the kernel's checks sooner or later
-	# (a CPU brought back online, the clocksource watchdog), and the
-	# kernel then turns sched_clock's static key off by patching text
-	# while the other CPU runs.  Under multi-threaded TCG that CPU can
-	# still execute the patch's int3 afterwards, an Oops in
-	# sched_clock_cpu (seen after test_protocol's hotplug cycles on
-	# 6.12).  Marked unstable at boot, the key is never turned on.
-	[ "${FXTPROF_KVM:-0}" = 1 ] || { accel+=(-cpu max); cmdline="tsc=unstable $cmdline"; }
+	# tsc=reliable: TCG's TSC fails the kernel's checks sooner or later
+	# (the sync check when a CPU comes back online, the clocksource
+	# watchdog), and the kernel then turns sched_clock's static key off
+	# by patching text while the other CPU runs.  Under multi-threaded
+	# TCG that CPU can still execute the patch's int3 afterwards: an
+	# Oops in sched_clock_cpu, seen after test_protocol's hotplug cycles
+	# on 6.12.  tsc=reliable skips both checks, so the TSC stays the
+	# clock and the key is never patched.  (tsc=unstable avoided the
+	# patching too, but left the guests on the HPET, whose every read
+	# TCG emulates: the debug kernel's readers then fell behind.)
+	[ "${FXTPROF_KVM:-0}" = 1 ] || { accel+=(-cpu max); cmdline="tsc=reliable $cmdline"; }
 	qemu=(qemu-system-x86_64 -M pc "${accel[@]}" -smp 2 -m "$mem"
 		-kernel "$kernel" -append "console=ttyS0 $cmdline")
 	;;
