@@ -84,15 +84,21 @@ void record_symbols__capture(struct record_symbols *rs,
 			     const struct record_opts *o,
 			     struct stream_state *state, struct source *src)
 {
+	bool may_name;
 	int ret, n;
 
 	rs->state = state;
 	/*
-	 * Symbols are read only if the source cannot name them: a copy of
+	 * Symbols are kept only if the source cannot name them: a copy of
 	 * kallsyms is about 2 MiB, a quarter of a board recorder's budget.
+	 * A source that may (the module) is asked to name _stext first;
+	 * kallsyms is read again only if it cannot (an older module, no
+	 * CAP_SYSLOG).  Under TCG a read of kallsyms takes seconds.
 	 */
-	ret = kernel_info__load(&rs->kinfo, NULL, false);
-	if (!ret && !rs->kinfo.restricted && !o->no_ksyms) {
+	may_name = !o->no_ksyms && src && src->ops->kernel_symbol;
+	ret = kernel_info__load(&rs->kinfo, NULL,
+				!o->no_ksyms && !may_name);
+	if (!ret && !rs->kinfo.restricted && may_name) {
 		if (source_names_kernel(rs, src)) {
 			rs->src = src;
 		} else {
