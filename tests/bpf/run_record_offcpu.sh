@@ -72,13 +72,16 @@ for w in oc-sleep:offcpu_nanosleep oc-pipe:offcpu_pipe_read \
 	ok $? "$comm's waits in $fn are attributed to it within 10 %"
 done
 
-# Who woke them, and how they waited: at least 90 % of each function's
-# time under the right state, and below the right waker where there is one.
+# Who woke them, and how they waited: at least 95 % of each function's
+# time under the right state, and below the right waker where there is
+# one.  (When the waker was taken at sched_wakeup, a wakeup queued to an
+# idle CPU fired there, in the idle task, and a sixth of the mutex's
+# waits had no waker.)
 share() {
 	all=$(ns "$1" ";$2;")
 	part=$(ns "$1" "$3")
 	echo "# $1: $part of $all ns match '$3'"
-	awk -v a="$part" -v b="$all" 'BEGIN { exit !(b > 0 && a >= 0.9 * b) }'
+	awk -v a="$part" -v b="$all" 'BEGIN { exit !(b > 0 && a >= 0.95 * b) }'
 }
 share oc-pipe offcpu_pipe_read "^oc-pipe;off-cpu: sleeping;.*;offcpu_pipe_read;.*;woken by oc-writer "
 ok $? "the pipe reader slept, woken by the writer"

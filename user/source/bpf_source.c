@@ -62,7 +62,7 @@ struct cpu_ring {
 };
 
 /* The tracepoint programs: the four task ones, then sched.switch's three. */
-#define NR_TP_PROGS	7
+#define NR_TP_PROGS	8
 
 struct bpf_source_impl {
 	struct fxtprof_bpf *skel;
@@ -677,6 +677,7 @@ int bpf_source__configure(struct bpf_source *src,
 				  s->cfg.flags & FXTPROF_CFG_SNAPSHOT);
 	sched = s->cfg.flags & FXTPROF_CFG_SCHED;
 	bpf_program__set_autoload(skel->progs.fxtprof_switch, sched);
+	bpf_program__set_autoload(skel->progs.fxtprof_waking, sched);
 	bpf_program__set_autoload(skel->progs.fxtprof_wakeup, sched);
 	bpf_program__set_autoload(skel->progs.fxtprof_wakeup_new, sched);
 
@@ -772,8 +773,10 @@ static void tp_progs(struct fxtprof_bpf *skel,
 	progs[2] = skel->progs.fxtprof_exit;
 	progs[3] = skel->progs.fxtprof_rename;
 	progs[4] = skel->progs.fxtprof_switch;
-	progs[5] = skel->progs.fxtprof_wakeup;
-	progs[6] = skel->progs.fxtprof_wakeup_new;
+	/* waking before wakeup, which takes the waker it keeps */
+	progs[5] = skel->progs.fxtprof_waking;
+	progs[6] = skel->progs.fxtprof_wakeup;
+	progs[7] = skel->progs.fxtprof_wakeup_new;
 }
 
 int bpf_source__start(struct bpf_source *src)
@@ -790,7 +793,7 @@ int bpf_source__start(struct bpf_source *src)
 	tp_progs(s->skel, progs);
 	s->running = true;
 	/* Those configure loaded: the four with tasks, exec and exit also
-	 * for the unwind ranges, the three with sched.switch. */
+	 * for the unwind ranges, the four with sched.switch. */
 	for (i = 0; i < NR_TP_PROGS; i++) {
 		if (!bpf_program__autoload(progs[i]))
 			continue;

@@ -879,8 +879,9 @@ struct fxtprof_switch {
 
 /*
  * hdr.cpu is the CPU the wakeup probe ran on: the waker's, or, for a
- * wakeup queued to the target CPU (ttwu_queue_wakelist), the target's,
- * where waker_tid is then 0.
+ * wakeup queued to the target CPU (ttwu_queue_wakelist), the target's.
+ * The module then says no waker (0); the bpf source kept it at
+ * sched_waking, in the waker's context.
  */
 struct fxtprof_wakeup {
 	struct fxtprof_rec_hdr hdr;	/* cpu: where the probe ran */
@@ -888,7 +889,7 @@ struct fxtprof_wakeup {
 	__u32 tid;
 	__u32 target_cpu;	/* where it will run */
 	__s32 prio;
-	__u32 waker_tid;	/* current at the wakeup, 0 from idle or irq */
+	__u32 waker_tid;	/* the waking task; 0: none known (idle, irq) */
 	__u32 flags;		/* FXTPROF_WAKEUP_* */
 };
 

@@ -9,7 +9,7 @@
  *                     (unwind.bpf.h) with FXTPROF_CFG_UNWIND
  *   fxtprof_fork/exec/exit/rename
  *                     tp_btf: the module's four task tracepoints
- *   fxtprof_switch/wakeup/wakeup_new
+ *   fxtprof_switch/waking/wakeup/wakeup_new
  *                     tp_btf: the sched.switch source, as kmod/sched.c;
  *                     with FXTPROF_CFG_OFFCPU the stacks of waits too
  *   fxtprof_snapshot  iter/task: one SNAPSHOT record per thread at start
@@ -643,13 +643,62 @@ int BPF_PROG(fxtprof_switch, bool preempt, struct task_struct *prev,
 }
 
 /*
- * The waker is the current task.  The module says none (0) for a wakeup
- * from an interrupt, which a program cannot tell on every kernel here:
- * there it names the task the interrupt came in on.
+ * Who woke a task.  sched_waking fires in the waker's context, at the
+ * start of try_to_wake_up(); sched_wakeup need not: a wakeup queued to
+ * the wakee's CPU (ttwu_queue_wakelist(), when that CPU is idle or the
+ * task is still leaving it) fires it there, in an interrupt or the idle
+ * task.  So the waker is kept at sched_waking and taken at sched_wakeup.
+ * Between the two the task is TASK_WAKING, which no other waker gets
+ * past, so one waking pairs with one wakeup.  A few bytes of task
+ * storage for each thread ever woken, freed with the thread.
  */
-static __always_inline void wakeup(struct task_struct *p, __u32 flags)
+struct waker_slot {
+	__u32 tid;		/* the waking task's; 0: none kept */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct waker_slot);
+} wakers SEC(".maps");
+
+/*
+ * The waker is the task current at sched_waking.  The module says none
+ * (0) for a wakeup from an interrupt, which a program cannot tell on
+ * every kernel here: there it names the task the interrupt came in on.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(fxtprof_waking, struct task_struct *p)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	struct waker_slot *w;
+
+	w = bpf_task_storage_get(&wakers, p, NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (w)
+		w->tid = cur->pid;
+	return 0;
+}
+
+/* The waker kept for @p's wakeup, once; 0 if none was. */
+static __always_inline __u32 take_waker(struct task_struct *p)
+{
+	struct waker_slot *w;
+	__u32 tid;
+
+	w = bpf_task_storage_get(&wakers, p, NULL, 0);
+	if (!w)
+		return 0;
+	tid = w->tid;
+	w->tid = 0;
+	return tid;
+}
+
+/* A new task is woken by its parent, in the parent's context. */
+static __always_inline void wakeup(struct task_struct *p, __u32 waker,
+				   __u32 flags)
+{
 	struct fxtprof_wakeup r;
 
 	__builtin_memset(&r, 0, sizeof(r));
@@ -658,31 +707,38 @@ static __always_inline void wakeup(struct task_struct *p, __u32 flags)
 	/* Set by select_task_rq() before the tracepoint fires. */
 	r.target_cpu = p->thread_info.cpu;
 	r.prio = p->prio;
-	r.waker_tid = cur->pid;
+	r.waker_tid = waker;
 	r.flags = flags;
 	emit(&r, sizeof(r), FXTPROF_REC_WAKEUP, bpf_get_smp_processor_id(),
 	     bpf_ktime_get_boot_ns());
 	if (cfg_flags & FXTPROF_CFG_OFFCPU) {
 		struct offcpu_slot *slot;
 
-		/* The first wakeup of a wait ends it: its waker is the one. */
+		/*
+		 * The first wakeup of a wait ends it: its waker is the one.
+		 * A waking that came before the switch-out had its wakeup
+		 * wait for it (try_to_wake_up() waits for p->on_cpu, or
+		 * queues the wakeup to p's CPU), so the wait is kept by now.
+		 */
 		slot = bpf_task_storage_get(&offcpu_slots, p, NULL, 0);
 		if (slot && slot->start_ns && !slot->waker_tid)
-			slot->waker_tid = cur->pid;
+			slot->waker_tid = waker;
 	}
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(fxtprof_wakeup, struct task_struct *p)
 {
-	wakeup(p, 0);
+	wakeup(p, take_waker(p), 0);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(fxtprof_wakeup_new, struct task_struct *p)
 {
-	wakeup(p, FXTPROF_WAKEUP_NEW);
+	struct task_struct *cur = bpf_get_current_task_btf();
+
+	wakeup(p, cur->pid, FXTPROF_WAKEUP_NEW);
 	return 0;
 }
 
