@@ -89,6 +89,16 @@ static inline void fxtprof_vm_flags_clear(struct vm_area_struct *vma,
 #endif
 #endif
 
+/*
+ * stack_trace_save_tsk() is exported to modules in 6.12 (not in 6.1): a
+ * blocked task's kernel stack as the kernel reads it for /proc/PID/stack
+ * and bpf_get_task_stack(), the scheduler's own frames left out.  Before,
+ * stack.c walks the task's stack itself, and keeps them.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define FXTPROF_HAVE_STACK_TRACE_SAVE_TSK
+#endif
+
 /* device_type.devnode() takes a const struct device since 6.2. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
 #define FXTPROF_DEVNODE_CONST

@@ -53,6 +53,9 @@ struct fxtprof_session {
 	 * FXTPROF_CFG_UNWIND; replaced only by configure, like the rings.
 	 */
 	struct fxtprof_unwind_store *unwind;
+	/* With FXTPROF_CFG_OFFCPU: waits kept until their thread runs again. */
+	struct fxtprof_offcpu_table *offcpu;
+	u64 offcpu_min_ns;
 
 	/*
 	 * nr_cpu_ids slots, one per possible CPU.  Replaced only by
@@ -186,16 +189,22 @@ __poll_t fxtprof_session_poll(struct fxtprof_session *sess);
 int fxtprof_attach(struct fxtprof_session *sess, struct file *file,
 		   const struct fxtprof_attach *a);
 
+struct fxtprof_ustack;
+
 /* sampler.c */
 int fxtprof_sampler_init(void);
 void fxtprof_sampler_exit(void);
 int fxtprof_sampler_start(struct fxtprof_session *sess);
 void fxtprof_sampler_stop(struct fxtprof_session *sess);
+void fxtprof_walk_user_stack(struct fxtprof_session *sess,
+			     struct task_struct *task, struct pt_regs *uregs,
+			     struct fxtprof_ustack *w);
 
 /* stack.c: the kernel stack returns the number of addresses stored. */
 unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
 				  unsigned int max, u8 *flags);
-struct fxtprof_ustack;
+unsigned int fxtprof_task_kernel_stack(struct task_struct *task, u64 *ips,
+				       unsigned int max, u8 *flags);
 void fxtprof_user_stack(struct pt_regs *regs, struct fxtprof_ustack *w);
 bool fxtprof_user_64bit(struct pt_regs *regs);
 
@@ -247,6 +256,15 @@ void fxtprof_sched_init(void);
 bool fxtprof_sched_available(void);
 int fxtprof_sched_start(void);
 void fxtprof_sched_exit(void);
+
+/* offcpu.c: where threads wait (FXTPROF_CFG_OFFCPU). */
+struct fxtprof_offcpu_table *fxtprof_offcpu_new(u16 ustack_depth);
+void fxtprof_offcpu_free(struct fxtprof_offcpu_table *t);
+void fxtprof_offcpu_reset(struct fxtprof_offcpu_table *t);
+void fxtprof_offcpu_switch(struct fxtprof_session *sess, bool preempt,
+			   unsigned int prev_state, struct task_struct *prev,
+			   struct task_struct *next);
+void fxtprof_offcpu_waking(struct fxtprof_session *sess, struct task_struct *p);
 
 /* ksym.c: FXTPROF_IOC_KSYM. */
 int fxtprof_ksym_lookup(struct fxtprof_ksym_query *q);

@@ -56,6 +56,19 @@ static void fxtprof_kring_drop(struct fxtprof_kring *ring, u32 size, u64 now)
 	WRITE_ONCE(ring->ctrl->lost_bytes, ring->lost_bytes);
 }
 
+/**
+ * fxtprof_kring_lose - count a record of @size bytes its producer could not
+ * write for want of something other than ring space
+ * @ring: the current CPU's ring; interrupts must be disabled
+ *
+ * It is reported as the ring's own losses are: in the statistics and the
+ * next LOST record.
+ */
+void fxtprof_kring_lose(struct fxtprof_kring *ring, u32 size, u64 now)
+{
+	fxtprof_kring_drop(ring, size, now);
+}
+
 static void fxtprof_kring_account(struct fxtprof_kring *ring, u32 size)
 {
 	WRITE_ONCE(ring->records, ring->records + 1);

@@ -79,6 +79,7 @@ struct fxtprof_kring {
 void *fxtprof_kring_reserve(struct fxtprof_kring *ring, u32 size, u16 type,
 			    u64 now);
 void fxtprof_kring_commit(struct fxtprof_kring *ring, u32 size);
+void fxtprof_kring_lose(struct fxtprof_kring *ring, u32 size, u64 now);
 void fxtprof_kring_mark_drain(struct fxtprof_kring *ring);
 bool fxtprof_kring_readable(const struct fxtprof_kring *ring);
 void fxtprof_kring_stats(const struct fxtprof_kring *ring,

@@ -37,6 +37,25 @@ static void fxtprof_ustack_count(struct fxtprof_kring *ring,
 		WRITE_ONCE(ring->ustack_faults, ring->ustack_faults + 1);
 }
 
+/*
+ * The user stack of @task, current, from its user registers @uregs, into
+ * @w (ips and end set by the caller), as the session says to walk it.
+ */
+void fxtprof_walk_user_stack(struct fxtprof_session *sess,
+			     struct task_struct *task, struct pt_regs *uregs,
+			     struct fxtprof_ustack *w)
+{
+	w->max = sess->ustack_depth;
+	w->budget = sess->unwind_budget;
+	/* The ranges stay valid until rcu_read_unlock() (unwind_table.c). */
+	rcu_read_lock();
+	if (sess->flags & FXTPROF_CFG_UNWIND)
+		w->nr_ranges = fxtprof_unwind_ranges(sess->unwind, task->tgid,
+						     &w->ranges);
+	fxtprof_user_stack(uregs, w);
+	rcu_read_unlock();
+}
+
 static void fxtprof_sample(struct fxtprof_session *sess,
 			   struct fxtprof_kring *ring, struct fxtprof_cpu *pc,
 			   struct pt_regs *regs, u64 now)
@@ -71,16 +90,7 @@ static void fxtprof_sample(struct fxtprof_session *sess,
 
 	if ((sess->flags & FXTPROF_CFG_USTACK) && uregs) {
 		w.ips = pc->ips + nr_k;
-		w.max = sess->ustack_depth;
-		w.budget = sess->unwind_budget;
-		/* The ranges stay valid until rcu_read_unlock() (unwind_table.c). */
-		rcu_read_lock();
-		if (sess->flags & FXTPROF_CFG_UNWIND)
-			w.nr_ranges = fxtprof_unwind_ranges(sess->unwind,
-							    task->tgid,
-							    &w.ranges);
-		fxtprof_user_stack(uregs, &w);
-		rcu_read_unlock();
+		fxtprof_walk_user_stack(sess, task, uregs, &w);
 		flags |= w.flags;
 		fxtprof_ustack_count(ring, &w);
 	}

@@ -2,7 +2,9 @@
 /*
  * sched.c - the sched.switch source: one SWITCH record per context switch,
  * from sched_switch on the switching CPU, and one WAKEUP record per
- * sched_wakeup and sched_wakeup_new, on the waker's CPU.
+ * sched_wakeup and sched_wakeup_new, on the waker's CPU (or the woken
+ * task's, for a wakeup queued there).  With FXTPROF_CFG_OFFCPU, the
+ * switches and sched_waking also feed offcpu.c.
  *
  * The probes are registered by the first start with FXTPROF_CFG_SCHED
  * set, and stay until the module is unloaded (probes.c says why): a
@@ -74,6 +76,9 @@ static void fxtprof_probe_switch(FXTPROF_SWITCH_PROTO)
 		rec->reserved = 0;
 	}
 	fxtprof_rec_end(&w, rec);
+	if (sess->flags & FXTPROF_CFG_OFFCPU)
+		fxtprof_offcpu_switch(sess, preempt, FXTPROF_SWITCH_PREV_STATE,
+				      prev, next);
 }
 
 FXTPROF_PROBE_CHECK(sched_switch, fxtprof_probe_switch);
@@ -101,6 +106,17 @@ static void fxtprof_write_wakeup(struct task_struct *p, u32 flags)
 	fxtprof_rec_end(&w, rec);
 }
 
+/* Runs in the waker's context: offcpu.c names a wait's waker here. */
+static void fxtprof_probe_waking(void *data, struct task_struct *p)
+{
+	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_OFFCPU);
+
+	if (sess)
+		fxtprof_offcpu_waking(sess, p);
+}
+
+FXTPROF_PROBE_CHECK(sched_waking, fxtprof_probe_waking);
+
 static void fxtprof_probe_wakeup(void *data, struct task_struct *p)
 {
 	fxtprof_write_wakeup(p, 0);
@@ -117,6 +133,7 @@ FXTPROF_PROBE_CHECK(sched_wakeup_new, fxtprof_probe_wakeup_new);
 
 static struct fxtprof_probe fxtprof_sched_probes[] = {
 	{ "sched_switch", fxtprof_probe_switch },
+	{ "sched_waking", fxtprof_probe_waking },
 	{ "sched_wakeup", fxtprof_probe_wakeup },
 	{ "sched_wakeup_new", fxtprof_probe_wakeup_new },
 };

@@ -90,6 +90,7 @@ void fxtprof_session_destroy(struct fxtprof_session *sess)
 	mutex_unlock(&sess->lock);
 	/* The file's last reference: no reader, producer or configure left. */
 	fxtprof_unwind_store_free(sess->unwind);
+	fxtprof_offcpu_free(sess->offcpu);
 	fxtprof_free_rings(rcu_dereference_protected(sess->rings, true));
 	free_cpumask_var(sess->sample_mask);
 	free_percpu(sess->cpus);
@@ -164,9 +165,6 @@ int fxtprof_config_check(struct fxtprof_config *c, struct cpumask *mask)
 	/* A wait is seen at the switches: it needs them. */
 	if (c->flags & FXTPROF_CFG_OFFCPU && !(c->flags & FXTPROF_CFG_SCHED))
 		return -EINVAL;
-	/* Waits' stacks are the bpf source's for now (abi.md). */
-	if (c->flags & FXTPROF_CFG_OFFCPU)
-		return -EOPNOTSUPP;
 	/* Tables say how to walk a user stack: there must be one to walk. */
 	if (c->flags & FXTPROF_CFG_UNWIND && !(c->flags & FXTPROF_CFG_USTACK))
 		return -EINVAL;
@@ -233,9 +231,10 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 			      const struct cpumask *mask)
 {
 	struct fxtprof_unwind_store *unwind = NULL;
+	struct fxtprof_offcpu_table *offcpu = NULL;
 	struct fxtprof_kring **rings, **old;
 	bool failed = false;
-	int cpu;
+	int cpu, ret = -ENOMEM;
 
 	if (sess->running || atomic_read(&sess->mapped))
 		return -EBUSY;
@@ -272,6 +271,13 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 		if (!unwind)
 			goto out_free_rings;
 	}
+	if (cfg->flags & FXTPROF_CFG_OFFCPU) {
+		offcpu = fxtprof_offcpu_new(cfg->ustack_depth);
+		if (IS_ERR(offcpu)) {
+			ret = PTR_ERR(offcpu);
+			goto out_free_unwind;
+		}
+	}
 
 	old = fxtprof_rings_locked(sess);
 	rcu_assign_pointer(sess->rings, rings);
@@ -287,6 +293,9 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 	 */
 	fxtprof_unwind_store_free(sess->unwind);
 	sess->unwind = unwind;
+	fxtprof_offcpu_free(sess->offcpu);
+	sess->offcpu = offcpu;
+	sess->offcpu_min_ns = cfg->offcpu_min_ns;
 	sess->unwind_budget = cfg->unwind_budget;
 	sess->stack_copy_size = cfg->stack_copy_size;
 	sess->flags = cfg->flags;
@@ -303,9 +312,11 @@ int fxtprof_session_configure(struct fxtprof_session *sess,
 	sess->attached = false;
 	return 0;
 
+out_free_unwind:
+	fxtprof_unwind_store_free(unwind);
 out_free_rings:
 	fxtprof_free_rings(rings);
-	return -ENOMEM;
+	return ret;
 }
 
 struct fxtprof_session __rcu *fxtprof_running_sess;
@@ -358,6 +369,8 @@ int fxtprof_session_start(struct fxtprof_session *sess)
 		if (ret)
 			return ret;
 	}
+	if (sess->offcpu)
+		fxtprof_offcpu_reset(sess->offcpu);
 	fxtprof_session_publish(sess);
 	/* After publishing, so no thread falls between snapshot and fork. */
 	if (sess->flags & FXTPROF_CFG_SNAPSHOT)

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * stack.c - call stacks of the interrupted context, from hard irq.
+ * stack.c - call stacks of the interrupted context, from hard irq, and of
+ * a thread that left its CPU (offcpu.c).
  *
  * Kernel stacks: the exported ORC unwinder on x86 (what perf and
  * stack_trace_save_regs() do, neither of which a module can call), and a
  * frame-record walk on arm64, where every read goes through
- * copy_from_kernel_nofault() so a corrupt frame pointer cannot fault.
+ * copy_from_kernel_nofault() so a corrupt frame pointer cannot fault.  A
+ * blocked thread's: stack_trace_save_tsk() where it is exported
+ * (compat.h), else the same walks from where it switched away.
  *
  * User stacks: the registers of the interrupted user context, handed to
  * the walk of kmod/unwind_walk.c, which steps each frame by the session's
@@ -17,6 +20,7 @@
 #include <linux/compat.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/stacktrace.h>
 #include <linux/uaccess.h>
 
 #include "compat.h"
@@ -28,18 +32,15 @@
 #endif
 
 #ifdef CONFIG_X86
-unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
-				  unsigned int max, u8 *flags)
+/* The return addresses from @state on, after @n already in @ips. */
+static unsigned int fxtprof_orc_walk(struct unwind_state *state, u64 *ips,
+				     unsigned int n, unsigned int max,
+				     u8 *flags)
 {
-	struct unwind_state state;
-	unsigned int n = 0;
 	unsigned long addr;
 
-	ips[n++] = regs->ip;
-	/* With regs, unwind_start() skips the regs frame itself. */
-	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
-	     unwind_next_frame(&state)) {
-		addr = unwind_get_return_address(&state);
+	for (; !unwind_done(state); unwind_next_frame(state)) {
+		addr = unwind_get_return_address(state);
 		if (!addr)
 			break;
 		if (n == max) {
@@ -50,6 +51,29 @@ unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
 	}
 	return n;
 }
+
+unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
+				  unsigned int max, u8 *flags)
+{
+	struct unwind_state state;
+
+	ips[0] = regs->ip;
+	/* With regs, unwind_start() skips the regs frame itself. */
+	unwind_start(&state, current, regs, NULL);
+	return fxtprof_orc_walk(&state, ips, 1, max, flags);
+}
+
+#ifndef FXTPROF_HAVE_STACK_TRACE_SAVE_TSK
+/* From the frame switch_to() left: the unwinder knows a task's. */
+static unsigned int fxtprof_blocked_stack(struct task_struct *task, u64 *ips,
+					  unsigned int max, u8 *flags)
+{
+	struct unwind_state state;
+
+	unwind_start(&state, task, NULL, NULL);
+	return fxtprof_orc_walk(&state, ips, 0, max, flags);
+}
+#endif
 
 bool fxtprof_user_64bit(struct pt_regs *regs)
 {
@@ -69,14 +93,13 @@ unsigned long fxtprof_ustack_strip_pac(unsigned long addr)
 #endif /* CONFIG_X86 */
 
 #ifdef CONFIG_ARM64
-unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
-				  unsigned int max, u8 *flags)
+/* The frame records from @fp on, after @n addresses already in @ips. */
+static unsigned int fxtprof_frame_walk(unsigned long fp, u64 *ips,
+				       unsigned int n, unsigned int max,
+				       u8 *flags)
 {
-	unsigned long fp = regs->regs[29];
 	struct fxtprof_frame frame;
-	unsigned int n = 0;
 
-	ips[n++] = regs->pc;
 	/*
 	 * Frame records are 16-byte aligned and their chain moves strictly
 	 * towards the stack base; anything else ends the walk.
@@ -99,6 +122,26 @@ unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
 	return n;
 }
 
+unsigned int fxtprof_kernel_stack(struct pt_regs *regs, u64 *ips,
+				  unsigned int max, u8 *flags)
+{
+	ips[0] = regs->pc;
+	return fxtprof_frame_walk(regs->regs[29], ips, 1, max, flags);
+}
+
+#ifndef FXTPROF_HAVE_STACK_TRACE_SAVE_TSK
+/* From the context cpu_switch_to() saved: its return, then its frames. */
+static unsigned int fxtprof_blocked_stack(struct task_struct *task, u64 *ips,
+					  unsigned int max, u8 *flags)
+{
+	if (!max)
+		return 0;
+	ips[0] = fxtprof_strip_kernel_pac(task->thread.cpu_context.pc);
+	return fxtprof_frame_walk(task->thread.cpu_context.fp, ips, 1, max,
+				  flags);
+}
+#endif
+
 bool fxtprof_user_64bit(struct pt_regs *regs)
 {
 	return !compat_user_mode(regs);
@@ -119,6 +162,36 @@ unsigned long fxtprof_ustack_strip_pac(unsigned long addr)
 
 #if !defined(CONFIG_X86) && !defined(CONFIG_ARM64)
 #error "fxtprof supports x86_64 and arm64"
+#endif
+
+/*
+ * The kernel stack of @task, which is not running: it left a CPU and has
+ * not run since (its switch-in, before context_switch()), from the frame
+ * where it stopped.  A task's stack is not freed while it is on a
+ * runqueue, as @task is.
+ */
+#ifdef FXTPROF_HAVE_STACK_TRACE_SAVE_TSK
+static_assert(sizeof(unsigned long) == sizeof(u64));
+
+unsigned int fxtprof_task_kernel_stack(struct task_struct *task, u64 *ips,
+				       unsigned int max, u8 *flags)
+{
+	unsigned int n;
+
+	/* One more than asked tells a truncated stack: @ips has room. */
+	n = stack_trace_save_tsk(task, (unsigned long *)ips, max + 1, 0);
+	if (n > max) {
+		n = max;
+		*flags |= FXTPROF_SAMPLE_KSTACK_TRUNCATED;
+	}
+	return n;
+}
+#else
+unsigned int fxtprof_task_kernel_stack(struct task_struct *task, u64 *ips,
+				       unsigned int max, u8 *flags)
+{
+	return fxtprof_blocked_stack(task, ips, max, flags);
+}
 #endif
 
 /*

@@ -5,10 +5,12 @@
 # log into build/results/vm-CFG.tap: every TAP result of every program,
 # prefixed with the program's name, plus one "dmesg clean" line and a
 # failing line if the VM did not finish, checked against the VM plan
-# (scripts/plan.sh vm; PLAN=FILE names another).  Then the host half of
-# the symbol tests names what the VM recorded (tests/symbols/
-# check_symbols.sh) into build/results/sym-CFG.tap, against the "sym"
-# plan; SYM_CHECK=0 leaves it out.  Exits non-zero on any failure.
+# (scripts/plan.sh vm; PLAN=FILE names another).  Then the host halves
+# of the tests whose recordings the board cannot name, the symbol tests
+# (tests/symbols/check_symbols.sh) and the module's off-CPU test
+# (tests/offcpu/check_offcpu.sh), read what the VM wrote to its console,
+# into build/results/sym-CFG.tap, against the "sym" plan; SYM_CHECK=0
+# leaves them out.  Exits non-zero on any failure.
 #
 # A guest that dies while it boots, before /init begins the first test
 # (scripts/vm-boot-died.sh), is booted once more: nothing of ours has run
@@ -48,11 +50,14 @@ if [ "${SYM_CHECK:-1}" != 0 ]; then
 	# Recorded on the board, symbolized on the host, as a user does.
 	sym=$FXT_RESULTS/sym-$cfg
 	"$FXT_ROOT/scripts/plan.sh" sym > "$sym.plan"
-	src=0
-	{ echo "FXT-TEST-BEGIN check_symbols"
-	  timeout -k 5 "${SYM_CHECK_TIMEOUT:-300}" "$FXT_ROOT/tests/symbols/check_symbols.sh" \
-		"$log" "$FXT_BUILD/$cfg/symbols" </dev/null 2>&1 || src=$?
-	  echo "FXT-TEST-END check_symbols rc=$src"; } > "$sym.log"
+	for half in symbols/check_symbols offcpu/check_offcpu; do
+		name=${half#*/}
+		src=0
+		echo "FXT-TEST-BEGIN $name"
+		timeout -k 5 "${SYM_CHECK_TIMEOUT:-300}" "$FXT_ROOT/tests/$half.sh" \
+			"$log" "$FXT_BUILD/$cfg/${half%/*}" </dev/null 2>&1 || src=$?
+		echo "FXT-TEST-END $name rc=$src"
+	done > "$sym.log"
 	"$FXT_ROOT/scripts/parse-vm-log.sh" "$sym.log" host "$sym.plan" > "$sym.tap"
 	taps+=("$sym.tap")
 fi

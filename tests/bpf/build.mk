@@ -130,11 +130,6 @@ $(B)/tests/bpf/diff_workload: tests/bpf/diff_workload.c
 	@mkdir -p $(@D)
 	$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -o $@ $<
 
-# Its waiting functions must keep their frames: no inlining.
-$(B)/tests/bpf/offcpu_workload: tests/bpf/offcpu_workload.c
-	@mkdir -p $(@D)
-	$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
-
 $(B)/tests/bpf/run_%: tests/bpf/run_%.sh
 	@mkdir -p $(@D)
 	cp $< $@
@@ -148,7 +143,7 @@ $(B)/tests/bpf/run_record_unwind: $(B)/bin/fxtprof \
 	$(B)/tests/bpf/unwind_workload
 $(B)/tests/bpf/run_record_diff: $(B)/bin/fxtprof $(B)/tests/bpf/diff_workload
 $(B)/tests/bpf/run_record_offcpu: $(B)/bin/fxtprof \
-	$(B)/tests/bpf/offcpu_workload
+	$(B)/tests/offcpu/offcpu_workload
 # The TAP and wait helpers the run_record_* scripts source, beside them.
 $(B)/tests/bpf/run_record_auto $(B)/tests/bpf/run_record_ready \
 	$(B)/tests/bpf/run_record_memory $(B)/tests/bpf/run_record_diff \

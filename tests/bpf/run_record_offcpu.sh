@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # run_record_offcpu - `fxtprof record --off-cpu` (the bpf source, on this
-# host) of tests/bpf/offcpu_workload, whose threads wait in known ways:
+# host) of tests/offcpu/offcpu_workload, whose threads wait in known ways:
 # in nanosleep, on a pipe another thread writes to every 20 ms, on a
 # mutex another thread holds 15 ms at a time, and in fsync.  The
 # workload times each wait itself (wall time less the thread's CPU time
@@ -19,7 +19,7 @@
 # (the bpf source).
 here=$(dirname "$0")
 bin=$here/../../bin/fxtprof
-workload=$here/offcpu_workload
+workload=$here/../offcpu/offcpu_workload
 dir=$(mktemp -d /var/tmp/fxtprof-offcpu.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 # ok STATUS DESCRIPTION and wait_file FILE PID: tests/scripts/tap.sh and

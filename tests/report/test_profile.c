@@ -212,6 +212,54 @@ TEST(names_at_sample_time)
 }
 
 /*
+ * A CPU's timer that missed periods: the sample after the gap stands for
+ * them too, at most PROFILE_MAX_PERIODS, when idle CPUs were sampled; one
+ * period each in a recording without idle samples, whose gaps may be
+ * idle CPUs.
+ */
+TEST(sample_periods_count_missed_timer_periods)
+{
+	static const uint64_t ip = 0x401234;
+	static const uint64_t cpu0[] = { 1, 2, 3, 6, 7, 40, 41 };	/* ms */
+	static const uint8_t want[] = { 1, 1, 1, 3, 1, 16, 1 };
+	uint8_t periods[16];
+	struct profile_error err;
+	struct profile *p;
+	struct rec r;
+	size_t i;
+
+	for (int idle = 1; idle >= 0; idle--) {
+		rec_open(&r);
+		names(&r, 10, 10, "spin");
+		for (i = 0; i < 7; i++)
+			sample(&r, cpu0[i] * 1000000, 10, 10, 0, "user", &ip, 0, 1);
+		for (i = 1; i <= 5 && idle; i++)
+			sample(&r, i * 1000000 + 500, 0, 0, 1, "idle", NULL, 0, 0);
+		p = load(_metadata, &r, &err);
+		ASSERT_NE(NULL, p);
+		ASSERT_EQ(7 + 5 * idle, profile__nr_samples(p));
+		EXPECT_EQ(1000000, profile__sample_period_ns(p));
+		EXPECT_EQ(idle ? 2 + 15 : 0,
+			  profile__sample_periods(p, 1000000, periods));
+		for (i = 0; i < profile__nr_samples(p); i++) {
+			const struct profile_sample *s = profile__sample(p, i);
+			size_t k;
+
+			if (s->cpu != 0) {
+				EXPECT_EQ(1, periods[i]);
+				continue;
+			}
+			for (k = 0; cpu0[k] * 1000000 != s->ts; k++)
+				;
+			EXPECT_EQ(idle ? want[k] : 1, periods[i])
+				TH_LOG("sample at %llu ms", (unsigned long long)cpu0[k]);
+		}
+		profile__free(p);
+		rec_close(&r);
+	}
+}
+
+/*
  * The case a VM found: the thread's samples after its exec sit in CPU 0's
  * block, drained first; the exec, with the names written before it, in
  * CPU 1's block.  The names must take the exec's time, not that of the

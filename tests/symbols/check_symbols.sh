@@ -42,13 +42,9 @@ note() { sed "s/^/#   /" "$@" | head -n 12; }
 echo "TAP version 13"
 echo "1..$PLAN"
 
-arch=${SYM_ARCH:-}
-if [ -z "$arch" ]; then
-	case $(tr -d '\r' < "$log" | sed -n 's/.*FXT-VM: kernel [^ ]* \([^ ,]*\),.*/\1/p' | head -n 1) in
-	aarch64) arch=arm64 ;;
-	*) arch=x86_64 ;;
-	esac
-fi
+# vm_arch and vm_file: reading the guest's console.
+. "$root/tests/scripts/vm_console.sh"
+arch=${SYM_ARCH:-$(vm_arch "$log")}
 B=$root/build/$arch/tests/symbols
 rm -rf "$out"
 mkdir -p "$out/symfs/tests" "$out/empty" "$out/debug/.build-id" \
@@ -79,18 +75,7 @@ cp "$B/sym_rebuilt" "$out/rebuilt/tests/sym_stripped" 2>/dev/null
 SYMOPTS=(--symfs "$out/symfs" --debug-dir "$out/empty")
 
 # ---- 1. the recording, out of the console ------------------------------
-extract() {
-	local md5 got
-	tr -d '\r' < "$log" | awk '
-		/FXTPROF-FILE-END sym.fxt/ { on = 0 }
-		on && /^[A-Za-z0-9+\/=]+$/ { print }
-		/FXTPROF-FILE-BEGIN sym.fxt/ { on = 1 }' | base64 -d | gunzip > "$fxt" || return 1
-	md5=$(tr -d '\r' < "$log" | sed -n 's/.*FXTPROF-FILE-END sym.fxt md5=\([0-9a-f]*\).*/\1/p' | head -n 1)
-	got=$(md5sum < "$fxt" | cut -d' ' -f1)
-	echo "# recording: $(wc -c < "$fxt") bytes, md5 $got (guest: ${md5:-none})"
-	[ -n "$md5" ] && [ "$md5" = "$got" ] && [ -s "$fxt" ]
-}
-check "the recording arrived intact from the VM console" extract
+check "the recording arrived intact from the VM console" vm_file "$log" sym.fxt "$fxt"
 
 fxt_check() {	# fxt_check FILE LOGNAME
 	"$fxtprof" check "$1" > "$out/$2" 2>&1 || { note "$out/$2"; return 1; }

@@ -223,9 +223,8 @@ static void fuzz_ioctl(struct fuzz *f)
 	default: arg.cfg.size = _IOC_SIZE(req); break;
 	}
 	if (req == FXTPROF_IOC_CONFIGURE && fuzz_below(f, 2)) {
-		/* All the module takes (OFFCPU not yet), or anything. */
-		arg.cfg.flags = fuzz_below(f, 2) ?
-			FXTPROF_CFG_ALL & ~FXTPROF_CFG_OFFCPU : fuzz_rand(f);
+		/* All the module takes, or anything. */
+		arg.cfg.flags = fuzz_below(f, 2) ? FXTPROF_CFG_ALL : fuzz_rand(f);
 		arg.cfg.freq_hz = fuzz_below(f, 2) ? 1000 : fuzz_rand(f);
 		arg.cfg.ring_size = fuzz_below(f, 2) ? 1ull << (12 + fuzz_below(f, 10))
 						     : fuzz_u64(f);

@@ -282,8 +282,6 @@ static void check_bad_configs(struct __test_metadata *_metadata, int fd,
 		{ "nonzero tail", { .size = sizeof(struct fxtprof_config) + 8 }, 1, -EINVAL },
 		{ "flag 1<<11", { .flags = 1u << 11 }, 0, -EINVAL },
 		{ "OFFCPU without SCHED", { .flags = FXTPROF_CFG_OFFCPU }, 0, -EINVAL },
-		/* Waits' stacks are the bpf source's, not yet the module's. */
-		{ "OFFCPU", { .flags = FXTPROF_CFG_SCHED | FXTPROF_CFG_OFFCPU }, 0, -EOPNOTSUPP },
 		{ "UNWIND without USTACK", { .flags = FXTPROF_CFG_SAMPLE | FXTPROF_CFG_UNWIND }, 0, -EINVAL },
 		{ "unwind_memory max+1", { .unwind_memory = FXTPROF_MAX_UNWIND_MEMORY + 1ull }, 0, -EINVAL },
 		{ "unwind_memory -1", { .unwind_memory = ~0ull }, 0, -EINVAL },
@@ -367,9 +365,7 @@ TEST(config_edges_are_accepted)
 	struct { struct fxtprof_config c; __u64 tail[3]; } big = { 0 };
 	struct fxtprof_config ok[] = {
 		vm_config(0, FXTPROF_MIN_FREQ, 0),
-		/* All but OFFCPU, which the module refuses (above). */
-		vm_config(FXTPROF_CFG_ALL & ~FXTPROF_CFG_OFFCPU,
-			  FXTPROF_MAX_FREQ, 0),
+		vm_config(FXTPROF_CFG_ALL, FXTPROF_MAX_FREQ, 0),
 		vm_config(FXTPROF_CFG_DEFAULT, 0, FXTPROF_MIN_RING_SIZE),
 		{ .size = sizeof(struct fxtprof_config), .kstack_depth = 127,
 		  .ustack_depth = 1, .ring_size = 1 << 16, .watermark = 1 << 16,
@@ -395,6 +391,13 @@ TEST(config_edges_are_accepted)
 		{ .size = sizeof(struct fxtprof_config),
 		  .stack_copy_size = FXTPROF_MAX_STACK_COPY,
 		  .ring_size = FXTPROF_MIN_RING_SIZE },
+		/* waits: every one, or none under an hour-and-more */
+		{ .size = sizeof(struct fxtprof_config),
+		  .flags = FXTPROF_CFG_SCHED | FXTPROF_CFG_OFFCPU },
+		{ .size = sizeof(struct fxtprof_config),
+		  .flags = FXTPROF_CFG_SCHED | FXTPROF_CFG_OFFCPU |
+			   FXTPROF_CFG_KSTACK | FXTPROF_CFG_USTACK,
+		  .offcpu_min_ns = ~0ull },
 		/* wider than this kernel's NR_CPUS, the rest zero */
 		{ .size = sizeof(struct fxtprof_config),
 		  .cpumask_ptr = (uintptr_t)wide, .cpumask_len = sizeof(wide) },

@@ -182,8 +182,7 @@ static int source_open(struct recorder *r)
 		if (!ops->offcpu)
 			return reader_err(-EOPNOTSUPP, "--off-cpu needs the "
 					  "stacks of waits, which %s cannot "
-					  "take yet: record with --source bpf",
-					  ops->desc);
+					  "take", ops->desc);
 		if (o->no_shared_stacks)
 			return reader_err(-EINVAL, "--off-cpu writes the "
 					  "stacks of waits shared: it cannot "

@@ -101,6 +101,22 @@ size_t profile__nr_samples(const struct profile *p);
  */
 uint64_t profile__sample_period_ns(const struct profile *p);
 
+/* The most periods one sample stands for (profile__sample_periods()). */
+#define PROFILE_MAX_PERIODS	16
+
+/*
+ * How many sampling periods of @period_ns each sample stands for, into
+ * @periods (profile__nr_samples() of them): 1, plus the periods its CPU's
+ * timer missed since that CPU's previous sample (a late timer: a busy
+ * host under a VM's vCPU), at most PROFILE_MAX_PERIODS in all.  perf's
+ * cpu-clock weighs a sample the same way, by the time since the last.
+ * Only when the recording sampled idle CPUs too, so that a gap is a miss
+ * and not an idle CPU that was skipped; else 1 each.  Returns the missed
+ * periods counted, or -ENOMEM.
+ */
+int64_t profile__sample_periods(const struct profile *p, uint64_t period_ns,
+				uint8_t *periods);
+
 /*
  * Off-CPU waits (record --off-cpu), by when they began, as samples whose
  * wait fields are set.

@@ -791,10 +791,49 @@ static void count_frames(struct rtree *t)
 	}
 }
 
+/* --wall's samples, with the periods each stands for. */
+static int load_wall_samples(struct rtree *t, const struct rt_opts *o)
+{
+	size_t i, n = profile__nr_samples(t->p);
+	uint8_t *periods;
+	int64_t missed;
+	int ret = 0;
+
+	t->period_ns = profile__sample_period_ns(t->p);
+	periods = malloc(n ? n : 1);
+	if (!periods)
+		return load_err(-ENOMEM, "report");
+	missed = profile__sample_periods(t->p, t->period_ns, periods);
+	if (missed < 0) {
+		ret = load_err((int)missed, "report");
+		goto out_free_periods;
+	}
+	for (i = 0; i < n; i++) {
+		const struct profile_sample *s = profile__sample(t->p, i);
+		uint64_t ns = t->period_ns * periods[i];
+
+		if (!selected(t, &o->filter, s) ||
+		    s->mode == FXTPROF_MODE_IDLE || (!s->pid && !s->tid))
+			continue;
+		t->total += ns;
+		t->on_cpu++;
+		t->missed += periods[i] - 1u;
+		ret = add_sample(t, &o->annot, i, NULL, ns);
+		if (ret) {
+			ret = load_err(ret, "report");
+			break;
+		}
+	}
+out_free_periods:
+	free(periods);
+	return ret;
+}
+
 /*
  * --off-cpu and --wall: the waits the filter keeps, each weighing its
- * nanoseconds, and for --wall the samples too, each a sampling period,
- * but the idle task's (it is no thread's time).  t->total is the ns.
+ * nanoseconds, and for --wall the samples too, each the sampling periods
+ * it stands for (with those its CPU's timer missed before it), but the
+ * idle task's (it is no thread's time).  t->total is the ns.
  * Regions are intervals of samples: neither takes them (rtree__load).
  */
 static int load_waits(struct rtree *t, const struct rt_opts *o)
@@ -819,20 +858,9 @@ static int load_waits(struct rtree *t, const struct rt_opts *o)
 			return load_err(ret, "report");
 	}
 	if (t->weigh == RT_WEIGH_WALL) {
-		t->period_ns = profile__sample_period_ns(t->p);
-		n = profile__nr_samples(t->p);
-		for (i = 0; i < n; i++) {
-			const struct profile_sample *s = profile__sample(t->p, i);
-
-			if (!selected(t, &o->filter, s) ||
-			    s->mode == FXTPROF_MODE_IDLE || (!s->pid && !s->tid))
-				continue;
-			t->total += t->period_ns;
-			t->on_cpu++;
-			ret = add_sample(t, &o->annot, i, NULL, t->period_ns);
-			if (ret)
-				return load_err(ret, "report");
-		}
+		ret = load_wall_samples(t, o);
+		if (ret)
+			return ret;
 	}
 	count_frames(t);
 	return 0;
@@ -1007,9 +1035,11 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 			profile__nr_waits(t->p), t->waits, (double)t->total / 1e9);
 	else if (t->weigh == RT_WEIGH_WALL)
 		fprintf(f, "# %s: wall clock: %" PRIu64 " off-CPU waits and %"
-			PRIu64 " samples (of %" PRIu64 ", %" PRIu64 " ns each) "
-			"selected; %.3f s in all (weights are ns)\n", path,
-			t->waits, t->on_cpu, st.samples, t->period_ns,
+			PRIu64 " samples (of %" PRIu64 ", %" PRIu64 " ns each, "
+			"and %" PRIu64 " periods the timer missed, each given "
+			"to the sample after it) selected; %.3f s in all "
+			"(weights are ns)\n", path, t->waits, t->on_cpu,
+			st.samples, t->period_ns, t->missed,
 			(double)t->total / 1e9);
 	else
 		fprintf(f, "# %s: %" PRIu64 " samples, %" PRIu64

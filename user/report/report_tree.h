@@ -108,6 +108,7 @@ struct rtree {
 	enum rt_weigh weigh;		/* rt_opts.weigh */
 	uint64_t waits, on_cpu;		/* selected waits; samples, --wall */
 	uint64_t period_ns;		/* --wall: a sample's weight */
+	uint64_t missed;		/* --wall: periods the timer missed */
 	uint64_t t_from, t_to;		/* the --time window, ns */
 	uint64_t frames, resolved;	/* of the selected samples */
 	const struct rt_annot_opts *annot;

@@ -205,4 +205,5 @@ const struct source_ops ring_source_ops = {
 	.unwind_unload	= ring_source__unwind_unload,
 	.kernel_symbol	= ring_source__kernel_symbol,
 	.stack_copy	= true,
+	.offcpu		= true,
 };

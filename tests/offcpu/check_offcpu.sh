@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# check_offcpu.sh LOG OUTDIR > TAP
+# The host half of the module's off-CPU test: take the recording and the
+# workload's own totals that tests/offcpu/test_offcpu.sh wrote to a VM's
+# console (LOG), name their frames here (the guest's files are under
+# OUTDIR/symfs), and hold the off-CPU profile to what the workload
+# measured, as tests/bpf/run_record_offcpu.sh does for the bpf source on
+# this host: each waiting function's waits within 10 % of its own clock,
+# the pipe's and the mutex's to the thread that woke them, and the
+# wall-clock profile of a thread that runs 30 % and sleeps 70 % within
+# 10 % of its elapsed time (5 % on the host: see below).
+#
+# Every check runs whatever happened before it, so a missing recording
+# fails each one by name and the count stays that of the plan
+# (tests/offcpu/suite.plan, "sym check_offcpu").
+set -uo pipefail
+
+usage="usage: check_offcpu.sh LOG OUTDIR"
+log=${1:?$usage}
+out=${2:?$usage}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+fxtprof=${FXTPROF:-$root/build/x86_64/bin/fxtprof}
+PLAN=8
+
+n=0
+tap() {	# tap ok|"not ok" description
+	n=$((n + 1))
+	echo "$1 $n $2"
+}
+check() {	# check DESCRIPTION CMD...: ok if CMD succeeds
+	local desc=$1
+	shift
+	if "$@"; then tap ok "$desc"; else tap "not ok" "$desc"; fi
+}
+
+echo "TAP version 13"
+echo "1..$PLAN"
+
+# vm_arch and vm_file: reading the guest's console.
+. "$root/tests/scripts/vm_console.sh"
+arch=${SYM_ARCH:-$(vm_arch "$log")}
+rm -rf "$out"
+mkdir -p "$out/symfs/tests" "$out/empty"
+fxt=$out/oc.fxt totals=$out/oc.totals
+echo "# arch $arch, recording $fxt, outputs in $out"
+
+# The guest's files: the workload, and the loader and libc it runs on.
+cp "$root/build/$arch/tests/offcpu/offcpu_workload" "$out/symfs/tests/" ||
+	echo "# no build/$arch/tests/offcpu/offcpu_workload (make ARCH=$arch user)"
+while IFS=: read -r src dest; do
+	[ -n "$src" ] || continue
+	mkdir -p "$out/symfs/$(dirname "$dest")"
+	cp -L "$src" "$out/symfs/$dest"
+done < "$root/build/$arch/vm-test-files.list"
+
+check "the recording and the totals arrived intact from the VM console" \
+	eval 'vm_file "$log" oc.totals "$totals" && vm_file "$log" oc.fxt "$fxt"'
+"$fxtprof" check "$fxt" > "$out/check.txt" 2>&1
+check "fxtprof check passes on the recording" test $? = 0
+start=$(awk '$1 == "start" { print $2 }' "$totals" 2>/dev/null)
+
+# ns COMM PATTERN: the nanoseconds of COMM's measured waits whose folded
+# stack holds PATTERN (an awk regex).
+ns() {
+	"$fxtprof" flamegraph --folded --off-cpu --comm "$1" \
+		--time "${start:-0}ns," --symfs "$out/symfs" \
+		--debug-dir "$out/empty" "$fxt" 2>> "$out/flamegraph.err" |
+		tee -a "$out/folded.txt" |
+		awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }'
+}
+within() {	# within GOT WANT PERCENT: |GOT - WANT| <= PERCENT of WANT > 0
+	awk -v a="$1" -v b="$2" -v p="$3" \
+		'BEGIN { exit !(b > 0 && a >= (1 - p / 100) * b && a <= (1 + p / 100) * b) }'
+}
+
+# Not fsync's: the guest's /tmp is its initramfs, where fsync() returns
+# at once (its clock counts 14 to 25 us a call of timer noise, no wait).
+# tests/bpf/run_record_offcpu.sh checks it on this host's disk.
+for w in oc-sleep:offcpu_nanosleep oc-pipe:offcpu_pipe_read \
+	 oc-mutex:offcpu_mutex_lock; do
+	comm=${w%%:*} fn=${w#*:}
+	want=$(awk -v c="$comm" '$1 == c { print $3 }' "$totals" 2>/dev/null)
+	got=$(ns "$comm" ";$fn;")
+	echo "# $comm: $fn waited ${want:-?} ns by its own clock, ${got:-?} ns in the profile"
+	check "$comm's waits in $fn are attributed to it within 10 %" \
+		within "${got:-0}" "${want:-0}" 10
+done
+
+# The waker is named at sched_waking, in the waker's context; a waker
+# that comes before its thread has quite left the CPU is not: at least
+# 90 % of the time must have the right one.
+share() {	# share COMM FUNCTION PATTERN
+	local all part
+	all=$(ns "$1" ";$2;")
+	part=$(ns "$1" "$3")
+	echo "# $1: $part of $all ns match '$3'"
+	awk -v a="$part" -v b="$all" 'BEGIN { exit !(b > 0 && a >= 0.9 * b) }'
+}
+check "the pipe reader slept, woken by the writer" \
+	share oc-pipe offcpu_pipe_read "^oc-pipe;off-cpu: sleeping;.*;offcpu_pipe_read;.*;woken by oc-writer "
+check "the mutex waiter slept, woken by the holder" \
+	share oc-mutex offcpu_mutex_lock "^oc-mutex;off-cpu: sleeping;.*;offcpu_mutex_lock;.*;woken by oc-holder "
+
+# --wall: oc-wall's samples (a period each) and waits add up to the time
+# it ran for: within 10 % here, where the host's bpf test asks 5 %.  A
+# guest's timer under TCG misses periods when its vCPU thread is late
+# (about 5 % of them on a quiet host: gaps between one CPU's samples), and
+# a missed period is on-CPU time without a sample.
+set -- $(awk '$1 == "oc-wall" && NF == 3 { print $2, $3 }' "$totals" 2>/dev/null)
+from=${1:-0} to=${2:-0}
+got=$("$fxtprof" flamegraph --folded --wall --comm oc-wall \
+	--time "${from}ns,${to}ns" --symfs "$out/symfs" --debug-dir "$out/empty" \
+	"$fxt" 2> "$out/wall.err" | awk '{ s += $NF } END { printf "%.0f\n", s }')
+echo "# oc-wall: ran $((to - from)) ns, the wall profile holds ${got:-?} ns"
+check "--wall accounts for oc-wall's elapsed time within 10 %" \
+	within "${got:-0}" "$((to - from))" 10
+exit 0
