@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The cost of the sched.switch source at a high context-switch rate, next
-# to `perf sched record`, in one x86_64 QEMU TCG VM boot: a two-thread
-# ping-pong on CPU 1 (tests/vm/fxt_pingpong.c, two switches and two
-# wakeups per round) bare, under `fxtprof record --sources sched.switch`
-# and under `perf sched record`, BENCH_REPS times (default 3) in rotated
-# order.  Prints the medians: slowdown = wall time under the recorder /
+# to `perf sched record`, and of the module's stacks of waits next to
+# perf's, in one x86_64 QEMU TCG VM boot: a two-thread ping-pong on CPU 1
+# (tests/vm/fxt_pingpong.c, two switches and two wakeups per round) bare,
+# under `fxtprof record --sources sched.switch`, under `perf sched
+# record`, under `fxtprof record --off-cpu` (every wait written, and the
+# default 1 ms threshold) and under `perf record -e sched:sched_switch -g
+# -a`, BENCH_REPS times (default 3) in rotated order.  Prints the medians: slowdown = wall time under the recorder /
 # bare, fxt/perf = the ratio of the two, and the cost per context switch
 # = (recorded - bare) / switches of the ping-pong (each switch's wakeup
 # included).  See Documentation/performance.md.
@@ -91,6 +93,16 @@ END {
 	printf "  fxt/perf   %8.3f  (slowdown ratio; <= 1: fxtprof costs no more than perf sched record)\n",
 		(fx / bare) / (pf / bare)
 	printf "  cost/switch = (recorded - bare wall time) / %d switches of the ping-pong, its wakeup included.\n", sw
+	o0 = median("offmin0"); o1 = median("off1ms"); po = median("perfoff")
+	printf "\nstacks of waits, medians of %d runs:\n", cnt["perfoff"]
+	printf "  %-28s %9s %14s %12s %10s %14s\n", "recorder", "slowdown", "cost/switch", "bytes/switch", "vs perf", "recorder CPU s"
+	printf "  %-28s %8.3fx %11.2f us %12.0f %10.2f %14.2f\n", "fxtprof --off-cpu-min 0", o0 / bare,
+		(o0 - bare) / sw / 1000, median("offmin0:mb") * 1e6 / sw, (o0 - bare) / (po - bare), median("offmin0:rcpu")
+	printf "  %-28s %8.3fx %11.2f us %12.0f %10.2f %14.2f\n", "fxtprof --off-cpu (1 ms)", o1 / bare,
+		(o1 - bare) / sw / 1000, median("off1ms:mb") * 1e6 / sw, (o1 - bare) / (po - bare), median("off1ms:rcpu")
+	printf "  %-28s %8.3fx %11.2f us %12.0f %10.2f %14.2f\n", "perf record sched_switch -g", po / bare,
+		(po - bare) / sw / 1000, median("perfoff:mb") * 1e6 / sw, 1, median("perfoff:rcpu")
+	printf "  vs perf = the ratio of the costs per switch (the goal: <= 0.5); bytes/switch: the whole output / the ping-pong'"'"'s switches.\n"
 	for (k in cnt) if (k ~ /:lost$/ && median(k) > 0)
 		printf "  note: %s median %s\n", k, median(k)
 }' "$out"

@@ -5,12 +5,15 @@
 # /tests/fxt_pingpong 1 ROUNDS: two threads on CPU 1 handing a byte back
 # and forth, two context switches and two wakeups per round.  It runs bare,
 # under `fxtprof record --sources sched.switch` and under `perf sched
-# record`, REPS times with the order rotated every repetition, and prints
-# one line per run:
-#   BENCH rep=R cfg=bare|fxtprof|perf wall_ns=N switches=S wakeups=W
-#         bytes=B reader_cpu=C lost=L
-# (switches/wakeups: what the recorder wrote over its whole session; -
-# where unknown).  Measurements only: nothing here passes or fails on a
+# record`; and for the stacks of waits, under `fxtprof record --off-cpu`
+# (the default recording with waits: every wait written, offmin0, and
+# the default 1 ms threshold, off1ms) and under `perf record -e
+# sched:sched_switch -g -a` (perfoff), REPS times with the order rotated
+# every repetition, and prints one line per run:
+#   BENCH rep=R cfg=bare|fxtprof|perf|offmin0|off1ms|perfoff wall_ns=N
+#         switches=S wakeups=W bytes=B reader_cpu=C lost=L
+# (switches/wakeups: what the recorder wrote over its whole session, for
+# the off-CPU runs the waits written and -; - where unknown).  Measurements only: nothing here passes or fails on a
 # number.  /bench/bench.conf sets ROUNDS and REPS; /bench has perf and
 # fxtprof.
 
@@ -69,6 +72,44 @@ run_fxtprof() {
 	rm -f $f
 }
 
+# run_offcpu REP CFG MIN: fxtprof record --off-cpu --off-cpu-min MIN.
+run_offcpu() {
+	f=/tmp/bench.fxt e=/tmp/fxtprof.err
+	rm -f $f /tmp/bench.ready
+	"$FXTPROF" record --off-cpu --off-cpu-min "$3" -m 8M \
+		--ready-file /tmp/bench.ready "$f" 2>$e &
+	pid=$!
+	fxt-wait-ready /tmp/bench.ready $pid 120 || { cat $e; die "fxtprof record --off-cpu did not start"; }
+	workload
+	rcpu=$(cpu_secs $pid)
+	kill -INT $pid
+	wait $pid || { cat $e; die "fxtprof record --off-cpu failed"; }
+	waits=$(sed -n 's/^fxtprof: \([0-9]*\) off-CPU waits.*/\1/p' $e)
+	lost=$(sed -n 's/.*kernel rings lost \([0-9]*\) records.*/\1/p' $e)
+	echo "BENCH rep=$1 cfg=$2 wall_ns=$WALL switches=${waits:--} wakeups=-" \
+		"bytes=$(wc -c < $f) reader_cpu=$rcpu lost=${lost:-0}"
+	rm -f $f
+}
+
+# perf's off-CPU stacks: a kernel and user stack at every switch.
+run_perfoff() {
+	f=/tmp/bench.perf
+	rm -f $f
+	"$PERF" record -e sched:sched_switch -g -a -o $f >/tmp/perf.out 2>/tmp/perf.err &
+	pid=$!
+	wait_file $f || { cat /tmp/perf.err; die "perf record did not start"; }
+	sleep 0.5
+	workload
+	rcpu=$(cpu_secs $pid)
+	kill -INT $pid
+	wait $pid
+	sw=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/perf.err)
+	lost=$("$PERF" report -i $f --stats 2>/dev/null | awk '$1 == "LOST" { print $3; exit }')
+	echo "BENCH rep=$1 cfg=perfoff wall_ns=$WALL switches=${sw:--} wakeups=-" \
+		"bytes=$(wc -c < $f) reader_cpu=$rcpu lost=${lost:-0}"
+	rm -f $f
+}
+
 run_perf() {
 	f=/tmp/bench.perf
 	rm -f $f
@@ -94,12 +135,13 @@ run_perf() {
 workload
 echo "BENCH-INFO warmup wall_ns=$WALL"
 
-configs="bare fxtprof perf"
+configs="bare fxtprof perf offmin0 off1ms perfoff"
+nconfigs=6
 rep=1
 while [ $rep -le "$REPS" ]; do
 	set -- $configs
 	k=1
-	while [ $k -lt $rep ] && [ $k -lt 3 ]; do
+	while [ $k -lt $rep ] && [ $k -lt $nconfigs ]; do
 		first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
 	done
 	for c in "$@"; do
@@ -107,6 +149,9 @@ while [ $rep -le "$REPS" ]; do
 		bare) run_bare $rep ;;
 		fxtprof) run_fxtprof $rep ;;
 		perf) run_perf $rep ;;
+		offmin0) run_offcpu $rep offmin0 0 ;;
+		off1ms) run_offcpu $rep off1ms 1ms ;;
+		perfoff) run_perfoff $rep ;;
 		esac
 	done
 	rep=$((rep + 1))

@@ -298,6 +298,68 @@ TEST(emitter_first_packet_and_interning)
 	packets_free(&pk);
 }
 
+/*
+ * The waits' emitter: its own sequence, whose first packet's defaults
+ * say what its samples count (PerfSampleDefaults.timebase: a tracepoint
+ * and a name); its interning starts over.  Sequence 0 or 1, or no
+ * tracepoint, is refused.
+ */
+TEST(emitter_timebase_sequence)
+{
+	static const struct perfetto_timebase tb = {
+		.sequence_id = 2, .tracepoint = "sched:sched_switch",
+		.name = "off-cpu",
+	};
+	struct perfetto_timebase bad = tb;
+	struct perfetto_frame fr = { .kernel = true, .function = "kfn" };
+	struct perfetto_sample smp = { .ts = 5, .cpu = 1, .pid = 10,
+				       .tid = 11, .mode = PERFETTO_MODE_KERNEL,
+				       .frames = &fr, .nr_frames = 1 };
+	const uint8_t *b, *end, *d, *psd, *t, *tp, *str;
+	size_t d_len, psd_len, t_len, tp_len, str_len;
+	struct packets pk = { 0 };
+	struct perfetto_emitter *e;
+	uint64_t v;
+
+	bad.sequence_id = 1;
+	EXPECT_EQ(-EINVAL, perfetto_emitter__new_timebase(collect, &pk, &bad, &e));
+	bad.sequence_id = 0;
+	EXPECT_EQ(-EINVAL, perfetto_emitter__new_timebase(collect, &pk, &bad, &e));
+	bad = tb;
+	bad.tracepoint = NULL;
+	EXPECT_EQ(-EINVAL, perfetto_emitter__new_timebase(collect, &pk, &bad, &e));
+
+	ASSERT_EQ(0, perfetto_emitter__new_timebase(collect, &pk, &tb, &e));
+	ASSERT_EQ(0, perfetto_emitter__sample(e, &smp));
+	ASSERT_EQ(2, pk.n);
+	body(_metadata, &pk, 0, &b, &end);
+	ASSERT_EQ(1, field(b, end, 10, 0, &v, NULL, NULL));
+	ASSERT_EQ(2, v);
+	ASSERT_EQ(1, field(b, end, 59, 0, NULL, &d, &d_len));
+	ASSERT_EQ(1, field(d, d + d_len, 58, 0, &v, NULL, NULL));
+	ASSERT_EQ(6, v);
+	ASSERT_EQ(1, field(d, d + d_len, 12, 0, NULL, &psd, &psd_len));
+	ASSERT_EQ(1, field(psd, psd + psd_len, 1, 0, NULL, &t, &t_len));
+	ASSERT_EQ(1, field(t, t + t_len, 3, 0, NULL, &tp, &tp_len));
+	ASSERT_EQ(1, field(tp, tp + tp_len, 1, 0, NULL, &str, &str_len));
+	ASSERT_EQ(18, str_len);
+	ASSERT_EQ(0, memcmp(str, "sched:sched_switch", 18));
+	ASSERT_EQ(1, field(t, t + t_len, 10, 0, NULL, &str, &str_len));
+	ASSERT_EQ(7, str_len);
+	ASSERT_EQ(0, memcmp(str, "off-cpu", 7));
+	/* The sample, on sequence 2, its callstack interned afresh: iid 1. */
+	body(_metadata, &pk, 1, &b, &end);
+	ASSERT_EQ(1, field(b, end, 10, 0, &v, NULL, NULL));
+	ASSERT_EQ(2, v);
+	ASSERT_EQ(1, field(b, end, 66, 0, NULL, &d, &d_len));
+	ASSERT_EQ(1, field(d, d + d_len, 4, 0, &v, NULL, NULL));
+	ASSERT_EQ(1, v);
+	ASSERT_EQ(1, field(d, d + d_len, 5, 0, &v, NULL, NULL));
+	ASSERT_EQ(PERFETTO_MODE_KERNEL, v);
+	perfetto_emitter__free(e);
+	packets_free(&pk);
+}
+
 TEST(emitter_packets_stay_under_32000)
 {
 	static struct perfetto_frame fr[100];

@@ -9,7 +9,9 @@
 # this host: each waiting function's waits within 10 % of its own clock,
 # the pipe's and the mutex's to the thread that woke them, and the
 # wall-clock profile of a thread that runs 30 % and sleeps 70 % within
-# 10 % of its elapsed time (5 % on the host: see below).
+# 10 % of its elapsed time (5 % on the host: see below); and `symbolize`
+# gives Perfetto each wait as a sample with its stacks, on a sequence of
+# its own.
 #
 # Every check runs whatever happened before it, so a missing recording
 # fails each one by name and the count stays that of the plan
@@ -21,7 +23,9 @@ log=${1:?$usage}
 out=${2:?$usage}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 fxtprof=${FXTPROF:-$root/build/x86_64/bin/fxtprof}
-PLAN=8
+blobs=${FXT_BLOBS:-$root/build/x86_64/tests/symbols/fxt_blobs}
+proto=$root/tests/export/perfetto_profile.proto
+PLAN=9
 
 n=0
 tap() {	# tap ok|"not ok" description
@@ -115,4 +119,32 @@ got=$("$fxtprof" flamegraph --folded --wall --comm oc-wall \
 echo "# oc-wall: ran $((to - from)) ns, the wall profile holds ${got:-?} ns"
 check "--wall accounts for oc-wall's elapsed time within 10 %" \
 	within "${got:-0}" "$((to - from))" 10
+
+# symbolize: the waits are PerfSamples on sequence 2, whose defaults say
+# they count sched:sched_switch, one per wait, with their stacks: the
+# blobs decoded against the project's schema (tests/export/
+# perfetto_profile.proto), as facts (tests/export/perfetto_stacks.awk).
+perfetto_waits() {
+	local waits facts=$out/perfetto.facts
+	"$fxtprof" symbolize "$fxt" -o "$out/oc-sym.fxt" --symfs "$out/symfs" \
+		--debug-dir "$out/empty" > "$out/symbolize.txt" 2>&1 || return 1
+	waits=$(sed -n 's/.* \([0-9]*\) off-CPU waits,.*/\1/p' "$out/symbolize.txt")
+	"$blobs" "$out/oc-sym.fxt" > "$out/perfetto.pb" 2> "$out/perfetto.err" &&
+	protoc --decode=perfetto.protos.Trace -I "$(dirname "$proto")" "$proto" \
+		< "$out/perfetto.pb" > "$out/perfetto.txt" 2>> "$out/perfetto.err" ||
+		{ sed 's/^/#   /' "$out/perfetto.err" | head -n 5; return 1; }
+	awk -f "$root/tests/export/perfetto_stacks.awk" "$out/perfetto.txt" > "$facts"
+	# "seqsample 2 PID TID CPU MODE STACK", the stack root first.
+	awk -v waits="${waits:-0}" '
+	$1 == "sample" { cpu++ }
+	$1 == "seqsample" && $2 == 2 { n++; if ($7 ~ /;timed;offcpu_nanosleep;sleep_ms;.*;hrtimer_nanosleep\[k\]/) sleep++ }
+	$1 == "timebase" { tb[$2] = $3 " " $4 }
+	END {
+		printf "# perfetto: %d CPU samples, %d waits (symbolize wrote %d), sequence 2 counts %s, %d waits through offcpu_nanosleep\n",
+			cpu, n, waits, tb[2] ? tb[2] : "nothing said", sleep
+		exit !(cpu > 0 && n > 0 && n == waits && tb[2] == "sched:sched_switch off-cpu" && !(1 in tb) && sleep > 100)
+	}' "$facts"
+}
+check "symbolize gives Perfetto every wait with its stacks, apart from the CPU samples" \
+	perfetto_waits
 exit 0

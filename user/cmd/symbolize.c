@@ -178,10 +178,10 @@ int cmd_symbolize(int argc, char **argv)
 	fprintf(export_cmd__info(&c), "fxtprof: wrote %s: %zu bytes, the "
 		"input's records and %" PRIu64 " Perfetto blobs (%" PRIu64
 		" bytes of packets): %" PRIu64 " samples, %" PRIu64
-		" callstacks, %" PRIu64 " frames, %" PRIu64 " function names, %"
-		PRIu64 " mappings\n", c.output, o.len, o.blobs, st.bytes,
-		st.samples, st.callstacks, st.locations, st.functions,
-		st.mappings);
+		" off-CPU waits, %" PRIu64 " callstacks, %" PRIu64 " frames, %"
+		PRIu64 " function names, %" PRIu64 " mappings\n", c.output,
+		o.len, o.blobs, st.bytes, st.samples, st.waits, st.callstacks,
+		st.locations, st.functions, st.mappings);
 	if (o.dropped_blobs)
 		fprintf(export_cmd__info(&c), "fxtprof: left out the %" PRIu64
 			" Perfetto blobs already in %s: this profile replaces "

@@ -16,6 +16,7 @@
 
 struct export_stats {
 	uint64_t samples;
+	uint64_t waits;			/* off-CPU waits written (Perfetto) */
 	uint64_t frames;		/* addresses looked up */
 	uint64_t unresolved;		/* of them, not named */
 	uint64_t by_status[SYM__NR];

@@ -26,6 +26,12 @@
 #define TP_PERF_SAMPLE			66
 /* TracePacketDefaults */
 #define TPD_TIMESTAMP_CLOCK_ID		58
+#define TPD_PERF_SAMPLE_DEFAULTS	12
+/* PerfSampleDefaults, PerfEvents.Timebase, PerfEvents.Tracepoint */
+#define PSD_TIMEBASE			1
+#define TB_TRACEPOINT			3
+#define TB_NAME				10
+#define TPT_NAME			1
 /* InternedData */
 #define ID_FUNCTION_NAMES		5
 #define ID_FRAMES			6
@@ -70,7 +76,7 @@
 #define TH_NAME				2
 #define TH_TGID				3
 
-#define SEQ_ID				1
+#define SEQ_ID_CPU			1
 #define SEQ_INCREMENTAL_STATE_CLEARED	1
 #define SEQ_NEEDS_INCREMENTAL_STATE	2
 #define CLOCK_BOOTTIME_ID		6
@@ -96,6 +102,8 @@ struct frame_key {
 struct perfetto_emitter {
 	perfetto_emit_fn emit;
 	void *ctx;
+	uint32_t seq_id;
+	struct perfetto_timebase tb;	/* tb.tracepoint NULL: the CPU's */
 	bool started;
 	struct intern names, paths, build_ids, mappings, frames, callstacks;
 	uint32_t kernel_mapping_iid;
@@ -109,15 +117,22 @@ struct perfetto_emitter {
 	struct perfetto_stats st;
 };
 
-int perfetto_emitter__new(perfetto_emit_fn emit, void *ctx,
-			  struct perfetto_emitter **out)
+int perfetto_emitter__new_timebase(perfetto_emit_fn emit, void *ctx,
+				   const struct perfetto_timebase *tb,
+				   struct perfetto_emitter **out)
 {
-	struct perfetto_emitter *e = calloc(1, sizeof(*e));
+	struct perfetto_emitter *e;
 
+	if (tb && (tb->sequence_id <= SEQ_ID_CPU || !tb->tracepoint))
+		return -EINVAL;
+	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	e->emit = emit;
 	e->ctx = ctx;
+	e->seq_id = tb ? tb->sequence_id : SEQ_ID_CPU;
+	if (tb)
+		e->tb = *tb;
 	intern__init(&e->names);
 	intern__init(&e->paths);
 	intern__init(&e->build_ids);
@@ -126,6 +141,12 @@ int perfetto_emitter__new(perfetto_emit_fn emit, void *ctx,
 	intern__init(&e->callstacks);
 	*out = e;
 	return 0;
+}
+
+int perfetto_emitter__new(perfetto_emit_fn emit, void *ctx,
+			  struct perfetto_emitter **out)
+{
+	return perfetto_emitter__new_timebase(emit, ctx, NULL, out);
 }
 
 void perfetto_emitter__free(struct perfetto_emitter *e)
@@ -178,11 +199,31 @@ static void packet_begin(struct perfetto_emitter *e, uint64_t ts,
 {
 	pb_buf__reset(&e->pkt);
 	pb_put_uint(&e->pkt, TP_TIMESTAMP, ts);
-	pb_put_uint(&e->pkt, TP_SEQUENCE_ID, SEQ_ID);
+	pb_put_uint(&e->pkt, TP_SEQUENCE_ID, e->seq_id);
 	pb_put_uint(&e->pkt, TP_SEQUENCE_FLAGS, flags);
 }
 
-/* The first packet of the sequence: a clean state and BOOTTIME. */
+/* PerfSampleDefaults naming a tracepoint as what the samples count. */
+static void put_timebase(struct perfetto_emitter *e)
+{
+	const char *tp = e->tb.tracepoint, *name = e->tb.name;
+	size_t psd, tb, t;
+
+	psd = pb_open(&e->pkt, TPD_PERF_SAMPLE_DEFAULTS);
+	tb = pb_open(&e->pkt, PSD_TIMEBASE);
+	t = pb_open(&e->pkt, TB_TRACEPOINT);
+	pb_put_bytes(&e->pkt, TPT_NAME, tp, strlen(tp));
+	pb_close(&e->pkt, t);
+	if (name)
+		pb_put_bytes(&e->pkt, TB_NAME, name, strlen(name));
+	pb_close(&e->pkt, tb);
+	pb_close(&e->pkt, psd);
+}
+
+/*
+ * The first packet of the sequence: a clean state, BOOTTIME, and for
+ * another kind of samples what they count.
+ */
 static int start(struct perfetto_emitter *e, uint64_t ts)
 {
 	size_t m;
@@ -192,6 +233,8 @@ static int start(struct perfetto_emitter *e, uint64_t ts)
 	packet_begin(e, ts, SEQ_INCREMENTAL_STATE_CLEARED);
 	m = pb_open(&e->pkt, TP_DEFAULTS);
 	pb_put_uint(&e->pkt, TPD_TIMESTAMP_CLOCK_ID, CLOCK_BOOTTIME_ID);
+	if (e->tb.tracepoint)
+		put_timebase(e);
 	pb_close(&e->pkt, m);
 	pb_put_uint(&e->pkt, TP_FIRST_PACKET_ON_SEQUENCE, 1);
 	e->started = true;

@@ -16,6 +16,11 @@
  * in interned-data-only packets just before, never a packet cut in two.
  *
  * Functions return 0 or -errno: -ENOMEM, or the callback's error.
+ *
+ * Samples of another kind (the stacks of off-CPU waits) go through an
+ * emitter of their own, on a sequence of their own whose defaults name
+ * what its samples count (struct perfetto_timebase): Perfetto keeps them
+ * apart from the CPU samples, as another perf session.
  */
 #ifndef FXTPROF_PERFETTO_H
 #define FXTPROF_PERFETTO_H
@@ -80,10 +85,26 @@ struct perfetto_stats {
 	uint64_t samples;
 };
 
+/*
+ * What a sequence's samples count (PerfSampleDefaults.timebase), for an
+ * emitter that is not the CPU samples' one.  The strings must outlive
+ * the emitter.
+ */
+struct perfetto_timebase {
+	uint32_t sequence_id;	/* > 1: sequence 1 is the CPU samples' */
+	const char *tracepoint;	/* "group:name", e.g. "sched:sched_switch" */
+	const char *name;	/* what the trace calls them, e.g. "off-cpu" */
+};
+
 struct perfetto_emitter;
 
+/* The CPU samples' emitter: sequence 1, the CPU clock as timebase. */
 int perfetto_emitter__new(perfetto_emit_fn emit, void *ctx,
 			  struct perfetto_emitter **out);
+/* Another kind of samples: -EINVAL for sequence 0 or 1 or no tracepoint. */
+int perfetto_emitter__new_timebase(perfetto_emit_fn emit, void *ctx,
+				   const struct perfetto_timebase *tb,
+				   struct perfetto_emitter **out);
 void perfetto_emitter__free(struct perfetto_emitter *e);
 
 /*

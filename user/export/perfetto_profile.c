@@ -14,6 +14,13 @@
  * frames carry their mapping (path, raw build id, pgoff, load bias) and
  * the ELF address, named when the symbolizer named them and otherwise left
  * for Perfetto's own symbolization by build id.
+ *
+ * Off-CPU waits, where the recording has them: a PerfSample each, at the
+ * time the thread left its CPU, with the stacks it had then, on a
+ * sequence of their own whose timebase is the sched_switch tracepoint,
+ * named "off-cpu": Perfetto shows them apart from the CPU samples, at the
+ * start of the thread's blocked slice (the FXT `cpu/off-cpu` event, which
+ * the same file holds, gives its length, state and waker).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,10 +35,17 @@
 /* The image's dso name (user/fxt/fxt_profile.h): its frames get no suffix. */
 #define KERNEL_DSO	"[kernel.kallsyms]"
 
+/* The waits' sequence: the CPU samples' is 1. */
+static const struct perfetto_timebase waits_timebase = {
+	.sequence_id = 2,
+	.tracepoint = "sched:sched_switch",
+	.name = "off-cpu",
+};
+
 struct px {
 	const struct profile *p;
 	struct symbolizer *s;
-	struct perfetto_emitter *em;
+	struct perfetto_emitter *em;	/* the CPU samples' */
 	struct export_stack stack;
 	struct perfetto_frame *frames;
 	struct perfetto_mapping *maps;	/* one per frame, for its lifetime */
@@ -66,6 +80,7 @@ static int name_changed(struct intern *t, const char ***names, size_t *cap,
 	return 0;
 }
 
+/* ProcessTree packets are not per sequence: x->em writes them all. */
 static int name_tasks(struct px *x, const struct profile_sample *smp)
 {
 	const char *proc = smp->process && *smp->process ? smp->process :
@@ -143,7 +158,9 @@ static void user_mapping(struct perfetto_mapping *pm,
 	pm->build_id_size = m->build_id_size;
 }
 
-static int export_sample(struct px *x, const struct profile_sample *smp,
+/* A sample, or a wait (on @em, the waits' emitter), with its stacks. */
+static int export_sample(struct px *x, struct perfetto_emitter *em,
+			 const struct profile_sample *smp,
 			 struct export_stats *st)
 {
 	struct perfetto_sample ps = { 0 };
@@ -187,13 +204,42 @@ static int export_sample(struct px *x, const struct profile_sample *smp,
 	ps.cpu = smp->cpu;
 	ps.pid = smp->pid;
 	ps.tid = smp->tid;
-	ps.mode = smp->mode == FXTPROF_MODE_USER ? PERFETTO_MODE_USER :
-		  smp->mode == FXTPROF_MODE_KERNEL ||
+	/* A thread waits in the kernel. */
+	ps.mode = smp->wait_ns || smp->mode == FXTPROF_MODE_KERNEL ||
 		  smp->mode == FXTPROF_MODE_IDLE ? PERFETTO_MODE_KERNEL :
+		  smp->mode == FXTPROF_MODE_USER ? PERFETTO_MODE_USER :
 		  PERFETTO_MODE_UNKNOWN;
 	ps.frames = x->frames;
 	ps.nr_frames = nf;
-	return perfetto_emitter__sample(x->em, &ps);
+	return perfetto_emitter__sample(em, &ps);
+}
+
+/* The waits, on a sequence of their own; none: no sequence. */
+static int export_waits(struct px *x, perfetto_emit_fn emit, void *ctx,
+			struct export_stats *st)
+{
+	size_t n = profile__nr_waits(x->p);
+	struct perfetto_emitter *em;
+	struct perfetto_stats ps;
+	int err;
+
+	if (!n)
+		return 0;
+	err = perfetto_emitter__new_timebase(emit, ctx, &waits_timebase, &em);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n && !err; i++)
+		err = export_sample(x, em, profile__wait(x->p, i), st);
+	perfetto_emitter__stats(em, &ps);
+	st->waits = ps.samples;
+	st->mappings += ps.mappings;
+	st->functions += ps.function_names;
+	st->locations += ps.frames;
+	st->callstacks += ps.callstacks;
+	st->packets += ps.packets;
+	st->bytes += ps.bytes;
+	perfetto_emitter__free(em);
+	return err;
 }
 
 int perfetto__export_profile(const struct profile *p, struct symbolizer *s,
@@ -212,7 +258,7 @@ int perfetto__export_profile(const struct profile *p, struct symbolizer *s,
 		return err;
 	st->period_ns = profile__sample_period_ns(p);
 	for (size_t i = 0; i < n && !err; i++)
-		err = export_sample(&x, profile__sample(p, i), st);
+		err = export_sample(&x, x.em, profile__sample(p, i), st);
 	perfetto_emitter__stats(x.em, &ps);
 	st->mappings = ps.mappings;
 	st->functions = ps.function_names;
@@ -220,6 +266,10 @@ int perfetto__export_profile(const struct profile *p, struct symbolizer *s,
 	st->callstacks = ps.callstacks;
 	st->packets = ps.packets;
 	st->bytes = ps.bytes;
+	if (!err)
+		err = export_waits(&x, emit, ctx, st);
+	/* export_stack__symbolize() counted the waits too. */
+	st->samples = ps.samples;
 	perfetto_emitter__free(x.em);
 	export_stack__release(&x.stack);
 	intern__release(&x.pids);

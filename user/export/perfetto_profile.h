@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * perfetto_profile.h - a loaded recording as Perfetto TracePackets: its
- * processes and threads by name, and every sample with its named call
- * stack, through the incremental emitter (perfetto.h).
+ * processes and threads by name, every sample with its named call stack,
+ * and every off-CPU wait with its stacks on a sequence of its own, through
+ * the incremental emitter (perfetto.h).
  */
 #ifndef FXTPROF_PERFETTO_PROFILE_H
 #define FXTPROF_PERFETTO_PROFILE_H
