@@ -221,6 +221,7 @@ static void fxtprof_offcpu_enter(struct fxtprof_session *sess,
 	struct fxtprof_sample *rec;
 	struct fxtprof_offcpu *wait;
 	unsigned int nk = 0, nu;
+	u64 start;
 	u8 flags;
 	u32 size;
 	int at;
@@ -229,7 +230,16 @@ static void fxtprof_offcpu_enter(struct fxtprof_session *sess,
 	if (at < 0)
 		return;
 	slot = fxtprof_offcpu_slot(t, at);
-	if (!slot->start_ns || now - slot->start_ns < sess->offcpu_min_ns)
+	/*
+	 * Another process's: a thread that exec()ed from a non-leader took
+	 * its leader's tid while it waited, and left its old tid's slot
+	 * behind for a later thread of that tid.
+	 */
+	if (!slot->start_ns || slot->pid != next->tgid)
+		goto out_free_slot;
+	/* Two CPUs' boot clocks may disagree by a little: never negative. */
+	start = min(slot->start_ns, now);
+	if (now - start < sess->offcpu_min_ns)
 		goto out_free_slot;
 
 	flags = slot->flags;
@@ -254,7 +264,7 @@ static void fxtprof_offcpu_enter(struct fxtprof_session *sess,
 	memcpy(rec->ips, pc->ips, nk * sizeof(u64));
 	memcpy(rec->ips + nk, slot->ips, nu * sizeof(u64));
 	wait = (void *)(rec->ips + nk + nu);
-	wait->start_ns = slot->start_ns;
+	wait->start_ns = start;
 	wait->waker_tid = READ_ONCE(slot->waker_tid);
 	wait->state = slot->state;
 	memset(wait->reserved, 0, sizeof(wait->reserved));

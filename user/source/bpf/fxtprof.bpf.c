@@ -197,6 +197,31 @@ static __always_inline __u32 fp_user(void *ctx,
  * perf event's, or a tracepoint's, where the task is always in the
  * kernel and its user registers are those saved at its entry.
  */
+/*
+ * The frames to ask a kernel stack helper for: one more than the depth.
+ * Getting it back means the stack was cut (the module's definition of
+ * TRUNCATED), and the extra frame is then overwritten or left out.
+ */
+static __always_inline __u32 kstack_want(void)
+{
+	__u32 want = kstack_depth + 1;
+
+	return want > FXTPROF_MAX_STACK_DEPTH + 1 ?
+	       FXTPROF_MAX_STACK_DEPTH + 1 : want;
+}
+
+/* The frames a helper's return @n gave for @want asked, TRUNCATED said. */
+static __always_inline __u32 kstack_frames(long n, __u32 want, __u8 *flags)
+{
+	__u32 nk = n > 0 ? (__u32)n / 8 : 0;
+
+	if (nk >= want && want > 1) {
+		nk = want - 1;
+		*flags |= FXTPROF_SAMPLE_KSTACK_TRUNCATED;
+	}
+	return nk > FXTPROF_MAX_STACK_DEPTH ? FXTPROF_MAX_STACK_DEPTH : nk;
+}
+
 static __always_inline __u32 take_stacks(void *ctx, struct fxtprof_sample *s,
 					 bool kernel, __u32 tid, bool kframes)
 {
@@ -204,24 +229,10 @@ static __always_inline __u32 take_stacks(void *ctx, struct fxtprof_sample *s,
 	__u8 flags = 0, end = FXTPROF_USTACK_END_NONE;
 	long n;
 
-	/*
-	 * One frame more than the depth is asked for: getting it back means
-	 * the stack was cut (the module's definition of TRUNCATED), and the
-	 * extra frame is then overwritten or left out.
-	 */
 	if ((cfg_flags & FXTPROF_CFG_KSTACK) && kernel && kframes) {
-		want = kstack_depth + 1;
-		if (want > FXTPROF_MAX_STACK_DEPTH + 1)
-			want = FXTPROF_MAX_STACK_DEPTH + 1;
+		want = kstack_want();
 		n = bpf_get_stack(ctx, s->ips, want * 8, 0);
-		if (n > 0)
-			nk = (__u32)n / 8;
-		if (nk >= want && want > 1) {
-			nk = want - 1;
-			flags |= FXTPROF_SAMPLE_KSTACK_TRUNCATED;
-		}
-		if (nk > FXTPROF_MAX_STACK_DEPTH)
-			nk = FXTPROF_MAX_STACK_DEPTH;
+		nk = kstack_frames(n, want, &flags);
 	}
 	/* A user task interrupted in the kernel: the kernel takes its user
 	 * registers from task_pt_regs(); kernel threads give nothing. */
@@ -566,16 +577,9 @@ static __always_inline void offcpu_write(struct task_struct *next,
 	if (!s)
 		return;
 	if (cfg_flags & FXTPROF_CFG_KSTACK) {
-		want = kstack_depth + 1;
-		if (want > FXTPROF_MAX_STACK_DEPTH + 1)
-			want = FXTPROF_MAX_STACK_DEPTH + 1;
+		want = kstack_want();
 		n = bpf_get_task_stack(next, s->ips, want * 8, 0);
-		if (n > 0)
-			nk = (__u32)n / 8;
-		if (nk >= want && want > 1) {
-			nk = want - 1;
-			flags |= FXTPROF_SAMPLE_KSTACK_TRUNCATED;
-		}
+		nk = kstack_frames(n, want, &flags);
 	}
 	nk &= FXTPROF_MAX_STACK_DEPTH;
 	nu = u->nr_user & FXTPROF_MAX_STACK_DEPTH;
@@ -590,7 +594,8 @@ static __always_inline void offcpu_write(struct task_struct *next,
 	s->ustack_end = u->ustack_end;
 	s->reserved = 0;
 	w = (struct fxtprof_offcpu *)&s->ips[nk + nu];
-	w->start_ns = slot->start_ns;
+	/* Two CPUs' boot clocks may disagree by a little: never after now. */
+	w->start_ns = slot->start_ns < now ? slot->start_ns : now;
 	w->waker_tid = slot->waker_tid;
 	w->state = slot->state;
 	w->reserved[0] = w->reserved[1] = w->reserved[2] = 0;
@@ -603,11 +608,13 @@ static __always_inline void offcpu_enter(struct task_struct *next, __u32 cpu,
 					 __u64 now)
 {
 	struct offcpu_slot *slot;
+	__u64 start;
 
 	slot = bpf_task_storage_get(&offcpu_slots, next, NULL, 0);
 	if (!slot || !slot->start_ns)
 		return;
-	if (now - slot->start_ns >= offcpu_min_ns)
+	start = slot->start_ns < now ? slot->start_ns : now;
+	if (now - start >= offcpu_min_ns)
 		offcpu_write(next, slot, cpu, now);
 	slot->start_ns = 0;
 }
