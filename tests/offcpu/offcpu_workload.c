@@ -20,7 +20,8 @@
  * CLOCK_BOOTTIME the measured part began at, and one line per waiter:
  * "COMM FUNCTION NS WAITS", NS the time FUNCTION's calls spent off the
  * CPU: their wall time less the thread's CPU time in them; and "oc-wall
- * FROM TO", the CLOCK_BOOTTIME oc-wall's measured part began and ended.  Built -O0
+ * FROM TO CPU", the CLOCK_BOOTTIME oc-wall's measured part began and
+ * ended, and the CPU time it ran for in between.  Built -O0
  * -fno-inline, so each function keeps its frame.
  */
 #define _GNU_SOURCE
@@ -52,7 +53,7 @@ static struct waiter waiters[W_NR] = {
 
 static atomic_bool stop, measuring;
 static int pipefd[2];
-static uint64_t wall_from, wall_to;
+static uint64_t wall_from, wall_to, wall_cpu;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *dir;
 
@@ -182,18 +183,22 @@ void offcpu_spin(unsigned int ms)
 /* Runs 30 % of the time, sleeps 70 %, from its first measured turn. */
 static void *waller(void *arg)
 {
+	uint64_t cpu0;
+
 	(void)arg;
 	pthread_setname_np(pthread_self(), "oc-wall");
 	while (!measuring && !stop) {
 		offcpu_spin(3);
 		sleep_ms(7);
 	}
+	cpu0 = clock_now(CLOCK_THREAD_CPUTIME_ID);
 	wall_from = clock_now(CLOCK_BOOTTIME);
 	while (!stop) {
 		offcpu_spin(3);
 		sleep_ms(7);
 	}
 	wall_to = clock_now(CLOCK_BOOTTIME);
+	wall_cpu = clock_now(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	return NULL;
 }
 
@@ -260,7 +265,7 @@ int main(int argc, char **argv)
 		printf("%s %s %llu %llu\n", waiters[i].comm, waiters[i].func,
 		       (unsigned long long)waiters[i].ns,
 		       (unsigned long long)waiters[i].waits);
-	printf("oc-wall %llu %llu\n", (unsigned long long)wall_from,
-	       (unsigned long long)wall_to);
+	printf("oc-wall %llu %llu %llu\n", (unsigned long long)wall_from,
+	       (unsigned long long)wall_to, (unsigned long long)wall_cpu);
 	return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "fxt.h"
 #include "profile/profile.h"
+#include "profile/profile_runs.h"
 
 struct buf {
 	char *p;
@@ -211,52 +212,81 @@ TEST(names_at_sample_time)
 	rec_close(&r);
 }
 
-/*
- * A CPU's timer that missed periods: the sample after the gap stands for
- * them too, at most PROFILE_MAX_PERIODS, when idle CPUs were sampled; one
- * period each in a recording without idle samples, whose gaps may be
- * idle CPUs.
- */
-TEST(sample_periods_count_missed_timer_periods)
+/* A context switch on cpu at ts (type 1, no arguments). */
+static void cswitch(struct rec *r, uint64_t ts, uint16_t cpu, uint32_t out,
+		    uint32_t in)
 {
-	static const uint64_t ip = 0x401234;
-	static const uint64_t cpu0[] = { 1, 2, 3, 6, 7, 40, 41 };	/* ms */
-	static const uint8_t want[] = { 1, 1, 1, 3, 1, 16, 1 };
-	uint8_t periods[16];
+	uint64_t *p;
+	int ret;
+
+	p = fxt_writer__begin(r->w, 4, FXT_REC_SCHED, &ret);
+	if (!p)
+		abort();
+	p[0] = fxt_sched_switch_hdr(4, 0, cpu, 3);
+	p[1] = ts;
+	p[2] = out;
+	p[3] = in;
+	if (fxt_writer__end(r->w, 4))
+		abort();
+}
+
+/*
+ * The runs: each CPU's switches chain, a thread runs from the switch
+ * that brings it on to the one that takes it off; a switch that does not
+ * take off what the last one brought on (records lost between) breaks
+ * the chain, the idle task has no runs, and a new segment starts the
+ * chains over.  By tid, then start.
+ */
+TEST(runs_from_context_switches)
+{
 	struct profile_error err;
+	const struct profile_run *run;
 	struct profile *p;
 	struct rec r;
-	size_t i;
+	size_t n;
 
-	for (int idle = 1; idle >= 0; idle--) {
-		rec_open(&r);
-		names(&r, 10, 10, "spin");
-		for (i = 0; i < 7; i++)
-			sample(&r, cpu0[i] * 1000000, 10, 10, 0, "user", &ip, 0, 1);
-		for (i = 1; i <= 5 && idle; i++)
-			sample(&r, i * 1000000 + 500, 0, 0, 1, "idle", NULL, 0, 0);
-		p = load(_metadata, &r, &err);
-		ASSERT_NE(NULL, p);
-		ASSERT_EQ(7 + 5 * idle, profile__nr_samples(p));
-		EXPECT_EQ(1000000, profile__sample_period_ns(p));
-		EXPECT_EQ(idle ? 2 + 15 : 0,
-			  profile__sample_periods(p, 1000000, periods));
-		for (i = 0; i < profile__nr_samples(p); i++) {
-			const struct profile_sample *s = profile__sample(p, i);
-			size_t k;
+	rec_open(&r);
+	cswitch(&r, 100, 0, 0, 7);	/* 7 on CPU 0 */
+	cswitch(&r, 150, 1, 0, 8);	/* 8 on CPU 1 */
+	cswitch(&r, 300, 0, 7, 0);	/* 7 ran 200 */
+	cswitch(&r, 400, 0, 0, 7);
+	cswitch(&r, 450, 1, 8, 7);	/* 8 ran 300; 7 moves (CPU 0 lost a record) */
+	cswitch(&r, 500, 0, 9, 0);	/* not 7: a broken chain */
+	cswitch(&r, 650, 1, 7, 0);	/* 7 ran 200 on CPU 1 */
+	cswitch(&r, 700, 1, 0, 8);
+	if (fxt_writer__prologue(r.w, 1, "fxtprof", 1000000000ull))
+		abort();
+	cswitch(&r, 800, 1, 8, 0);	/* a new segment: no run */
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(3, profile_runs__nr(profile__runs(p)));
+	run = profile_runs__of(profile__runs(p), 7, &n);
+	ASSERT_EQ(2, n);
+	EXPECT_EQ(100, run[0].start);
+	EXPECT_EQ(300, run[0].end);
+	EXPECT_EQ(0, run[0].cpu);
+	EXPECT_EQ(450, run[1].start);
+	EXPECT_EQ(650, run[1].end);
+	EXPECT_EQ(1, run[1].cpu);
+	run = profile_runs__of(profile__runs(p), 8, &n);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(150, run[0].start);
+	EXPECT_EQ(450, run[0].end);
+	EXPECT_EQ(NULL, profile_runs__of(profile__runs(p), 9, &n));
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(NULL, profile_runs__of(profile__runs(p), 0, &n));
+	profile__free(p);
+	rec_close(&r);
 
-			if (s->cpu != 0) {
-				EXPECT_EQ(1, periods[i]);
-				continue;
-			}
-			for (k = 0; cpu0[k] * 1000000 != s->ts; k++)
-				;
-			EXPECT_EQ(idle ? want[k] : 1, periods[i])
-				TH_LOG("sample at %llu ms", (unsigned long long)cpu0[k]);
-		}
-		profile__free(p);
-		rec_close(&r);
-	}
+	/* No switches: no runs. */
+	rec_open(&r);
+	names(&r, 10, 10, "x");
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0, profile_runs__nr(profile__runs(p)));
+	EXPECT_EQ(NULL, profile_runs__of(profile__runs(p), 10, &n));
+	profile__free(p);
+	rec_close(&r);
 }
 
 /*

@@ -6,7 +6,7 @@
 #                           needs libfxt.a (the decoder)
 
 PROFILE_SRCS := user/profile/profile.c user/profile/profile_annot.c \
-		user/profile/profile_period.c
+		user/profile/profile_period.c user/profile/profile_runs.c
 PROFILE_LIB := $(B)/lib/libprofile.a
 
 $(PROFILE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser -Iuser/fxt

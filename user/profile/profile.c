@@ -38,6 +38,7 @@
 #include "fxt/fxt_profile.h"
 #include "profile.h"
 #include "profile_annot.h"
+#include "profile_runs.h"
 
 #define CHUNK		(1u << 20)
 #define KERNEL_MIN	0xffff000000000000ull
@@ -298,6 +299,7 @@ struct profile {
 	bool has_clock;
 	const char *swapper[256];	/* swapper/N names, by cpu */
 	struct profile_annots *annots;
+	struct profile_runs *runs;	/* from the context switches */
 
 	struct copy_ent *copies;
 	size_t nr_copies, cap_copies;
@@ -815,6 +817,7 @@ bad:
 /* A new segment (its magic record): the shared stacks start over. */
 static void on_segment(struct loader *ld)
 {
+	profile_runs__segment(ld->p->runs);
 	if (ld->stack_defs)
 		memset(ld->stack_defs, 0,
 		       FXT_STACK_REFS_MAX * sizeof(*ld->stack_defs));
@@ -1160,6 +1163,14 @@ static int on_record(struct loader *ld, const struct fxt_record *rec)
 		    !rec->meta.trace_info_type)
 			on_segment(ld);
 		return 0;
+	case FXT_REC_SCHED:
+		/* Context switches (type 1): the threads' runs. */
+		if (rec->subtype != 1)
+			return 0;
+		return profile_runs__switch(ld->p->runs, rec->sched.cpu,
+					    to_ns(ld, rec->ts),
+					    (uint32_t)rec->sched.out_tid,
+					    (uint32_t)rec->sched.in_tid);
 	case FXT_REC_BLOB:
 		if (rec->blob.blob_type == FXT_BLOB_DATA &&
 		    fxt_str__is(&rec->blob.name, FXT_PROFILE_STACK_DEF))
@@ -1399,6 +1410,9 @@ static int profile_finish(struct loader *ld)
 	ss.first = p->nr_samples ? &p->samples[0].s : NULL;
 	ss.stride = sizeof(*p->samples);
 	ss.nr = p->nr_samples;
+	ret = profile_runs__index(p->runs);
+	if (ret)
+		return ret;
 	return profile_annots__index(p->annots, &ss);
 }
 
@@ -1437,9 +1451,11 @@ static int load_begin(struct loader *ld, struct profile_error *err)
 	ld->p = calloc(1, sizeof(*ld->p));
 	ld->rec = malloc(sizeof(*ld->rec));
 	if (!ld->p || !ld->rec || profile_annots__new(&ld->p->annots) ||
-	    fxt_reader__new(0, &ld->rd)) {
-		if (ld->p)
+	    profile_runs__new(&ld->p->runs) || fxt_reader__new(0, &ld->rd)) {
+		if (ld->p) {
 			profile_annots__free(ld->p->annots);
+			profile_runs__free(ld->p->runs);
+		}
 		free(ld->rec);
 		free(ld->p);
 		return fail(ld, 0, ENOMEM, "out of memory");
@@ -1567,6 +1583,7 @@ void profile__free(struct profile *p)
 	free(p->kmods);
 	free(p->ksyms);
 	profile_annots__free(p->annots);
+	profile_runs__free(p->runs);
 	for (i = 0; i < p->nr_copies; i++)
 		free(p->copies[i].data);
 	free(p->copies);
@@ -1575,6 +1592,11 @@ void profile__free(struct profile *p)
 }
 
 /* ---- queries -------------------------------------------------------- */
+
+const struct profile_runs *profile__runs(const struct profile *p)
+{
+	return p->runs;
+}
 
 const struct profile_annots *profile__annots(const struct profile *p)
 {

@@ -26,6 +26,7 @@
 
 struct profile;
 struct profile_annots;
+struct profile_runs;
 
 /*
  * One sample.  ips[] are leaf first: nr_kernel kernel, then nr_user user.
@@ -101,22 +102,6 @@ size_t profile__nr_samples(const struct profile *p);
  */
 uint64_t profile__sample_period_ns(const struct profile *p);
 
-/* The most periods one sample stands for (profile__sample_periods()). */
-#define PROFILE_MAX_PERIODS	16
-
-/*
- * How many sampling periods of @period_ns each sample stands for, into
- * @periods (profile__nr_samples() of them): 1, plus the periods its CPU's
- * timer missed since that CPU's previous sample (a late timer: a busy
- * host under a VM's vCPU), at most PROFILE_MAX_PERIODS in all.  perf's
- * cpu-clock weighs a sample the same way, by the time since the last.
- * Only when the recording sampled idle CPUs too, so that a gap is a miss
- * and not an idle CPU that was skipped; else 1 each.  Returns the missed
- * periods counted, or -ENOMEM.
- */
-int64_t profile__sample_periods(const struct profile *p, uint64_t period_ns,
-				uint8_t *periods);
-
 /*
  * Off-CPU waits (record --off-cpu), by when they began, as samples whose
  * wait fields are set.
@@ -127,6 +112,11 @@ const char *profile__wait_state_name(unsigned int state);
 const struct profile_sample *profile__wait(const struct profile *p, size_t i);
 /* The recording's annotations (profile_annot.h; never NULL once loaded). */
 const struct profile_annots *profile__annots(const struct profile *p);
+/*
+ * When its threads ran, from its context switches (profile_runs.h; never
+ * NULL once loaded, empty without sched.switch).
+ */
+const struct profile_runs *profile__runs(const struct profile *p);
 const struct profile_sample *profile__sample(const struct profile *p,
 					     size_t i);
 

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * profile_period.c - the sampling period of a recording, and the periods
- * each sample stands for (profile.h).
+ * profile_period.c - the sampling period of a recording (profile.h).
  */
-#include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 
 #include "profile.h"
@@ -51,42 +48,4 @@ out_free:
 	free(last);
 	free(d);
 	return period;
-}
-
-int64_t profile__sample_periods(const struct profile *p, uint64_t period_ns,
-				uint8_t *periods)
-{
-	size_t i, n = profile__nr_samples(p);
-	bool idle = false;
-	int64_t missed = 0;
-	uint64_t *last;
-
-	for (i = 0; i < n; i++) {
-		periods[i] = 1;
-		if (profile__sample(p, i)->mode == FXTPROF_MODE_IDLE)
-			idle = true;
-	}
-	if (!idle || !period_ns)
-		return 0;
-	last = calloc(65536, sizeof(*last));
-	if (!last)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const struct profile_sample *smp = profile__sample(p, i);
-		uint64_t *l = &last[smp->cpu], k;
-
-		/* ts + 1 so that 0 means "none yet", as above. */
-		if (*l && smp->ts + 1 > *l) {
-			k = (smp->ts + 1 - *l + period_ns / 2) / period_ns;
-			if (k > PROFILE_MAX_PERIODS)
-				k = PROFILE_MAX_PERIODS;
-			if (k > 1) {
-				periods[i] = (uint8_t)k;
-				missed += (int64_t)k - 1;
-			}
-		}
-		*l = smp->ts + 1;
-	}
-	free(last);
-	return missed;
 }

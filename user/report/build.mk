@@ -3,8 +3,9 @@
 # user/report/build.mk - the report engine: a recording loaded, filtered
 # and named (report_tree.c), the region filters (report_annot.c), the
 # perf-like output (report_print.c), the --summary section
-# (report_summary.c), two recordings compared (report_diff.c) and
-# off-CPU waits' frames (report_offcpu.c).  The
+# (report_summary.c), two recordings compared (report_diff.c),
+# off-CPU waits' frames (report_offcpu.c) and --wall's weights
+# (report_wall.c).  The
 # commands report, diff, flamegraph and export are its front ends
 # (user/cmd).
 #   $(B)/lib/libreport.a   include "report/report.h" with -Iuser; needs
@@ -14,7 +15,8 @@
 ifeq ($(ARCH),x86_64)
 REPORT_SRCS := user/report/report_tree.c user/report/report_annot.c \
 	       user/report/report_print.c user/report/report_summary.c \
-	       user/report/report_diff.c user/report/report_offcpu.c
+	       user/report/report_diff.c user/report/report_offcpu.c \
+	       user/report/report_wall.c
 REPORT_LIB := $(B)/lib/libreport.a
 
 $(REPORT_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser -Iuser/fxt

@@ -791,49 +791,46 @@ static void count_frames(struct rtree *t)
 	}
 }
 
-/* --wall's samples, with the periods each stands for. */
+/* --wall's samples, each its share of its thread's runs (report_wall.h). */
 static int load_wall_samples(struct rtree *t, const struct rt_opts *o)
 {
-	size_t i, n = profile__nr_samples(t->p);
-	uint8_t *periods;
-	int64_t missed;
+	const struct rt_filter *f = &o->filter;
+	size_t i, nr = 0, n = profile__nr_samples(t->p);
+	struct wall_sample *ws;
 	int ret = 0;
 
 	t->period_ns = profile__sample_period_ns(t->p);
-	periods = malloc(n ? n : 1);
-	if (!periods)
+	ws = malloc((n ? n : 1) * sizeof(*ws));
+	if (!ws)
 		return load_err(-ENOMEM, "report");
-	missed = profile__sample_periods(t->p, t->period_ns, periods);
-	if (missed < 0) {
-		ret = load_err((int)missed, "report");
-		goto out_free_periods;
-	}
 	for (i = 0; i < n; i++) {
 		const struct profile_sample *s = profile__sample(t->p, i);
-		uint64_t ns = t->period_ns * periods[i];
 
-		if (!selected(t, &o->filter, s) ||
-		    s->mode == FXTPROF_MODE_IDLE || (!s->pid && !s->tid))
+		if (!selected(t, f, s) || s->mode == FXTPROF_MODE_IDLE ||
+		    (!s->pid && !s->tid))
 			continue;
-		t->total += ns;
+		ws[nr++] = (struct wall_sample){ .idx = i, .tid = s->tid };
+	}
+	wall__weigh(profile__runs(t->p), ws, nr, t->t_from, t->t_to, f->cpus,
+		    f->nr_cpus, t->period_ns, &t->wall);
+	for (i = 0; i < nr; i++) {
+		t->total += ws[i].weight;
 		t->on_cpu++;
-		t->missed += periods[i] - 1u;
-		ret = add_sample(t, &o->annot, i, NULL, ns);
+		ret = add_sample(t, &o->annot, ws[i].idx, NULL, ws[i].weight);
 		if (ret) {
 			ret = load_err(ret, "report");
 			break;
 		}
 	}
-out_free_periods:
-	free(periods);
+	free(ws);
 	return ret;
 }
 
 /*
  * --off-cpu and --wall: the waits the filter keeps, each weighing its
- * nanoseconds, and for --wall the samples too, each the sampling periods
- * it stands for (with those its CPU's timer missed before it), but the
- * idle task's (it is no thread's time).  t->total is the ns.
+ * nanoseconds, and for --wall the samples too, each its share of its
+ * thread's time on a CPU, but the idle task's (it is no thread's time).
+ * t->total is the ns.
  * Regions are intervals of samples: neither takes them (rtree__load).
  */
 static int load_waits(struct rtree *t, const struct rt_opts *o)
@@ -1035,11 +1032,13 @@ void rtree__print_header(const struct rtree *t, FILE *f, const char *path)
 			profile__nr_waits(t->p), t->waits, (double)t->total / 1e9);
 	else if (t->weigh == RT_WEIGH_WALL)
 		fprintf(f, "# %s: wall clock: %" PRIu64 " off-CPU waits and %"
-			PRIu64 " samples (of %" PRIu64 ", %" PRIu64 " ns each, "
-			"and %" PRIu64 " periods the timer missed, each given "
-			"to the sample after it) selected; %.3f s in all "
-			"(weights are ns)\n", path, t->waits, t->on_cpu,
-			st.samples, t->period_ns, t->missed,
+			PRIu64 " samples (of %" PRIu64 ") selected; the "
+			"samples share their threads' time on a CPU by the "
+			"context switches (%" PRIu64 " threads; %" PRIu64
+			" without switches, %" PRIu64 " ns a sample); %.3f s "
+			"in all (weights are ns)\n", path, t->waits,
+			t->on_cpu, st.samples, t->wall.timed,
+			t->wall.by_period, t->period_ns,
 			(double)t->total / 1e9);
 	else
 		fprintf(f, "# %s: %" PRIu64 " samples, %" PRIu64

@@ -18,6 +18,7 @@
 
 #include "profile/profile.h"
 #include "report_annot.h"
+#include "report_wall.h"
 #include "symbolize/symbolizer.h"
 
 #define RT_MAX_LIST	64	/* values of one --pid/--tid/--cpu/--comm */
@@ -107,8 +108,8 @@ struct rtree {
 	uint64_t total;			/* selected samples, or ns */
 	enum rt_weigh weigh;		/* rt_opts.weigh */
 	uint64_t waits, on_cpu;		/* selected waits; samples, --wall */
-	uint64_t period_ns;		/* --wall: a sample's weight */
-	uint64_t missed;		/* --wall: periods the timer missed */
+	uint64_t period_ns;		/* --wall: a sample's, without runs */
+	struct wall_stats wall;		/* --wall: how the samples weighed */
 	uint64_t t_from, t_to;		/* the --time window, ns */
 	uint64_t frames, resolved;	/* of the selected samples */
 	const struct rt_annot_opts *annot;
