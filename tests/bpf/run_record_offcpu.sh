@@ -110,8 +110,9 @@ rc=$?
 [ $rc = 0 ] || sed 's/^/# /' "$dir/export.err"
 ok $rc "export --off-cpu: go tool pprof gives nanosleep its waits within 10 %"
 
-# --wall: oc-wall runs 30 % and sleeps 70 %; its samples (a period
-# each) and its waits add up to the time it ran for, within 5 %.
+# --wall: oc-wall runs 30 % and sleeps 70 %; its time on a CPU (by the
+# context switches, over its samples) and its waits add up to the time it
+# ran for, within 5 %.
 set -- $(awk '$1 == "oc-wall" && NF == 4 { print $2, $3 }' "$dir/totals")
 from=${1:-0} to=${2:-0}
 got=$("$bin" flamegraph --folded --wall --comm oc-wall --time "${from}ns,${to}ns" \

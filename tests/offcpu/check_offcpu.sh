@@ -78,24 +78,26 @@ within() {	# within GOT WANT PERCENT: |GOT - WANT| <= PERCENT of WANT > 0
 		'BEGIN { exit !(b > 0 && a >= (1 - p / 100) * b && a <= (1 + p / 100) * b) }'
 }
 
-# Each thread's waits under the call its workload timed (`timed`, which
-# calls the waiting function).  A wait whose user stack was walked before
-# the recorder had built libc's table went by frame pointers, which skip
-# the caller of a frameless libc function (`read` returns into
-# offcpu_pipe_read, which the walk does not see): in the KASAN guest with
-# two hogs on the host, that was the first 40 % of the measured part.
-# The timed call is in every stack; the function's own share is printed.
-# Not fsync's: the guest's /tmp is its initramfs, where fsync() returns
-# at once (its clock counts 14 to 25 us a call of timer noise, no wait).
-# tests/bpf/run_record_offcpu.sh checks it on this host's disk.
-for w in oc-sleep:offcpu_nanosleep oc-pipe:offcpu_pipe_read \
-	 oc-mutex:offcpu_mutex_lock; do
-	comm=${w%%:*} fn=${w#*:}
+# Each kind of wait, told by its kernel stack (the kernel's unwinding
+# needs no table: pipe_read, futex, hrtimer_nanosleep), against the time
+# the workload's calls spent off the CPU.  The user stack above it is the
+# recorder's tables' work, and they take time to build: before libc's
+# is, a walk by frame pointers skips the caller of a frameless libc
+# function, or on arm64 loses the frame above it.  That was 40 % of the
+# measured part in the KASAN guest and 26 % in the arm64 6.12 one, with
+# two hogs on the host; the share under the call the workload timed is
+# printed, and tests/bpf/run_record_offcpu.sh holds each function to 10 %
+# on this host.  Not fsync's: the guest's /tmp is its initramfs, where
+# fsync() returns at once (its clock counts 14 to 25 us a call of timer
+# noise, no wait); the host's test checks it on a disk.
+for w in oc-sleep:offcpu_nanosleep:hrtimer_nanosleep \
+	 oc-pipe:offcpu_pipe_read:pipe_read oc-mutex:offcpu_mutex_lock:futex; do
+	comm=${w%%:*} fn=${w#*:} kfn=${fn#*:} fn=${fn%%:*}
 	want=$(awk -v c="$comm" '$1 == c { print $3 }' "$totals" 2>/dev/null)
-	got=$(ns "$comm" ";timed;")
-	named=$(ns "$comm" ";timed;$fn;")
-	echo "# $comm: $fn waited ${want:-?} ns by its own clock; the profile: ${got:-?} ns under timed, ${named:-?} of them naming $fn"
-	check "$comm's waits in $fn are attributed to its call within 10 %" \
+	got=$(ns "$comm" ";$kfn")
+	timed=$(ns "$comm" ";timed;")
+	echo "# $comm: $fn waited ${want:-?} ns by its own clock; the profile: ${got:-?} ns in $kfn, ${timed:-?} ns under its timed call"
+	check "$comm's waits in $fn ($kfn) are accounted for within 10 %" \
 		within "${got:-0}" "${want:-0}" 10
 done
 

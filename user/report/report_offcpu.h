@@ -4,8 +4,8 @@
  * (report --off-cpu, flamegraph --off-cpu, and --wall): each wait weighs
  * the nanoseconds it lasted, under a root frame naming the state the
  * thread left in, with a leaf frame naming the thread that woke it where
- * the recording knows one; with --wall the samples, under "on-cpu", weigh
- * a sampling period each.  Documentation/reports.md.
+ * the recording knows one; with --wall the samples, under "on-cpu", share
+ * their thread's time on a CPU (report_wall.h).  Documentation/reports.md.
  */
 #ifndef FXTPROF_REPORT_OFFCPU_H
 #define FXTPROF_REPORT_OFFCPU_H

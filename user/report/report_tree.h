@@ -43,8 +43,8 @@ struct rt_filter {
 
 /*
  * What the trees weigh: samples (one each), or ns: the off-CPU waits'
- * (--off-cpu), or every thread's elapsed time, its samples (a sampling
- * period each) and its waits together (--wall).
+ * (--off-cpu), or every thread's elapsed time, its waits and its time on
+ * a CPU spread over its samples (--wall, report_wall.h).
  */
 enum rt_weigh {
 	RT_WEIGH_SAMPLES,
