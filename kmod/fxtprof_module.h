@@ -261,7 +261,7 @@ void fxtprof_sched_exit(void);
 struct fxtprof_offcpu_table *fxtprof_offcpu_new(u16 ustack_depth);
 void fxtprof_offcpu_free(struct fxtprof_offcpu_table *t);
 void fxtprof_offcpu_reset(struct fxtprof_offcpu_table *t);
-void fxtprof_offcpu_switch(struct fxtprof_session *sess, bool preempt,
+void fxtprof_offcpu_switch(struct fxtprof_session *sess, u32 switch_state,
 			   unsigned int prev_state, struct task_struct *prev,
 			   struct task_struct *next);
 void fxtprof_offcpu_waking(struct fxtprof_session *sess, struct task_struct *p);

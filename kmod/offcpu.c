@@ -150,29 +150,28 @@ void fxtprof_offcpu_reset(struct fxtprof_offcpu_table *t)
 }
 
 /*
- * What a thread that leaves its CPU waits for, in the wait's terms; 0
- * for one that will not run again (dying), whose wait is no wait.  As
- * wait_state() in the bpf source.
+ * What a thread that leaves its CPU waits for, from the state sched.c
+ * gave its switch (@switch_state, enum fxtprof_thread_state); 0 for one
+ * that will not run again (dying), whose wait is no wait.  Only a blocked
+ * thread needs more: uninterruptible (D), or sleeping.  As wait_state()
+ * in the bpf source.
  */
-static u8 fxtprof_wait_state(bool preempt, unsigned int prev_state,
-			     const struct task_struct *prev)
+static u8 fxtprof_wait_state(u32 switch_state, unsigned int prev_state)
 {
-	unsigned int s;
-
-	if (preempt)
+	switch (switch_state) {
+	case FXTPROF_THREAD_RUNNING:	/* preempted, or a yield */
 		return FXTPROF_WAIT_PREEMPTED;
-	s = prev_state | READ_ONCE(prev->exit_state);
-	if (s & (EXIT_DEAD | EXIT_ZOMBIE | TASK_DEAD))
-		return 0;
-	if (s & (__TASK_STOPPED | __TASK_TRACED))
+	case FXTPROF_THREAD_SUSPENDED:
 		return FXTPROF_WAIT_STOPPED;
-	/* TASK_IDLE is uninterruptible but no load: an idle worker sleeps. */
-	if ((s & TASK_UNINTERRUPTIBLE) && !(s & TASK_NOLOAD))
-		return FXTPROF_WAIT_BLOCKED;
-	if (s & TASK_ANY)
+	case FXTPROF_THREAD_BLOCKED:
+		/* TASK_IDLE is uninterruptible but no load: it sleeps. */
+		if ((prev_state & TASK_UNINTERRUPTIBLE) &&
+		    !(prev_state & TASK_NOLOAD))
+			return FXTPROF_WAIT_BLOCKED;
 		return FXTPROF_WAIT_SLEEPING;
-	/* Runnable without preemption: a yield, still wanting a CPU. */
-	return FXTPROF_WAIT_PREEMPTED;
+	default:
+		return 0;
+	}
 }
 
 /* @prev, current, leaves this CPU: keep its user stack. */
@@ -280,7 +279,7 @@ out_free_slot:
  * From sched_switch, interrupts off, with the runqueue lock held.  The
  * idle tasks (tid 0) do not wait: they are what runs instead.
  */
-void fxtprof_offcpu_switch(struct fxtprof_session *sess, bool preempt,
+void fxtprof_offcpu_switch(struct fxtprof_session *sess, u32 switch_state,
 			   unsigned int prev_state, struct task_struct *prev,
 			   struct task_struct *next)
 {
@@ -288,7 +287,7 @@ void fxtprof_offcpu_switch(struct fxtprof_session *sess, bool preempt,
 	u8 state;
 
 	if (prev->pid) {
-		state = fxtprof_wait_state(preempt, prev_state, prev);
+		state = fxtprof_wait_state(switch_state, prev_state);
 		if (state)
 			fxtprof_offcpu_leave(sess, prev, state, now);
 	}

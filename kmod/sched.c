@@ -58,9 +58,11 @@ static void fxtprof_probe_switch(FXTPROF_SWITCH_PROTO)
 	struct fxtprof_session *sess = fxtprof_running(FXTPROF_CFG_SCHED);
 	struct fxtprof_rec_writer w;
 	struct fxtprof_switch *rec;
+	u32 state;
 
 	if (!sess)
 		return;
+	state = fxtprof_switch_state(preempt, FXTPROF_SWITCH_PREV_STATE, prev);
 	/* Interrupts are off already; saving them keeps the rule local. */
 	rec = fxtprof_rec_begin(sess, &w, size, FXTPROF_REC_SWITCH);
 	if (rec) {
@@ -70,14 +72,12 @@ static void fxtprof_probe_switch(FXTPROF_SWITCH_PROTO)
 		rec->next_tid = next->pid;
 		rec->prev_prio = prev->prio;
 		rec->next_prio = next->prio;
-		rec->prev_state = fxtprof_switch_state(preempt,
-						       FXTPROF_SWITCH_PREV_STATE,
-						       prev);
+		rec->prev_state = state;
 		rec->reserved = 0;
 	}
 	fxtprof_rec_end(&w, rec);
 	if (sess->flags & FXTPROF_CFG_OFFCPU)
-		fxtprof_offcpu_switch(sess, preempt, FXTPROF_SWITCH_PREV_STATE,
+		fxtprof_offcpu_switch(sess, state, FXTPROF_SWITCH_PREV_STATE,
 				      prev, next);
 }
 
