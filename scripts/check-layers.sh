@@ -14,7 +14,7 @@ cd "${1:-$(dirname "$0")/..}"
 allowed() {
 	case $1 in
 	cmd)		echo "cmd source state encode fxt sink transport profile" \
-			     "symbolize export archive report unwind" ;;
+			     "symbolize export archive report unwind push" ;;
 	source)		echo "source source/bpf transport" ;;
 	source/bpf)	echo "source/bpf source" ;;
 	state)		echo "state encode sink transport" ;;
@@ -25,6 +25,7 @@ allowed() {
 	symbolize)	echo "symbolize profile" ;;
 	export)		echo "export profile symbolize" ;;
 	report)		echo "report profile symbolize export fxt" ;;
+	push)		echo "push profile symbolize export fxt" ;;
 	archive)	echo "archive fxt" ;;
 	fxt)		echo "fxt" ;;
 	hooks)		echo "hooks encode sink state transport" ;;

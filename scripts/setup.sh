@@ -33,6 +33,8 @@ HOST_PKGS=(
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev xz-utils
 	# userspace libraries
 	liburing-dev liblz4-dev libbpf-dev
+	# receive --push: the HTTP client that sends profiles to Pyroscope
+	libcurl4-openssl-dev
 	# the bpf source: vmlinux.h and skeletons at build time; zstd unpacks
 	# the 6.12 kernel image whose BTF the CO-RE check reads
 	bpftool zstd

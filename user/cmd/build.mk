@@ -40,6 +40,11 @@ CMD_LIBS_SYMBOLS := $(B)/lib/libreport.a $(B)/lib/libexport.a \
 		    $(B)/lib/libsymbolize.a $(B)/lib/libprofile.a
 endif
 CMD_OBJS := $(CMD_SRCS:%.c=$(B)/%.o)
+# receive --push and record --push (user/push/): libcurl and the
+# symbolizer in the host's dynamic build; the static ones (the board's,
+# the VM's) link the stand-in that refuses --push.
+CMD_PUSH_LIB := $(B)/lib/$(if $(SYMBOLS),libpush.a,libpush_none.a)
+CMD_PUSH_LDLIBS := $(if $(SYMBOLS),-lcurl)
 # In link order: a part before the parts it uses.
 # libsource_bpf.a is the eBPF source, or its stand-in with BPF_SOURCE=0
 # (user/source/bpf/build.mk); its libraries are $(BPF_SOURCE_LDLIBS).
@@ -51,12 +56,12 @@ CMD_LIBS := $(CMD_LIBS_SYMBOLS) $(B)/lib/libsource_bpf.a \
 
 $(CMD_OBJS): CPPFLAGS += -Iuser -Iuser/fxt $(if $(SYMBOLS),-DFXTPROF_HAVE_SYMBOLS)
 
-$(B)/bin/fxtprof: $(CMD_OBJS) $(CMD_LIBS)
+$(B)/bin/fxtprof: $(CMD_OBJS) $(CMD_PUSH_LIB) $(CMD_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CMD_LDLIBS) \
-		$(BPF_SOURCE_LDLIBS)
+		$(BPF_SOURCE_LDLIBS) $(CMD_PUSH_LDLIBS)
 
-$(B)/user/cmd/vm/fxtprof: $(CMD_OBJS) $(CMD_LIBS)
+$(B)/user/cmd/vm/fxtprof: $(CMD_OBJS) $(B)/lib/libpush_none.a $(CMD_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS) \
 		$(BPF_SOURCE_LDLIBS) $(CMD_STATIC_LDLIBS)

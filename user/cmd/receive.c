@@ -28,6 +28,11 @@
  * 24-byte acknowledgement with the bytes and records written, then the
  * connection is closed.  A stream that ended on an error or a limit gets
  * no acknowledgement.
+ *
+ * --push (user/push/push.h): each stream's file is also cut into
+ * intervals, named and posted to Grafana Pyroscope by the pusher's
+ * threads.  The loop only tells the pusher the file and, after each
+ * write, its length in whole records: an atomic store, never a wait.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -87,6 +92,7 @@ struct stream {
 	size_t part_len, part_need;
 	uint64_t arch_records;	/* passed to the sink */
 	bool arch_closed;
+	struct push_stream *push;	/* --push, or NULL */
 };
 
 struct receiver {
@@ -105,6 +111,7 @@ struct receiver {
 	struct timespec last_refuse_log, last_accept_log;
 	unsigned int backoff_ms;
 	struct stream *streams;
+	struct pusher *pusher;		/* --push, or NULL */
 	struct ev_handler accept_h;
 	struct ev_handler backoff_h;
 	struct ev_handler sig_h;
@@ -138,7 +145,24 @@ static void receive_usage(FILE *f)
 "      --max-memory SIZE  buffers of all streams (default 64M; 256K each)\n"
 "      --max-disk SIZE    bytes all streams may write (default: half the\n"
 "                         free space of DIR's file system at start)\n"
-"  SIZE takes K, M or G.  Documentation/receive.md has the protocol.\n");
+"      --push URL         also push every stream's profiles to Grafana\n"
+"                         Pyroscope, URL pyroscope+http://HOST:PORT: one\n"
+"                         pprof per process per interval, its frames named\n"
+"                         here (Documentation/receive.md, \"Fleet\")\n"
+"      --push-interval S  seconds of trace time per profile (default 10)\n"
+"      --push-app NAME    the series' name, NAME.cpu and NAME.off_cpu\n"
+"                         (default fxtprof)\n"
+"      --push-labels L    more labels for every series, k=v,k=v\n"
+"      --push-queue SIZE  profiles waiting for Pyroscope; beyond it whole\n"
+"                         intervals are dropped and counted (default 64M)\n"
+"      --push-timeout S   bound of one request, and of the last pushes\n"
+"                         at exit (default 10)\n"
+"      --symfs DIR        --push: the boards' root file system, here\n"
+"      --debug-dir DIR    --push: debug files by build id\n"
+"      --vmlinux FILE     --push: kernel symbols from this ELF\n"
+"  SIZE takes K, M or G.  Documentation/receive.md has the protocol.\n"
+"  Exit status: 0, or 1 when it failed, or --push lost (dropped, refused)\n"
+"  an interval; 2 for bad arguments.\n");
 }
 
 static uint64_t ms_since(const struct timespec *t)
@@ -196,6 +220,8 @@ static int stream_open_file(struct stream *s)
 		return -errno;
 	if (!s->rc->o.archive) {
 		s->file_fd = fd;
+		if (s->rc->pusher)
+			s->push = pusher__add(s->rc->pusher, s->path);
 		return 0;
 	}
 	/* The peer's records carry no segments to cut at: the writer cuts
@@ -359,6 +385,9 @@ static void stream_end(struct stream *s, const char *how)
 			 strerror(-ret));
 		how = line;
 	}
+	/* The file holds its whole records, and no more will come. */
+	push_stream__commit(s->push, s->fr.boundary);
+	push_stream__end(s->push);
 	stream_summary(s, how);
 	for (pp = &rc->streams; *pp; pp = &(*pp)->next)
 		if (*pp == s) {
@@ -544,6 +573,8 @@ static bool stream_take(struct stream *s, int res)
 		}
 		s->written += take;
 		rc->disk_used += take;
+		/* On disk now: whole records up to the framer's boundary. */
+		push_stream__commit(s->push, s->fr.boundary);
 	}
 	if (framer__failed(&s->fr)) {
 		snprintf(how, sizeof(how), "framing error at byte %" PRIu64
@@ -838,7 +869,33 @@ enum {
 	OPT_MAX_MEMORY,
 	OPT_MAX_DISK,
 	OPT_ARCHIVE,
+	OPT_PUSH,
+	OPT_PUSH_INTERVAL,
+	OPT_PUSH_APP,
+	OPT_PUSH_LABELS,
+	OPT_PUSH_QUEUE,
+	OPT_PUSH_TIMEOUT,
+	OPT_SYMFS,
+	OPT_DEBUG_DIR,
+	OPT_VMLINUX,
 };
+
+/* --push-interval and --push-timeout: whole seconds, 1 to a day. */
+static int parse_seconds(const char *name, const char *arg, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || !v || v > 86400) {
+		reader_err(-EINVAL, "bad --%s '%s' (seconds, 1 to 86400)",
+			   name, arg);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
 
 static int receive_parse(int argc, char **argv, struct receive_opts *o)
 {
@@ -854,6 +911,15 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 		{ "max-disk", required_argument, NULL, OPT_MAX_DISK },
 		{ "archive", no_argument, NULL, OPT_ARCHIVE },
+		{ "push", required_argument, NULL, OPT_PUSH },
+		{ "push-interval", required_argument, NULL, OPT_PUSH_INTERVAL },
+		{ "push-app", required_argument, NULL, OPT_PUSH_APP },
+		{ "push-labels", required_argument, NULL, OPT_PUSH_LABELS },
+		{ "push-queue", required_argument, NULL, OPT_PUSH_QUEUE },
+		{ "push-timeout", required_argument, NULL, OPT_PUSH_TIMEOUT },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -867,6 +933,9 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 	o->idle_timeout_s = RECEIVE_DEFAULT_IDLE_S;
 	o->max_streams = RECEIVE_DEFAULT_MAX_STREAMS;
 	o->max_memory = RECEIVE_DEFAULT_MAX_MEMORY;
+	push_opts__init(&o->push);
+	o->push.sym.lines = true;
+	o->push.sym.inlines = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:n:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -886,6 +955,39 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 			break;
 		case OPT_ARCHIVE:
 			o->archive = true;
+			break;
+		case OPT_PUSH:
+			o->push.url = optarg;
+			break;
+		case OPT_PUSH_INTERVAL:
+			if (parse_seconds("push-interval", optarg,
+					  &o->push.interval_s))
+				return 2;
+			break;
+		case OPT_PUSH_TIMEOUT:
+			if (parse_seconds("push-timeout", optarg,
+					  &o->push.timeout_s))
+				return 2;
+			break;
+		case OPT_PUSH_APP:
+			o->push.app = optarg;
+			break;
+		case OPT_PUSH_LABELS:
+			o->push.labels = optarg;
+			break;
+		case OPT_PUSH_QUEUE:
+			if (opt_value__size("push-queue", optarg, 1,
+					    &o->push.queue_bytes))
+				return 2;
+			break;
+		case OPT_SYMFS:
+			o->push.sym.symfs = optarg;
+			break;
+		case OPT_DEBUG_DIR:
+			o->push.sym.debug_dir = optarg;
+			break;
+		case OPT_VMLINUX:
+			o->push.sym.vmlinux = optarg;
 			break;
 		case OPT_MODE:
 			errno = 0;
@@ -948,6 +1050,11 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 		return 2;
 	}
 	o->uri = argv[optind];
+	if (o->push.url && o->archive) {
+		reader_err(-EINVAL, "--push reads the plain streams: it does "
+			   "not take --archive");
+		return 2;
+	}
 	return 0;
 }
 
@@ -977,10 +1084,19 @@ int cmd_receive(int argc, char **argv)
 	}
 	if (receiver_limits(&rc))
 		return 1;
+	if (rc.o.push.url) {
+		char why[256];
+
+		ret = pusher__new(&rc.o.push, &rc.pusher, why, sizeof(why));
+		if (ret) {
+			reader_err(ret, "--push: %s", why);
+			return ret == -EINVAL ? 2 : 1;
+		}
+	}
 	ret = evloop__init(&rc.loop, 256);
 	if (ret) {
 		reader_err(ret, "cannot set up io_uring");
-		return 1;
+		goto out_finish_push;
 	}
 	ret = receiver_signals(&rc, &oldmask);
 	if (ret) {
@@ -1019,5 +1135,13 @@ out_fini_loop:
 	}
 	if (rc.lfd >= 0)
 		close(rc.lfd);
+out_finish_push:
+	if (rc.pusher) {
+		struct push_stats st;
+
+		pusher__finish(rc.pusher, &st);
+		if (!push_stats__print(&st, stdout) && !ret)
+			ret = -EIO;
+	}
 	return ret ? 1 : 0;
 }

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "push/push.h"
+
 #define RECEIVE_DEFAULT_MODE		0600
 #define RECEIVE_DEFAULT_MAX_STREAM	(16ull << 30)
 #define RECEIVE_DEFAULT_IDLE_S		60
@@ -30,6 +32,7 @@ struct receive_opts {
 	uint64_t max_memory;		/* bytes of stream buffers */
 	uint64_t max_disk;		/* bytes; 0 = half the free space */
 	bool archive;			/* each stream as an archive (.fxtz) */
+	struct push_opts push;		/* --push: url set, else not pushed */
 };
 
 #endif /* FXTPROF_RECEIVE_H */

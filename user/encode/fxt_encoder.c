@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include "fxt_encoder.h"
 #include "stack_refs.h"
@@ -684,23 +685,57 @@ static int on_ksym(struct fxt_encoder *e, const struct fxtprof_ksym *k)
 				fxt_sref_inline(name, len), &arg, 1);
 }
 
-/* The wall-clock anchor: kernel object 0x83, koid 0. */
+/* A string argument, inline: the machine's names rarely repeat. */
+static int arg_str_named(struct fxt_encoder *e, const char *name,
+			 const char *v, char *buf, size_t cap,
+			 struct fxt_arg *a)
+{
+	size_t len = fxt_utf8_sanitize(buf, cap, v, strnlen(v, cap / 3));
+
+	a->type = FXT_ARG_STRING;
+	a->v.str = fxt_sref_inline(buf, len);
+	return arg_name(e, name, a);
+}
+
+/*
+ * The wall-clock anchor: kernel object 0x83, koid 0, with the machine the
+ * recording is made on (uname: host, kernel release, arch), which a host
+ * that receives many boards' streams labels their profiles with
+ * (Documentation/receive.md, "Fleet").
+ */
 static int fxt_enc_wall_clock(void *ctx, uint64_t boot_ns,
 			      uint64_t realtime_ns)
 {
 	static const char name[] = FXT_PROFILE_CLOCK_NAME;
+	char host[sizeof(((struct utsname *)0)->nodename) * 3];
+	char rel[sizeof(((struct utsname *)0)->release) * 3];
+	char arch[sizeof(((struct utsname *)0)->machine) * 3];
 	struct fxt_encoder *e = ctx;
-	struct fxt_arg args[2];
+	struct fxt_arg args[5];
+	struct utsname u;
+	unsigned int n = 2;
 	int ret;
 
 	ret = arg_u64_named(e, FXT_PROFILE_ARG_BOOT_NS, boot_ns, &args[0]);
 	if (!ret)
 		ret = arg_u64_named(e, FXT_PROFILE_ARG_REALTIME_NS, realtime_ns,
 				    &args[1]);
+	/* Without uname the anchor still holds: the names are optional. */
+	if (!ret && !uname(&u)) {
+		ret = arg_str_named(e, FXT_PROFILE_ARG_HOST, u.nodename, host,
+				    sizeof(host), &args[n++]);
+		if (!ret)
+			ret = arg_str_named(e, FXT_PROFILE_ARG_KERNEL_RELEASE,
+					    u.release, rel, sizeof(rel),
+					    &args[n++]);
+		if (!ret)
+			ret = arg_str_named(e, FXT_PROFILE_ARG_ARCH, u.machine,
+					    arch, sizeof(arch), &args[n++]);
+	}
 	if (ret)
 		return ret;
 	return fxt_writer__kobj(e->w, FXT_KOBJ_CLOCK, 0,
-				fxt_sref_inline(name, sizeof(name) - 1), args, 2);
+				fxt_sref_inline(name, sizeof(name) - 1), args, n);
 }
 
 /* ------------------------------------------------------------------ */

@@ -329,7 +329,13 @@ static int check_profile_kobj(struct fxt_checker *c,
 		if ((err = want_arg(c, rec, FXT_PROFILE_ARG_BOOT_NS,
 				    FXT_ARG_UINT64, NULL)) ||
 		    (err = want_arg(c, rec, FXT_PROFILE_ARG_REALTIME_NS,
-				    FXT_ARG_UINT64, NULL)))
+				    FXT_ARG_UINT64, NULL)) ||
+		    (err = may_arg(c, rec, FXT_PROFILE_ARG_HOST,
+				   FXT_ARG_STRING, &bid)) ||
+		    (err = may_arg(c, rec, FXT_PROFILE_ARG_KERNEL_RELEASE,
+				   FXT_ARG_STRING, &bid)) ||
+		    (err = may_arg(c, rec, FXT_PROFILE_ARG_ARCH,
+				   FXT_ARG_STRING, &bid)))
 			return err;
 		return 0;
 	default:

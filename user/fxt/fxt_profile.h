@@ -51,7 +51,10 @@
  *   0x82  address         symbol (inline)  size u32
  *   0x83  0               "CLOCK_REALTIME" boot_ns u64, realtime_ns u64:
  *                                          the two clocks read together
- *                                          (timestamps are boot_ns's)
+ *                                          (timestamps are boot_ns's);
+ *                                          [host str, kernel_release str,
+ *                                          arch str: uname's nodename,
+ *                                          release and machine]
  */
 #ifndef FXT_PROFILE_H
 #define FXT_PROFILE_H
@@ -75,6 +78,10 @@
 #define FXT_PROFILE_ARG_SIZE		"size"
 #define FXT_PROFILE_ARG_BOOT_NS		"boot_ns"
 #define FXT_PROFILE_ARG_REALTIME_NS	"realtime_ns"
+/* The clock object's optional strings: the recording machine (uname). */
+#define FXT_PROFILE_ARG_HOST		"host"
+#define FXT_PROFILE_ARG_KERNEL_RELEASE	"kernel_release"
+#define FXT_PROFILE_ARG_ARCH		"arch"
 
 /* The clock object's name: the clock its realtime_ns is read from. */
 #define FXT_PROFILE_CLOCK_NAME		"CLOCK_REALTIME"

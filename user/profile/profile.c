@@ -297,6 +297,7 @@ struct profile {
 	uint64_t lost_records, output_dropped;
 	uint64_t clock_boot_ns, clock_realtime_ns;
 	bool has_clock;
+	struct profile_machine machine;	/* from the clock object */
 	const char *swapper[256];	/* swapper/N names, by cpu */
 	struct profile_annots *annots;
 	struct profile_runs *runs;	/* from the context switches */
@@ -1124,9 +1125,18 @@ static int on_clock(struct loader *ld, const struct fxt_record *rec)
 			    "clock object: no integer boot_ns and realtime_ns "
 			    "arguments");
 	if (!p->has_clock) {
+		struct fxt_str v;
+
 		p->clock_boot_ns = boot;
 		p->clock_realtime_ns = real;
 		p->has_clock = true;
+		if (fxt_record__arg_str(rec, FXT_PROFILE_ARG_HOST, &v))
+			p->machine.host = strpool_add(&p->strs, v.data, v.len);
+		if (fxt_record__arg_str(rec, FXT_PROFILE_ARG_KERNEL_RELEASE, &v))
+			p->machine.kernel_release = strpool_add(&p->strs,
+								v.data, v.len);
+		if (fxt_record__arg_str(rec, FXT_PROFILE_ARG_ARCH, &v))
+			p->machine.arch = strpool_add(&p->strs, v.data, v.len);
 	}
 	return 0;
 }
@@ -1856,6 +1866,11 @@ const struct profile_ksym *profile__find_ksym(const struct profile *p,
 size_t profile__nr_ksyms(const struct profile *p)
 {
 	return p->nr_ksyms;
+}
+
+const struct profile_machine *profile__machine(const struct profile *p)
+{
+	return &p->machine;
 }
 
 bool profile__wall_clock(const struct profile *p, uint64_t ts,

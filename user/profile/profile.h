@@ -170,6 +170,18 @@ size_t profile__nr_ksyms(const struct profile *p);
 bool profile__wall_clock(const struct profile *p, uint64_t ts,
 			 uint64_t *wall_ns);
 
+/*
+ * The machine the recording was made on, from the clock object's
+ * optional arguments (uname's nodename, release, machine): each NULL
+ * when the recording does not say.
+ */
+struct profile_machine {
+	const char *host;
+	const char *kernel_release;
+	const char *arch;
+};
+const struct profile_machine *profile__machine(const struct profile *p);
+
 /* Why names may be missing: what the stream lacked, for the reports. */
 struct profile_stats {
 	uint64_t samples;
