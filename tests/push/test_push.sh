@@ -33,7 +33,7 @@ mkdir -p "$HOME"
 # Wall clock of the first sample: intervals of 1 s from 1700000000.
 WALL1=1700000000250000000
 WALL2=1700000010250000000
-echo "1..20"
+echo "1..21"
 
 # start_server NAME MODE: a capture server in $T/NAME; $PORT is its port.
 start_server() {

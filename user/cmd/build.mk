@@ -25,6 +25,7 @@ CMD_SRCS := user/cmd/main.c user/cmd/cmd_helpers.c \
 	    user/cmd/record_memory.c \
 	    user/cmd/send.c user/cmd/opt_value.c \
 	    user/cmd/receive.c user/cmd/framer.c user/cmd/delivery.c \
+	    user/cmd/push_cli.c \
 	    user/cmd/sources.c user/cmd/trigger.c \
 	    user/cmd/archive_cmd.c user/cmd/archive_input.c \
 	    user/cmd/unwind.c

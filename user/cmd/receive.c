@@ -55,6 +55,7 @@
 #include "cmd.h"
 #include "framer.h"
 #include "opt_value.h"
+#include "push_cli.h"
 #include "archive/archive.h"
 #include "fxt/fxt.h"
 #include "sink/sink.h"
@@ -144,19 +145,9 @@ static void receive_usage(FILE *f)
 "                         the fds RLIMIT_NOFILE leaves)\n"
 "      --max-memory SIZE  buffers of all streams (default 64M; 256K each)\n"
 "      --max-disk SIZE    bytes all streams may write (default: half the\n"
-"                         free space of DIR's file system at start)\n"
-"      --push URL         also push every stream's profiles to Grafana\n"
-"                         Pyroscope, URL pyroscope+http://HOST:PORT: one\n"
-"                         pprof per process per interval, its frames named\n"
-"                         here (Documentation/receive.md, \"Fleet\")\n"
-"      --push-interval S  seconds of trace time per profile (default 10)\n"
-"      --push-app NAME    the series' name, NAME.cpu and NAME.off_cpu\n"
-"                         (default fxtprof)\n"
-"      --push-labels L    more labels for every series, k=v,k=v\n"
-"      --push-queue SIZE  profiles waiting for Pyroscope; beyond it whole\n"
-"                         intervals are dropped and counted (default 64M)\n"
-"      --push-timeout S   bound of one request, and of the last pushes\n"
-"                         at exit (default 10)\n"
+"                         free space of DIR's file system at start)\n");
+	push_cli__usage(f);
+	fprintf(f,
 "      --symfs DIR        --push: the boards' root file system, here\n"
 "      --debug-dir DIR    --push: debug files by build id\n"
 "      --vmlinux FILE     --push: kernel symbols from this ELF\n"
@@ -869,33 +860,10 @@ enum {
 	OPT_MAX_MEMORY,
 	OPT_MAX_DISK,
 	OPT_ARCHIVE,
-	OPT_PUSH,
-	OPT_PUSH_INTERVAL,
-	OPT_PUSH_APP,
-	OPT_PUSH_LABELS,
-	OPT_PUSH_QUEUE,
-	OPT_PUSH_TIMEOUT,
 	OPT_SYMFS,
 	OPT_DEBUG_DIR,
 	OPT_VMLINUX,
 };
-
-/* --push-interval and --push-timeout: whole seconds, 1 to a day. */
-static int parse_seconds(const char *name, const char *arg, unsigned int *out)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || *end || end == arg || !v || v > 86400) {
-		reader_err(-EINVAL, "bad --%s '%s' (seconds, 1 to 86400)",
-			   name, arg);
-		return -EINVAL;
-	}
-	*out = (unsigned int)v;
-	return 0;
-}
 
 static int receive_parse(int argc, char **argv, struct receive_opts *o)
 {
@@ -911,12 +879,7 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 		{ "max-disk", required_argument, NULL, OPT_MAX_DISK },
 		{ "archive", no_argument, NULL, OPT_ARCHIVE },
-		{ "push", required_argument, NULL, OPT_PUSH },
-		{ "push-interval", required_argument, NULL, OPT_PUSH_INTERVAL },
-		{ "push-app", required_argument, NULL, OPT_PUSH_APP },
-		{ "push-labels", required_argument, NULL, OPT_PUSH_LABELS },
-		{ "push-queue", required_argument, NULL, OPT_PUSH_QUEUE },
-		{ "push-timeout", required_argument, NULL, OPT_PUSH_TIMEOUT },
+		PUSH_CLI_LONGOPTS,
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
@@ -925,7 +888,7 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 	};
 	unsigned long v;
 	char *end;
-	int c;
+	int c, ret;
 
 	o->mode = RECEIVE_DEFAULT_MODE;
 	o->max_record = FRAMER_DEFAULT_MAX_RECORD;
@@ -955,30 +918,6 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 			break;
 		case OPT_ARCHIVE:
 			o->archive = true;
-			break;
-		case OPT_PUSH:
-			o->push.url = optarg;
-			break;
-		case OPT_PUSH_INTERVAL:
-			if (parse_seconds("push-interval", optarg,
-					  &o->push.interval_s))
-				return 2;
-			break;
-		case OPT_PUSH_TIMEOUT:
-			if (parse_seconds("push-timeout", optarg,
-					  &o->push.timeout_s))
-				return 2;
-			break;
-		case OPT_PUSH_APP:
-			o->push.app = optarg;
-			break;
-		case OPT_PUSH_LABELS:
-			o->push.labels = optarg;
-			break;
-		case OPT_PUSH_QUEUE:
-			if (opt_value__size("push-queue", optarg, 1,
-					    &o->push.queue_bytes))
-				return 2;
 			break;
 		case OPT_SYMFS:
 			o->push.sym.symfs = optarg;
@@ -1041,7 +980,11 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 			receive_usage(stdout);
 			return 1;
 		default:
-			receive_usage(stderr);
+			ret = push_cli__option(c, optarg, &o->push);
+			if (!ret)
+				break;
+			if (ret == -ENOENT)
+				receive_usage(stderr);
 			return 2;
 		}
 	}

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +41,7 @@
 #include "record_opts.h"
 #include "record_symbols.h"
 #include "record_unwind.h"
+#include "push/push.h"
 #include "sources.h"
 #ifdef FXTPROF_HAVE_SYMBOLS
 #include "export.h"
@@ -66,6 +68,9 @@ struct recorder {
 	struct stream_state state;
 	struct record_symbols syms;
 	struct record_unwind unwind;
+	/* --push: the pusher tails the output file (user/push/push.h). */
+	struct pusher *pusher;
+	struct push_stream *push;
 
 	struct ev_handler poll_h;
 	struct ev_handler sideband_h;	/* a new mapping: record_symbols */
@@ -438,6 +443,36 @@ static void print_status(struct recorder *r, uint64_t now)
 	r->last_status_ns = now;
 }
 
+/*
+ * --push: what the file holds now.  A record the sink has not written
+ * whole yet waits in the pusher for the rest.
+ */
+static void record_push_commit(struct recorder *r)
+{
+	struct stat st;
+
+	if (r->push && !stat(record_opts__path(r->opts->uri), &st))
+		push_stream__commit(r->push, (uint64_t)st.st_size);
+}
+
+/*
+ * --push: the file is whole (the sink is closed): push its last
+ * intervals and say what became of them.  false when some were lost.
+ */
+static bool record_push_finish(struct recorder *r)
+{
+	struct push_stats st;
+
+	if (!r->pusher)
+		return true;
+	record_push_commit(r);
+	push_stream__end(r->push);
+	pusher__finish(r->pusher, &st);
+	r->pusher = NULL;
+	/* Said even with -q: a loss changes the exit status. */
+	return push_stats__print(&st, stderr);
+}
+
 static void on_tick(struct ev_handler *h, const struct io_uring_cqe *cqe)
 {
 	struct recorder *r = (void *)((char *)h - offsetof(struct recorder,
@@ -447,6 +482,7 @@ static void on_tick(struct ev_handler *h, const struct io_uring_cqe *cqe)
 	(void)cqe;
 	if (drain_rings(r))
 		r->stop = true;
+	record_push_commit(r);
 	record_unwind__tick(&r->unwind, now);
 	record_memory__trim(&r->trim, now);
 	if (r->status_line && now - r->last_status_ns >= 1000000000u)
@@ -727,6 +763,14 @@ int cmd_record(int argc, char **argv)
 			goto out_fini_loop;
 		}
 	}
+	if (opts.push.url) {
+		ret = pusher__new(&opts.push, &r.pusher, err, sizeof(err));
+		if (ret) {
+			reader_err(ret, "--push: %s", err);
+			goto out_free_fxt_encoder;
+		}
+		r.push = pusher__add(r.pusher, record_opts__path(opts.uri));
+	}
 	ret = fxt_encoder__new(&r.enc, r.out);
 	if (!ret)
 		ret = fxt_encoder__share_stacks(r.enc, !opts.no_shared_stacks &&
@@ -804,6 +848,9 @@ out_free_encoder:
 out_free_fxt_encoder:
 	fxt_encoder__free(r.enc);
 	sink__close(r.out);
+	/* After sink__close(): the file is whole. */
+	if (!record_push_finish(&r) && status == CMD_EXIT_OK)
+		status = CMD_EXIT_INCOMPLETE;
 out_fini_loop:
 	evloop__fini(&r.loop);
 out_close_source:

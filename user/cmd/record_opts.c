@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "opt_value.h"
+#include "push_cli.h"
 #include "record_flight.h"
 #include "record_opts.h"
 #include "sink/sink.h"
@@ -111,6 +112,13 @@ static uint64_t default_ring_size(const struct fxtprof_config *c)
 
 static void record_usage(FILE *f)
 {
+	char push_usage[2048] = "";
+	FILE *pf = fmemopen(push_usage, sizeof(push_usage) - 1, "w");
+
+	if (pf) {
+		push_cli__usage(pf);
+		fclose(pf);
+	}
 	fprintf(f,
 "usage: fxtprof record [options] URI\n"
 "       fxtprof record [options] -o URI\n"
@@ -199,6 +207,10 @@ static void record_usage(FILE *f)
 "      --trigger NAME[,NAME]  snapshot when fxtprof trigger NAME fires\n"
 "                         (repeatable); SIGUSR2 always snapshots (\"sigusr2\")\n"
 "\n"
+"Pushing to Grafana Pyroscope (Documentation/receive.md, \"Fleet\"): with a\n"
+"plain file URI, the file is also cut into intervals while it is written:\n"
+"%s"
+"\n"
 "Signals: SIGINT or SIGTERM stop (with a flush: nothing committed is lost);\n"
 "SIGUSR1 flushes and goes on: everything recorded until then reaches the\n"
 "output, and a line on stderr says when (unless -q); with the flight\n"
@@ -207,7 +219,8 @@ static void record_usage(FILE *f)
 "Exit status: 0 when every record was delivered and confirmed (a socket\n"
 "peer's acknowledgement, a synced file); 1 when the recording could not\n"
 "start or stopped on an error; 2 for bad arguments; 3 when it ran to the\n"
-"end but output was lost (dropped, unconfirmed, or the output failed).\n"
+"end but output was lost (dropped, unconfirmed, or the output failed),\n"
+"or --push lost an interval (dropped, refused).\n"
 "Records the kernel rings lost are reported, in the stream and here, and\n"
 "do not change the status.\n",
 		FXTPROF_MIN_FREQ, FXTPROF_MAX_FREQ, FXTPROF_DEFAULT_FREQ,
@@ -219,7 +232,7 @@ static void record_usage(FILE *f)
 		(unsigned long long)(ARCHIVE_DEFAULT_WINDOW_NS / 1000000),
 		ARCHIVE_DEFAULT_CHUNK_BYTES >> 10, ARCHIVE_DEFAULT_CHUNK_RECORDS,
 		ARCHIVE_DEFAULT_FLUSH_MS, FLIGHT_DEFAULT_WINDOW_BYTES >> 20,
-		FLIGHT_MIN_BYTES >> 20);
+		FLIGHT_MIN_BYTES >> 20, push_usage);
 }
 
 /*
@@ -384,6 +397,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "ready-file", required_argument, NULL, OPT_READY_FILE },
 		{ "help", no_argument, NULL, 'h' },
+		PUSH_CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
@@ -400,6 +414,9 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	o->unwind_memory = FXTPROF_DEFAULT_UNWIND_MEMORY;
 	o->linger = 5;
 	o->max_buffered = SINK_DEFAULT_MAX_BUFFERED;
+	push_opts__init(&o->push);
+	o->push.sym.lines = true;
+	o->push.sym.inlines = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "F:C:d:g:m:o:qvh", longopts,
 				NULL)) != -1) {
@@ -594,7 +611,11 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 			record_usage(stdout);
 			return 1;
 		default:
-			record_usage(stderr);
+			ret = push_cli__option(c, optarg, &o->push);
+			if (!ret)
+				break;
+			if (ret == -ENOENT)
+				record_usage(stderr);
 			return -EINVAL;
 		}
 	}
@@ -617,6 +638,13 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	}
 	if (o->ntriggers && !o->flight_secs)
 		return reader_err(-EINVAL, "--trigger needs --flight-recorder");
+	/* The pusher tails the file as it grows: a plain FXT file. */
+	if (o->push.url && (o->archive || o->flight_secs ||
+			    !record_opts__path(o->uri)))
+		return reader_err(-EINVAL, "--push reads the recording's file "
+				  "as it is written: it needs a plain file "
+				  "URI, not an archive, a socket, stdout or "
+				  "the flight recorder");
 	/*
 	 * dwarf: the module copies the stack and walks only to the leaf, so
 	 * that a tool that reads no copy still sees where a sample hit.

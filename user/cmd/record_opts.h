@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "archive/archive.h"
+#include "push/push.h"
 #include <libfxtprof.h>
 
 struct source_ops;
@@ -56,6 +57,7 @@ struct record_opts {
 	const char *triggers[RECORD_MAX_TRIGGERS];
 	unsigned int ntriggers;
 	char trigger_buf[4096];	/* the names, split out of their lists */
+	struct push_opts push;	/* --push: url set, else not pushed */
 };
 
 /*
