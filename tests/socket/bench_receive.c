@@ -15,7 +15,16 @@
  * receiver; cat has no producer).  Prints one Markdown table
  * (Documentation/performance.md, "Receive throughput").
  *
- * usage: bench_receive [-b BYTES] [-d DIR]   (default 256M, a new /tmp dir)
+ * The push row (-r RECORDING -u URL): 64 senders each send RECORDING (a
+ * profile with a clock object, tests/push/push_testgen's) into one
+ * receive, without and with `--push URL`, URL a stand-in for Pyroscope
+ * (tests/push/capture_server.py, scripts/bench-receive.sh starts it).
+ * It prints the receive path's speed with pushing as a ratio to without,
+ * and the CPU the pusher's threads took (receive's "push:" line, read
+ * after it stops and has pushed everything) per board-second of profile.
+ *
+ * usage: bench_receive [-b BYTES] [-d DIR] [-r RECORDING -u URL]
+ *        (default 256M, a new /tmp dir)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -134,6 +143,10 @@ static void rm_rf(const char *path)
 	run_wait(argv, -1, NULL);
 }
 
+/* --push URL for the receiver, or NULL; its "push:" line goes here. */
+static const char *push_url;
+static char push_line[512];
+
 /* One receiver, @n senders of @copies units each: seconds, the
  * receiver's CPU seconds and peak RSS. */
 static int bench_receive(const char *dir, const struct buf *unit,
@@ -159,6 +172,7 @@ static int bench_receive(const char *dir, const struct buf *unit,
 	pid = fork();
 	if (pid == 0) {
 		char *argv[] = { fxtprof, "receive", uri, "-o", outdir, "-q",
+				 push_url ? "--push" : NULL, (char *)push_url,
 				 NULL };
 
 		dup2(pipefd[1], STDOUT_FILENO);
@@ -188,6 +202,11 @@ static int bench_receive(const char *dir, const struct buf *unit,
 	*rss_kb = proc_hwm_kb(pid);
 out_stop:
 	kill(pid, SIGINT);
+	/* After the acknowledgements: the pusher finishes its work now. */
+	push_line[0] = '\0';
+	while (out && fgets(line, sizeof(line), out))
+		if (!strncmp(line, "push: ", 6))
+			snprintf(push_line, sizeof(push_line), "%s", line);
 	if (wait4(pid, NULL, 0, &ru) == pid)
 		*cpu = rusage_s(&ru);
 	if (out)
@@ -220,18 +239,86 @@ static double bench_cat(const char *in, const char *outpath, bool sync,
 	return (double)(now_ns() - t0) / 1e9;
 }
 
+/*
+ * The push row: 64 senders of @rec each, without and with --push.
+ * 0, or -errno.
+ */
+static int bench_push(const char *dir, const struct buf *rec,
+		      const char *url)
+{
+	double t_plain = 0, t_push = 0, cpu = 0, push_cpu = 0, board = 0;
+	uint64_t rss = 0, pushed = 0, dropped = 0;
+	const char *p;
+	int ret;
+
+	push_url = NULL;
+	ret = bench_receive(dir, rec, 64, 1, &t_plain, &cpu, &rss);
+	if (!ret) {
+		push_url = url;
+		ret = bench_receive(dir, rec, 64, 1, &t_push, &cpu, &rss);
+		push_url = NULL;
+	}
+	if (ret)
+		return ret;
+	p = strstr(push_line, "push: ");
+	if (!p || sscanf(p, "push: %" SCNu64 " intervals pushed, %" SCNu64,
+			 &pushed, &dropped) != 2 ||
+	    !(p = strrchr(push_line, ';')) ||
+	    sscanf(p, "; %lf s CPU for %lf s of profile", &push_cpu,
+		   &board) != 2 || board <= 0) {
+		fprintf(stderr, "bench_receive: no push summary from receive: "
+			"%s\n", push_line);
+		return -EPROTO;
+	}
+	printf("\n| senders | MiB | receive MiB/s | receive --push MiB/s "
+	       "| with / without | intervals pushed, dropped | push CPU s "
+	       "| board-seconds of profile | push CPU per board-second |\n");
+	printf("|---|---|---|---|---|---|---|---|---|\n");
+	printf("| 64 | %.0f | %.0f | %.0f | %.2f | %" PRIu64 ", %" PRIu64
+	       " | %.2f | %.0f | %.2f ms |\n",
+	       64.0 * (double)rec->len / (1 << 20),
+	       64.0 * (double)rec->len / (1 << 20) / t_plain,
+	       64.0 * (double)rec->len / (1 << 20) / t_push,
+	       t_plain / t_push, pushed, dropped, push_cpu, board,
+	       push_cpu / board * 1e3);
+	fflush(stdout);
+	return 0;
+}
+
+/* The file @path into @b: 0 or -errno. */
+static int read_file(const char *path, struct buf *b)
+{
+	unsigned char chunk[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		buf__append(b, chunk, (size_t)n);
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned int senders[] = { 1, 16, 64 };
 	char dir[PATH_MAX] = "", in[PATH_MAX + 16], out[PATH_MAX + 16];
 	char exe[PATH_MAX];
 	uint64_t total = 256ull << 20;
-	struct buf unit = { 0 };
+	struct buf unit = { 0 }, rec = { 0 };
+	const char *rec_path = NULL, *url = NULL;
 	ssize_t len;
 	int c, fd, ret = 0;
 
-	while ((c = getopt(argc, argv, "b:d:")) != -1) {
+	while ((c = getopt(argc, argv, "b:d:r:u:")) != -1) {
 		switch (c) {
+		case 'r':
+			rec_path = optarg;
+			break;
+		case 'u':
+			url = optarg;
+			break;
 		case 'b':
 			total = strtoull(optarg, NULL, 0);
 			if (strchr("Mm", optarg[strlen(optarg) - 1]))
@@ -241,7 +328,8 @@ int main(int argc, char **argv)
 			snprintf(dir, sizeof(dir), "%s", optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: bench_receive [-b BYTES[M]] [-d DIR]\n");
+			fprintf(stderr, "usage: bench_receive [-b BYTES[M]] "
+				"[-d DIR] [-r RECORDING -u URL]\n");
 			return 2;
 		}
 	}
@@ -298,6 +386,15 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		unlink(in);
 		unlink(out);
+	}
+	if (!ret && rec_path && url) {
+		ret = read_file(rec_path, &rec);
+		if (!ret)
+			ret = bench_push(dir, &rec, url);
+		if (ret)
+			fprintf(stderr, "bench_receive: the push row: %s\n",
+				strerror(-ret));
+		buf__free(&rec);
 	}
 	buf__free(&unit);
 	rm_rf(dir);

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,6 +405,7 @@ static void *sender_main(void *arg)
 int pusher__new(const struct push_opts *o, struct pusher **out, char *err,
 		size_t errlen)
 {
+	sigset_t all, old;
 	struct pusher *p;
 	int ret;
 
@@ -433,11 +435,18 @@ int pusher__new(const struct push_opts *o, struct pusher **out, char *err,
 		pthread_cond_init(&p->cutter_cond, &ca);
 		pthread_condattr_destroy(&ca);
 	}
+	/*
+	 * The threads take no signal: the caller's loop reads its own from
+	 * a signalfd, and a SIGINT delivered to a thread would be lost.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ret = -pthread_create(&p->cutter, NULL, cutter_main, p);
 	if (!ret) {
 		p->cutter_started = true;
 		ret = -pthread_create(&p->sender, NULL, sender_main, p);
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		snprintf(err, errlen, "cannot start the push threads: %s",
 			 strerror(-ret));
