@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -328,7 +329,8 @@ static const char *check_clock(bool with_realtime, uint8_t realtime_type)
 /*
  * With the wall clock anchored, the FXT encoder starts every segment with
  * one clock object, right after the prologue's fixed strings and before
- * any name: its two arguments are the anchor, and the stream checks.
+ * any name: its first two arguments are the anchor, the next three the
+ * machine (uname's nodename, release, machine), and the stream checks.
  */
 TEST(wall_clock_object_begins_every_segment)
 {
@@ -339,6 +341,8 @@ TEST(wall_clock_object_begins_every_segment)
 	};
 	unsigned int clocks = 0, kobjs_before = 0;
 	uint64_t boot = 0, real = 0;
+	struct utsname u;
+	struct fxt_str v;
 	size_t first;
 	struct fxt_encoder *enc;
 	struct stream_state st;
@@ -380,9 +384,20 @@ TEST(wall_clock_object_begins_every_segment)
 		}
 		clocks++;
 		EXPECT_EQ(0, rec.kobj.koid);
-		ASSERT_EQ(2, rec.nargs);
+		ASSERT_EQ(5, rec.nargs);
 		EXPECT_EQ(FXT_ARG_UINT64, rec.args[0].type);
 		EXPECT_EQ(FXT_ARG_UINT64, rec.args[1].type);
+		ASSERT_EQ(0, uname(&u));
+		ASSERT_TRUE(fxt_record__arg_str(&rec, FXT_PROFILE_ARG_HOST, &v));
+		EXPECT_EQ(strlen(u.nodename), v.len);
+		EXPECT_EQ(0, memcmp(u.nodename, v.data, v.len));
+		ASSERT_TRUE(fxt_record__arg_str(&rec,
+				FXT_PROFILE_ARG_KERNEL_RELEASE, &v));
+		EXPECT_EQ(strlen(u.release), v.len);
+		EXPECT_EQ(0, memcmp(u.release, v.data, v.len));
+		ASSERT_TRUE(fxt_record__arg_str(&rec, FXT_PROFILE_ARG_ARCH, &v));
+		EXPECT_EQ(strlen(u.machine), v.len);
+		EXPECT_EQ(0, memcmp(u.machine, v.data, v.len));
 		boot = rec.args[0].v.u64;
 		real = rec.args[1].v.u64;
 	}
