@@ -151,6 +151,7 @@ static void receive_usage(FILE *f)
 "      --symfs DIR        --push: the boards' root file system, here\n"
 "      --debug-dir DIR    --push: debug files by build id\n"
 "      --vmlinux FILE     --push: kernel symbols from this ELF\n"
+"      --system-map FILE  --push: or from this System.map\n"
 "  SIZE takes K, M or G.  Documentation/receive.md has the protocol.\n"
 "  Exit status: 0, or 1 when it failed, or --push lost (dropped, refused)\n"
 "  an interval; 2 for bad arguments.\n");
@@ -863,6 +864,7 @@ enum {
 	OPT_SYMFS,
 	OPT_DEBUG_DIR,
 	OPT_VMLINUX,
+	OPT_SYSTEM_MAP,
 };
 
 static int receive_parse(int argc, char **argv, struct receive_opts *o)
@@ -883,6 +885,7 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+		{ "system-map", required_argument, NULL, OPT_SYSTEM_MAP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -927,6 +930,9 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 			break;
 		case OPT_VMLINUX:
 			o->push.sym.vmlinux = optarg;
+			break;
+		case OPT_SYSTEM_MAP:
+			o->push.sym.system_map = optarg;
 			break;
 		case OPT_MODE:
 			errno = 0;
