@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# test_debuginfod.sh B - the symbolizer's debuginfod client and `fxtprof
+# test_debuginfod.sh B [FXTPROF] - the symbolizer's debuginfod client and `fxtprof
 # buildid-archive`, on the host, with Debian's debuginfod serving a
 # directory on loopback (tests/debuginfod/serve.sh) and a wrong server
 # (wrong_server.py) that answers every build id with another file.  The
 # recording is export_testgen's (tests/export): one mapping of a copy of
 # tests/export/chain.c's program, samples in c <- b <- a <- main.  B is
-# build/x86_64.  TAP.
+# build/x86_64; FXTPROF the fxtprof under test (default B/bin/fxtprof; the
+# ASan+UBSan one of tests/report for the sanitized run).  TAP.
 set -u
 B=$1
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +24,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-FXTPROF=$B/bin/fxtprof
+FXTPROF=${2:-$B/bin/fxtprof}
 GEN=$B/tests/export/export_testgen
 CHAIN=$B/tests/export/chain
 OTHER=$B/tests/debuginfod/chain_other

@@ -40,15 +40,23 @@ struct debuginfod_lib {
 	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
 };
 
+static struct debuginfod_lib lib;
+
 struct sym_debuginfod {
-	struct debuginfod_lib lib;
 	debuginfod_client *client;
 	struct failed_id *failed;
 	struct sym_debuginfod_stats stats;
 };
 
+/*
+ * Loaded once and never closed, as libdwfl does: the libraries it pulls
+ * in (libcurl, its TLS) keep what their constructors allocate for the
+ * life of the process, and an unload would leave that behind.
+ */
 static int lib_open(struct debuginfod_lib *l)
 {
+	if (l->handle)
+		return 0;
 	l->handle = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!l->handle)
 		return -ENOTSUP;
@@ -60,6 +68,7 @@ static int lib_open(struct debuginfod_lib *l)
 					     "debuginfod_find_debuginfo");
 	if (!l->begin || !l->end || !l->find_executable || !l->find_debuginfo) {
 		dlclose(l->handle);
+		l->handle = NULL;
 		return -ENOTSUP;
 	}
 	return 0;
@@ -84,13 +93,12 @@ int sym_debuginfod__new(struct sym_debuginfod **out)
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	if (lib_open(&d->lib) != 0) {
+	if (lib_open(&lib) != 0) {
 		free(d);
 		return -ENOTSUP;
 	}
-	d->client = d->lib.begin();
+	d->client = lib.begin();
 	if (!d->client) {
-		dlclose(d->lib.handle);
 		free(d);
 		return -ENOTSUP;
 	}
@@ -108,8 +116,7 @@ void sym_debuginfod__free(struct sym_debuginfod *d)
 		fn = f->next;
 		free(f);
 	}
-	d->lib.end(d->client);
-	dlclose(d->lib.handle);
+	lib.end(d->client);
 	free(d);
 }
 
@@ -159,9 +166,9 @@ int sym_debuginfod__find(struct sym_debuginfod *d,
 	}
 	d->stats.requests++;
 	if (kind == SYM_DEBUGINFOD_EXECUTABLE)
-		fd = d->lib.find_executable(d->client, id, (int)n, &got);
+		fd = lib.find_executable(d->client, id, (int)n, &got);
 	else
-		fd = d->lib.find_debuginfo(d->client, id, (int)n, &got);
+		fd = lib.find_debuginfo(d->client, id, (int)n, &got);
 	if (fd < 0) {
 		sym_debuginfod__reject(d, kind, id, n);
 		free(got);
