@@ -24,6 +24,8 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+# timeout(1) and ^C end the test through cleanup too: no server is left.
+trap 'exit 143' TERM INT
 FXTPROF=${2:-$B/bin/fxtprof}
 GEN=$B/tests/export/export_testgen
 CHAIN=$B/tests/export/chain
@@ -162,8 +164,10 @@ rm -f "$T/bin/chain"
 t "extracted, --debug-dir DIR/.build-id names c (no file at the recorded path)" \
 	eval '"$FXTPROF" report "$T/rec.fxt" --no-children --debug-dir "$T/x/.build-id" > "$T/report.txt" 2> "$T/report.err" && c_on_top'
 
+# Started here, not in t's subshell, so that dbgd_stop knows its pid.
+dbgd_start "$T/x" "$T/dbgd2"
 served() {
-	dbgd_start "$T/x" "$T/dbgd2" && dbgd_wait_id "$ID" 60 || return 1
+	dbgd_wait_id "$ID" 60 || return 1
 	fresh_cache archive
 	DEBUGINFOD_URLS=$DBGD_URL report && c_on_top
 }

@@ -48,7 +48,10 @@ echo "1..$PLAN"
 . "$root/tests/debuginfod/serve.sh"
 # Only the debuginfod servers this script starts, none of the caller's.
 unset DEBUGINFOD_URLS
-trap dbgd_stop EXIT
+wrong_pid=
+on_exit() { dbgd_stop; [ -z "$wrong_pid" ] || kill "$wrong_pid" 2>/dev/null; }
+trap on_exit EXIT
+trap 'exit 143' TERM INT
 arch=${SYM_ARCH:-$(vm_arch "$log")}
 B=$root/build/$arch/tests/symbols
 rm -rf "$out"
@@ -305,11 +308,11 @@ check "debuginfod: sym_stripped named through debuginfod, no --debug-dir" dbg_st
 dbgd_stop
 
 dbg_wrong() {
-	local pid port i=0 rc
+	local port i=0 rc
 	python3 "$root/tests/debuginfod/wrong_server.py" "$out/wrong.port" \
-		"$B/sym_rebuilt" "$out/wrong.log" & pid=$!
+		"$B/sym_rebuilt" "$out/wrong.log" & wrong_pid=$!
 	until [ -s "$out/wrong.port" ]; do
-		kill -0 $pid 2>/dev/null && [ $i -lt 300 ] || { kill $pid; return 1; }
+		kill -0 $wrong_pid 2>/dev/null && [ $i -lt 300 ] || return 1
 		sleep 0.1	# the poll interval
 		i=$((i + 1))
 	done
@@ -317,7 +320,7 @@ dbg_wrong() {
 	dbg_report report-wrong.txt "http://127.0.0.1:$port" cache-wrong \
 		--comm sym_stripped --no-children "${SYMOPTS[@]}"
 	rc=$?
-	kill $pid; wait $pid 2>/dev/null
+	kill $wrong_pid; wait $wrong_pid 2>/dev/null; wrong_pid=
 	[ $rc = 0 ] || return 1
 	! syms "$out/report-wrong.txt" . | grep -qx stripped_spin &&
 		grep -Eq 'build id mismatch[: ]+[1-9]' "$out/report-wrong.txt" "$out/report-wrong.txt.err" ||

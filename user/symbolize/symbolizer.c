@@ -8,11 +8,13 @@
  * path when the recording has no build id.  It is searched for once, on
  * first use, and keeps its result (the files used, or why none was).
  * Candidates, in order: <debug_dir>/xx/rest.debug and <debug_dir>/xx/rest
- * for build id xxrest, <symfs>/<path>, <path>.  A file with another build
- * id is never used; a debug-only file (objcopy --only-keep-debug) gives
- * symbols and DWARF but takes its segment offsets from the runtime file
- * when one is found too.  A file without .symtab is completed by its
- * debug file, found by build id or by .gnu_debuglink.
+ * for build id xxrest, <symfs>/<path>, <path>, then debuginfod (the
+ * executable, else the debug file).  A file with another build id is
+ * never used, wherever it comes from; a debug-only file (objcopy
+ * --only-keep-debug) gives symbols and DWARF but takes its segment
+ * offsets from the runtime file when one is found too.  A file without
+ * .symtab is completed by its debug file, found by build id, by
+ * .gnu_debuglink, or from debuginfod.
  */
 #include "symbolize/symbolizer.h"
 
