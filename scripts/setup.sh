@@ -41,6 +41,10 @@ HOST_PKGS=(
 	# the symbolizer (libdwfl; static links also need lzma and bz2), pprof's
 	# gzip (zlib), and eu-addr2line for the symbolizer bench
 	libdw-dev zlib1g-dev liblzma-dev libbz2-dev elfutils
+	# the symbolizer asks debuginfod (DEBUGINFOD_URLS) for files no
+	# --debug-dir has (libdebuginfod); the tests serve files with the
+	# server itself (debuginfod -F)
+	libdebuginfod-dev debuginfod
 	# test tools: go tool pprof reads our pprof, protoc decodes our protos
 	golang-go protobuf-compiler
 	# the VM bench: QEMU, a static busybox, the initramfs tools

@@ -25,7 +25,7 @@ fxtprof=${FXTPROF:-$root/build/x86_64/bin/fxtprof}
 fxtexport=${FXTPROF_EXPORT:-$fxtprof}
 blobs=${FXT_BLOBS:-$root/build/x86_64/tests/symbols/fxt_blobs}
 proto=$root/tests/export/perfetto_profile.proto
-PLAN=18
+PLAN=23
 
 n=0
 tap() {	# tap ok|"not ok" description
@@ -44,6 +44,14 @@ echo "1..$PLAN"
 
 # vm_arch and vm_file: reading the guest's console.
 . "$root/tests/scripts/vm_console.sh"
+# dbgd_start, dbgd_wait_id, dbgd_stop: Debian's debuginfod on loopback.
+. "$root/tests/debuginfod/serve.sh"
+# Only the debuginfod servers this script starts, none of the caller's.
+unset DEBUGINFOD_URLS
+wrong_pid=
+on_exit() { dbgd_stop; [ -z "$wrong_pid" ] || kill "$wrong_pid" 2>/dev/null; }
+trap on_exit EXIT
+trap 'exit 143' TERM INT
 arch=${SYM_ARCH:-$(vm_arch "$log")}
 B=$root/build/$arch/tests/symbols
 rm -rf "$out"
@@ -279,6 +287,70 @@ rebuilt_unknown() {
 check "stripped: a rebuilt copy (another build id) gives no name, only [unknown]" rebuilt_unknown
 check "stripped: the build id mismatch is reported" \
 	grep -Eiq 'build.?id.*mismatch|mismatch.*build.?id' "$out/report-rebuilt.txt" "$out/report-rebuilt.txt.err"
+
+# ---- 5b. debuginfod -----------------------------------------------------
+# Debian's debuginfod serves the unstripped sym_stripped on loopback: the
+# stripped file of symfs gets its symbols from there, with no debug
+# directory; then a server that answers every build id with sym_rebuilt.
+dbg_report() {	# dbg_report NAME URL CACHE ARGS...: report with debuginfod
+	local name=$1 url=$2 cache=$3
+	shift 3
+	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$out/$cache run "$name" report "$fxt" "$@"
+}
+dbg_stripped() {
+	mkdir -p "$out/dbgsrv" && cp "$B/sym_stripped.full" "$out/dbgsrv/" &&
+		dbgd_start "$out/dbgsrv" "$out/dbgd" && dbgd_wait_id "$bid" 120 ||
+		{ echo "# debuginfod did not serve $bid"; note "$out/dbgd/debuginfod.log"; return 1; }
+	dbg_report report-dbgd.txt "$DBGD_URL" cache-dbgd --comm sym_stripped \
+		--no-children "${SYMOPTS[@]}" && top_sym "$out/report-dbgd.txt" stripped_spin
+}
+check "debuginfod: sym_stripped named through debuginfod, no --debug-dir" dbg_stripped
+dbgd_stop
+
+dbg_wrong() {
+	local port i=0 rc
+	python3 "$root/tests/debuginfod/wrong_server.py" "$out/wrong.port" \
+		"$B/sym_rebuilt" "$out/wrong.log" & wrong_pid=$!
+	until [ -s "$out/wrong.port" ]; do
+		kill -0 $wrong_pid 2>/dev/null && [ $i -lt 300 ] || return 1
+		sleep 0.1	# the poll interval
+		i=$((i + 1))
+	done
+	port=$(cat "$out/wrong.port")
+	dbg_report report-wrong.txt "http://127.0.0.1:$port" cache-wrong \
+		--comm sym_stripped --no-children "${SYMOPTS[@]}"
+	rc=$?
+	kill $wrong_pid; wait $wrong_pid 2>/dev/null; wrong_pid=
+	[ $rc = 0 ] || return 1
+	! syms "$out/report-wrong.txt" . | grep -qx stripped_spin &&
+		grep -Eq 'build id mismatch[: ]+[1-9]' "$out/report-wrong.txt" "$out/report-wrong.txt.err" ||
+		{ echo "# named, or no mismatch counted"; note "$out/report-wrong.txt"; return 1; }
+}
+check "debuginfod: a server answering another build leaves sym_stripped unnamed, mismatches counted" dbg_wrong
+
+# ---- 5c. the guest's buildid-archive, served by debuginfod ------------------
+ids_tar=$out/sym-ids.tar
+check "buildid-archive: the guest's tar arrived intact" vm_file "$log" sym-ids.tar "$ids_tar"
+chain_bid=$(readelf -n "$B/sym_chain" 2>/dev/null | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+ids_layout() {
+	mkdir -p "$out/ids" && tar xf "$ids_tar" -C "$out/ids" || return 1
+	tar tvf "$ids_tar" > "$out/ids.txt" 2>&1
+	echo "# $(grep -c '^-' "$out/ids.txt") files in the tar"
+	[ -n "$chain_bid" ] && ! grep -q '^l' "$out/ids.txt" &&
+		cmp "$out/ids/.build-id/${chain_bid:0:2}/${chain_bid:2}" "$B/sym_chain" ||
+		{ echo "# no .build-id/${chain_bid:0:2}/${chain_bid:2} equal to sym_chain"; note "$out/ids.txt"; return 1; }
+}
+check "buildid-archive: sym_chain is in it as .build-id/xx/yyyy, byte for byte" ids_layout
+ids_served() {
+	dbgd_start "$out/ids" "$out/dbgd-ids" && dbgd_wait_id "$chain_bid" 120 ||
+		{ echo "# debuginfod did not serve $chain_bid"; note "$out/dbgd-ids/debuginfod.log"; return 1; }
+	# No symfs, no debug directory: the files come from debuginfod only.
+	dbg_report report-ids.txt "$DBGD_URL" cache-ids --comm sym_chain \
+		--no-children --debug-dir "$out/empty" &&
+		top_sym "$out/report-ids.txt" c
+}
+check "buildid-archive: extracted, served by debuginfod -F, report names sym_chain's c" ids_served
+dbgd_stop
 
 # ---- 6. the kernel ----------------------------------------------------
 # The top kernel rows of a system-call loop: named (no bare address, no

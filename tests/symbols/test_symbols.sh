@@ -8,7 +8,9 @@
 #   ... base64 of the gzip'd file ...
 #   FXTPROF-FILE-END sym.fxt md5=MD5 bytes=N
 # for the host half, tests/symbols/check_symbols.sh, which symbolizes it
-# the way a user does: recorded on the board, named on the host.
+# the way a user does: recorded on the board, named on the host.  Then
+# the tar `fxtprof buildid-archive` makes of it, as sym-ids.tar the same
+# way, which the host half serves with debuginfod.
 #
 # sym_stripped starts before the recording, so its mappings are those
 # that exist when recording starts; the others start during it, so theirs
@@ -25,7 +27,7 @@ res() {	# res STATUS description: ok if STATUS is 0
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..12"
 out=/tmp/sym.fxt
 rm -f "$out"
 
@@ -104,9 +106,21 @@ echo "# clock object: boot ${boot_s} s (uptime $boot_before..$boot_after), wall 
 	[ "$wall_s" -ge "$wall_before" ] && [ "$wall_s" -le $((wall_after + 1)) ]
 res $? "the recording's clock object was read as recording began"
 
+# The board's side of collecting its files: every file the recording's
+# mappings name, by build id, for the host half to serve with debuginfod.
+ids=/tmp/sym-ids.tar
+fxtprof buildid-archive "$out" -o "$ids" > /tmp/sym-ids.log 2>&1
+ids_rc=$?
+sed 's/^/# buildid-archive: /' /tmp/sym-ids.log
+res $ids_rc "fxtprof buildid-archive packed every mapped file ($(wc -c < "$ids" 2>/dev/null) bytes)"
+
 echo "FXTPROF-FILE-BEGIN sym.fxt gzip+base64"
 gzip -c "$out" | base64 && send_rc=0 || send_rc=1
 echo "FXTPROF-FILE-END sym.fxt md5=$(md5sum < "$out" | cut -d' ' -f1) bytes=$(wc -c < "$out")"
 res $send_rc "recording written to the console"
-rm -f "$out"
+echo "FXTPROF-FILE-BEGIN sym-ids.tar gzip+base64"
+gzip -c "$ids" | base64 && send_rc=0 || send_rc=1
+echo "FXTPROF-FILE-END sym-ids.tar md5=$(md5sum < "$ids" | cut -d' ' -f1) bytes=$(wc -c < "$ids")"
+res $send_rc "build-id tar written to the console"
+rm -f "$out" "$ids"
 exit 0

@@ -28,7 +28,7 @@ CMD_SRCS := user/cmd/main.c user/cmd/cmd_helpers.c \
 	    user/cmd/push_cli.c \
 	    user/cmd/sources.c user/cmd/trigger.c \
 	    user/cmd/archive_cmd.c user/cmd/archive_input.c \
-	    user/cmd/unwind.c
+	    user/cmd/unwind.c user/cmd/buildid_archive_cmd.c
 CMD_LIBS_SYMBOLS :=
 CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
 CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS) \
@@ -49,7 +49,10 @@ CMD_PUSH_LDLIBS := $(if $(SYMBOLS),-lcurl)
 # In link order: a part before the parts it uses.
 # libsource_bpf.a is the eBPF source, or its stand-in with BPF_SOURCE=0
 # (user/source/bpf/build.mk); its libraries are $(BPF_SOURCE_LDLIBS).
-CMD_LIBS := $(CMD_LIBS_SYMBOLS) $(B)/lib/libsource_bpf.a \
+# buildid-archive runs on the board: libbuildid.a and libprofile.a are in
+# both builds (make's $^ keeps the first libprofile.a of x86_64's).
+CMD_LIBS := $(B)/lib/libbuildid.a $(CMD_LIBS_SYMBOLS) $(B)/lib/libprofile.a \
+	    $(B)/lib/libsource_bpf.a \
 	    $(B)/lib/libsource.a $(B)/lib/libunwindtab.a $(B)/lib/libstate.a \
 	    $(B)/lib/libencode.a $(B)/lib/libsink.a $(ARCHIVE_LIB) \
 	    $(B)/lib/libtransport.a \

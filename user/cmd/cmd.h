@@ -61,5 +61,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 /* An ELF file's unwind table (unwind.c). */
 int cmd_unwind(int argc, char **argv);
+/* A recording's mapped files by build id, in a tar (buildid_archive_cmd.c). */
+int cmd_buildid_archive(int argc, char **argv);
 
 #endif /* FXTPROF_CMD_H */

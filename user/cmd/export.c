@@ -382,6 +382,8 @@ static void export_usage(FILE *f, const char *cmd)
 		"      --debug-dir DIR    debug files by build id (default\n"
 		"                         /usr/lib/debug/.build-id)\n"
 		"      --symfs DIR        the target's root filesystem, on this host\n"
+		"                         (then debuginfod: DEBUGINFOD_URLS,\n"
+		"                         DEBUGINFOD_TIMEOUT default 10 s)\n"
 		"      --vmlinux FILE     kernel symbols from this ELF\n"
 		"      --system-map FILE  kernel symbols from this System.map\n"
 		"      --mode OCTAL       the output file's mode (default 0600:\n"

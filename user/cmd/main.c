@@ -34,6 +34,8 @@ static const struct {
 				  "cut off" },
 	{ "unwind", cmd_unwind, "the unwind table record builds for an ELF "
 				"file" },
+	{ "buildid-archive", cmd_buildid_archive, "the files a recording's "
+		"mappings name, by build id, in a tar for the host" },
 #ifdef FXTPROF_HAVE_SYMBOLS
 	/* The commands that name frames: they need libdw. */
 	{ "report", cmd_report, "top functions, call trees, as perf report "

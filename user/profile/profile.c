@@ -1813,6 +1813,12 @@ size_t profile__nr_mappings(const struct profile *p)
 	return p->nr_maps;
 }
 
+const struct profile_mapping *profile__mapping(const struct profile *p,
+					       size_t i)
+{
+	return i < p->nr_maps ? &p->maps[i] : NULL;
+}
+
 const struct profile_kmod *profile__find_kmod(const struct profile *p,
 					      uint64_t addr)
 {

@@ -131,6 +131,9 @@ const struct profile_mapping *profile__find_mapping(const struct profile *p,
 						    uint64_t addr,
 						    uint64_t ts);
 size_t profile__nr_mappings(const struct profile *p);
+/* Mapping i (0 <= i < profile__nr_mappings()), by pid then start. */
+const struct profile_mapping *profile__mapping(const struct profile *p,
+					       size_t i);
 /*
  * Call fn for each mapping profile__find_mapping() answers for some
  * address of pid at ts, until fn returns non-zero (returned).

@@ -160,7 +160,11 @@ void rt_opts__usage(FILE *f)
 		"  --debug-dir DIR  --symfs DIR  --vmlinux FILE\n"
 		"  --kallsyms FILE | --system-map FILE\n"
 		"              where the symbolizer finds files and kernel "
-		"symbols\n");
+		"symbols;\n"
+		"              then the debuginfod servers of DEBUGINFOD_URLS "
+		"(cache:\n"
+		"              DEBUGINFOD_CACHE_PATH, DEBUGINFOD_TIMEOUT "
+		"default 10 s)\n");
 	rt_annot__usage(f);
 }
 

@@ -11,10 +11,12 @@
 ifeq ($(ARCH),x86_64)
 SYMBOLIZE_SRCS := user/symbolize/elf_image.c user/symbolize/kernel_syms.c \
 	user/symbolize/dwarf_frames.c user/symbolize/sym_cache.c \
-	user/symbolize/own_vdso.c user/symbolize/symbolizer.c
+	user/symbolize/own_vdso.c user/symbolize/debuginfod_files.c \
+	user/symbolize/symbolizer.c
 SYMBOLIZE_HDRS := user/symbolize/symbolizer.h user/symbolize/elf_image.h \
 	user/symbolize/kernel_syms.h user/symbolize/dwarf_frames.h \
 	user/symbolize/sym_cache.h user/symbolize/own_vdso.h \
+	user/symbolize/debuginfod_files.h \
 	user/profile/profile.h
 SYMBOLIZE_LIB := $(B)/lib/libsymbolize.a
 SYMBOLIZE_LIB_ASAN := $(B)/asan/lib/libsymbolize.a

@@ -8,11 +8,13 @@
  * path when the recording has no build id.  It is searched for once, on
  * first use, and keeps its result (the files used, or why none was).
  * Candidates, in order: <debug_dir>/xx/rest.debug and <debug_dir>/xx/rest
- * for build id xxrest, <symfs>/<path>, <path>.  A file with another build
- * id is never used; a debug-only file (objcopy --only-keep-debug) gives
- * symbols and DWARF but takes its segment offsets from the runtime file
- * when one is found too.  A file without .symtab is completed by its
- * debug file, found by build id or by .gnu_debuglink.
+ * for build id xxrest, <symfs>/<path>, <path>, then debuginfod (the
+ * executable, else the debug file).  A file with another build id is
+ * never used, wherever it comes from; a debug-only file (objcopy
+ * --only-keep-debug) gives symbols and DWARF but takes its segment
+ * offsets from the runtime file when one is found too.  A file without
+ * .symtab is completed by its debug file, found by build id, by
+ * .gnu_debuglink, or from debuginfod.
  */
 #include "symbolize/symbolizer.h"
 
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/debuginfod_files.h"
 #include "symbolize/dwarf_frames.h"
 #include "symbolize/elf_image.h"
 #include "symbolize/kernel_syms.h"
@@ -46,6 +49,12 @@ struct sym_object {
 	const char *dwarf_path;		/* file with DWARF, or NULL */
 	struct dwarf_frames *dwarf;
 	bool dwarf_tried;
+	/*
+	 * The only debug file offered (by debuginfod) had another build id:
+	 * the addresses that only it could name are mismatches, not
+	 * merely symbols missing.
+	 */
+	bool companion_mismatch;
 	struct sym_object *next;
 };
 
@@ -79,6 +88,8 @@ struct symbolizer {
 	struct kernel_syms *ksyms;	/* vmlinux or System.map, or NULL */
 	struct kernel_view kview;
 	struct sym_problem *problems, **problems_tail;
+	struct sym_debuginfod *debuginfod;	/* NULL: none, or not yet */
+	bool debuginfod_tried;
 	struct symbolizer_stats stats;
 };
 
@@ -186,6 +197,7 @@ void symbolizer__free(struct symbolizer *s)
 	sym_cache__release(&s->cache);
 	kernel_syms__free(s->ksyms);
 	hmap__free(&s->maps);
+	sym_debuginfod__free(s->debuginfod);
 	free(s->debug_dir);
 	free(s->symfs);
 	free(s);
@@ -342,6 +354,45 @@ static struct elf_image *try_debuglink(struct symbolizer *s,
 	return dbg;
 }
 
+/* The debuginfod client, started on the first file no local place has. */
+static struct sym_debuginfod *debuginfod(struct symbolizer *s)
+{
+	if (!s->debuginfod_tried) {
+		s->debuginfod_tried = true;
+		if (sym_debuginfod__new(&s->debuginfod) != 0)
+			s->debuginfod = NULL;	/* names from local files only */
+	}
+	return s->debuginfod;
+}
+
+/*
+ * Ask debuginfod for the file of that kind with build id id.  Like any
+ * candidate, an answer with another build id is never used: it is noted
+ * as a mismatch (*worst), and not asked for again.
+ */
+static struct elf_image *try_debuginfod(struct symbolizer *s,
+					enum sym_debuginfod_kind kind,
+					const uint8_t *id, unsigned int n,
+					enum sym_status *worst)
+{
+	struct sym_debuginfod *d = debuginfod(s);
+	struct sym_object want = { 0 };
+	struct elf_image *img;
+	char *path;
+
+	if (!d || !n)
+		return NULL;
+	if (sym_debuginfod__find(d, kind, id, n, &path) != 0)
+		return NULL;
+	want.want_id_size = n < PROFILE_BUILD_ID_MAX ? n : PROFILE_BUILD_ID_MAX;
+	memcpy(want.want_id, id, want.want_id_size);
+	img = try_file(s, &want, path, id, n, true, worst);
+	if (!img)
+		sym_debuginfod__reject(d, kind, id, n);
+	free(path);
+	return img;
+}
+
 #define DELETED_SUFFIX	" (deleted)"
 
 static void object__search(struct symbolizer *s, struct sym_object *o)
@@ -405,6 +456,18 @@ static void object__search(struct symbolizer *s, struct sym_object *o)
 	}
 	free(paths[0]);
 	free(paths[1]);
+	/*
+	 * No local place has it: debuginfod, the runtime file first (its
+	 * segments map offsets exactly), else the debug file alone.
+	 */
+	if (!first && o->want_id_size) {
+		first = try_debuginfod(s, SYM_DEBUGINFOD_EXECUTABLE, o->want_id,
+				       o->want_id_size, &worst);
+		if (!first)
+			first = try_debuginfod(s, SYM_DEBUGINFOD_DEBUGINFO,
+					       o->want_id, o->want_id_size,
+					       &worst);
+	}
 	if (!first) {
 		o->status = worst;
 		return;
@@ -423,6 +486,21 @@ static void object__search(struct symbolizer *s, struct sym_object *o)
 		}
 		if (!o->extra)
 			o->extra = try_debuglink(s, first, o->path);
+		if (!o->extra && first->build_id_size) {
+			enum sym_status got = SYM_OK;
+
+			o->extra = try_debuginfod(s, SYM_DEBUGINFOD_DEBUGINFO,
+						  first->build_id,
+						  first->build_id_size, &got);
+			o->companion_mismatch = got == SYM_BUILD_ID_MISMATCH;
+		}
+	} else if (first->debug_only && !o->extra && first->build_id_size) {
+		enum sym_status ignored = SYM_OK;
+
+		/* The runtime file's segments, for exact offsets. */
+		o->extra = try_debuginfod(s, SYM_DEBUGINFOD_EXECUTABLE,
+					  first->build_id, first->build_id_size,
+					  &ignored);
 	}
 	o->loads = !first->debug_only ? first :
 		   o->extra ? o->extra : first;
@@ -573,7 +651,8 @@ static void object__name(struct symbolizer *s, struct sym_object *o,
 
 	e->nr_frames = 1;
 	if (!sym) {
-		e->status = SYM_NO_SYMBOL;
+		e->status = o->companion_mismatch ? SYM_BUILD_ID_MISMATCH :
+			    SYM_NO_SYMBOL;
 		return;
 	}
 	e->status = SYM_OK;
@@ -837,6 +916,16 @@ void symbolizer__print_problems(const struct symbolizer *s, void *stream)
 		else
 			fprintf(f, "%s: not a usable ELF file: %s\n", pr->path,
 				strerror(-pr->err));
+	}
+	if (s->debuginfod) {
+		struct sym_debuginfod_stats ds;
+
+		sym_debuginfod__stats(s->debuginfod, &ds);
+		fprintf(f, "debuginfod: %llu requests, %llu files received, "
+			"%llu repeated requests avoided\n",
+			(unsigned long long)ds.requests,
+			(unsigned long long)ds.found,
+			(unsigned long long)ds.remembered);
 	}
 	for (o = s->objects; o; o = o->next) {
 		/* [vdso] and the like have no file, by nature. */

@@ -4,8 +4,9 @@
  *
  * User frames are named from the ELF file behind their mapping, found by
  * build id under the debug directory, under the board's root (symfs), or
- * at the recorded path; a file whose build id differs from the recorded
- * one is never used.  Kernel frames are named from the symbols the stream
+ * at the recorded path, and else asked of the debuginfod servers of
+ * DEBUGINFOD_URLS (debuginfod_files.h); a file whose build id differs
+ * from the recorded one is never used.  Kernel frames are named from the symbols the stream
  * carries, or from a vmlinux or System.map given on the command line.
  *
  * Lookups are cached per (build id or path, ELF address): one ELF symbol
