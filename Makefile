@@ -17,8 +17,12 @@
 #        | bench-sched | bench-offcpu | bench-bpf | bench-hooks | bench-unwind
 #                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
-#   make install         libfxtprof.a, libfxtprof-hooks.so and their public
-#                        headers (DESTDIR, PREFIX, INCLUDEDIR, LIBDIR)
+#   make install         what the Debian packages install: fxtprof, its man
+#                        pages and bash completion, libfxtprof.a,
+#                        libfxtprof-hooks.so, their headers and pkg-config
+#                        files, the systemd units and /etc/default files
+#                        (DESTDIR, PREFIX, BINDIR, LIBDIR...; see below)
+#   make uninstall       removes exactly those
 #   make clean           remove build/ except build/deps (the slow caches)
 #
 # Userspace is built from fragments owned by each directory, each building
@@ -246,13 +250,31 @@ bench-kernel bench-reader bench-socket bench-receive bench-symbolize bench-flush
 # installs them.  The host test tests/host/installed_headers.sh compiles
 # against the same layout, tests/host/install_layout.sh runs this rule.
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
 INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR ?= $(PREFIX)/lib
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# /usr's configuration is /etc's, and its state /var's, as the FHS has it
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+LOCALSTATEDIR ?= $(if $(filter /usr,$(PREFIX)),/var,$(PREFIX)/var)
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# The version of the pkg-config files and of the Debian packages
+# (debian/changelog says the same).
+VERSION := 0.1
 # What is installed, named once for install and uninstall.
 INSTALL_HEADERS := include/libfxtprof.h include/fxtprof_hooks.h
 INSTALL_ABI_HEADERS := include/uapi/linux/fxtprof.h
 INSTALL_LIBS = $(FXTPROF_LIB) $(HOOKS_LIB)
-# $(call install_fxtprof,INCLUDEDIR,LIBDIR)
+INSTALL_MAN := $(wildcard Documentation/man/*.[1-8])
+INSTALL_PC := contrib/pkgconfig/libfxtprof.pc.in contrib/pkgconfig/libfxtprof-hooks.pc.in
+INSTALL_UNITS := contrib/systemd/fxtprof-receive.service.in \
+		 contrib/systemd/fxtprof-record@.service.in
+INSTALL_DEFAULTS := contrib/systemd/default/fxtprof-receive \
+		    contrib/systemd/default/fxtprof-record
+# $(call install_fxtprof,INCLUDEDIR,LIBDIR): the libraries and headers
 install_fxtprof = install -d $(1)/linux $(2) && \
 	install -m 0644 $(INSTALL_HEADERS) $(1)/ && \
 	install -m 0644 $(INSTALL_ABI_HEADERS) $(1)/linux/ && \
@@ -264,12 +286,43 @@ uninstall_fxtprof = rm -f $(addprefix $(1)/,$(notdir $(INSTALL_HEADERS))) \
 	$(addprefix $(1)/linux/,$(notdir $(INSTALL_ABI_HEADERS))) \
 	$(addprefix $(2)/,$(notdir $(INSTALL_LIBS))) && \
 	{ ! [ -d $(1)/linux ] || rmdir --ignore-fail-on-non-empty $(1)/linux; }
+# The @NAME@ paths of a .in file, for the installed layout (not DESTDIR).
+subst_paths = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g' \
+	-e 's|@VERSION@|$(VERSION)|g'
+D := $(DESTDIR)
 
-install: $(INSTALL_LIBS)
-	$(call install_fxtprof,$(DESTDIR)$(INCLUDEDIR),$(DESTDIR)$(LIBDIR))
+# Everything the Debian packages install, but the module's DKMS sources
+# (debian/ lays those out): the command, its man pages and completion,
+# the libraries, headers and pkg-config files, the systemd units and their
+# /etc/default files.  The @NAME@ paths are filled in as the files are
+# copied, so they name PREFIX, not DESTDIR.
+install: $(INSTALL_LIBS) $(B)/bin/fxtprof
+	$(call install_fxtprof,$(D)$(INCLUDEDIR),$(D)$(LIBDIR))
+	install -d $(D)$(BINDIR) $(D)$(MANDIR)/man1 $(D)$(MANDIR)/man3 \
+		$(D)$(MANDIR)/man4 $(D)$(BASHCOMPDIR) $(D)$(PKGCONFIGDIR) \
+		$(D)$(SYSTEMDUNITDIR) $(D)$(SYSCONFDIR)/default
+	install -m 0755 $(B)/bin/fxtprof $(D)$(BINDIR)/
+	for m in $(INSTALL_MAN); do \
+		install -m 0644 $$m $(D)$(MANDIR)/man$${m##*.}/ || exit 1; done
+	install -m 0644 contrib/bash-completion/fxtprof $(D)$(BASHCOMPDIR)/
+	for f in $(INSTALL_PC); do n=$${f##*/}; \
+		$(subst_paths) $$f > $(D)$(PKGCONFIGDIR)/$${n%.in} && \
+		chmod 0644 $(D)$(PKGCONFIGDIR)/$${n%.in} || exit 1; done
+	for f in $(INSTALL_UNITS); do n=$${f##*/}; \
+		$(subst_paths) $$f > $(D)$(SYSTEMDUNITDIR)/$${n%.in} && \
+		chmod 0644 $(D)$(SYSTEMDUNITDIR)/$${n%.in} || exit 1; done
+	install -m 0644 $(INSTALL_DEFAULTS) $(D)$(SYSCONFDIR)/default/
 
+# Exactly what install put there; the directories stay (they are shared).
 uninstall:
-	$(call uninstall_fxtprof,$(DESTDIR)$(INCLUDEDIR),$(DESTDIR)$(LIBDIR))
+	$(call uninstall_fxtprof,$(D)$(INCLUDEDIR),$(D)$(LIBDIR))
+	rm -f $(D)$(BINDIR)/fxtprof $(D)$(BASHCOMPDIR)/fxtprof \
+		$(foreach m,$(INSTALL_MAN),$(D)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+		$(foreach f,$(INSTALL_PC),$(D)$(PKGCONFIGDIR)/$(basename $(notdir $(f)))) \
+		$(foreach f,$(INSTALL_UNITS),$(D)$(SYSTEMDUNITDIR)/$(basename $(notdir $(f)))) \
+		$(addprefix $(D)$(SYSCONFDIR)/default/,$(notdir $(INSTALL_DEFAULTS)))
 
 clean:
 	rm -rf build/x86_64 build/arm64 build/debug build/results

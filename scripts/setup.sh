@@ -53,7 +53,7 @@ HOST_PKGS=(
 	# the tree tests read the tracked files
 	git
 	# the man page test renders Documentation/man/ (man -l, groff -ww);
-	# systemd-analyze verifies the units of scripts/systemd/
+	# systemd-analyze verifies the units of contrib/systemd/
 	man-db groff-base systemd
 	# Debian packages of debian/ (make check-packages): dpkg-buildpackage,
 	# debhelper compat 13, the DKMS module package, and lintian
