@@ -71,9 +71,11 @@ B := build/$(ARCH)
 DEPS := build/deps
 KSFT_INC := $(DEPS)/kselftest
 HOSTCC := gcc
-CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer
-CPPFLAGS := -Iinclude -Iinclude/uapi
-LDFLAGS :=
+# EXTRA_CFLAGS, EXTRA_CPPFLAGS, EXTRA_LDFLAGS: a packager's flags
+# (dpkg-buildflags' hardening, debian/rules), added after ours.
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer $(EXTRA_CFLAGS)
+CPPFLAGS := -Iinclude -Iinclude/uapi $(EXTRA_CPPFLAGS)
+LDFLAGS := $(EXTRA_LDFLAGS)
 STATIC_LDFLAGS := -static
 NM ?= nm
 
@@ -105,7 +107,7 @@ HOST_TESTS :=
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
 	bench-flush bench-archive bench-sched bench-offcpu bench-bpf bench-hooks bench-unwind \
-	bench-memory soak install uninstall clean
+	bench-memory soak programs install uninstall clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -245,8 +247,10 @@ bench-kernel bench-reader bench-socket bench-receive bench-symbolize bench-flush
 # The libraries and their public headers, laid out for programs built
 # outside this tree: <libfxtprof.h> includes <linux/fxtprof.h>, so the ABI
 # header goes to include/linux/ as the kernel's own uapi headers do.
-# libfxtprof-hooks.so is its own soname (no version in the name yet), so
-# there is no symlink to make; shared libraries are 0644, as Debian
+# libfxtprof-hooks.so's soname is libfxtprof-hooks.so.0: the library is
+# installed under that name, and libfxtprof-hooks.so, the name programs
+# link with, is a symlink to it (Debian's libfxtprof-hooks0 holds the
+# first, libfxtprof-dev the second); shared libraries are 0644, as Debian
 # installs them.  The host test tests/host/installed_headers.sh compiles
 # against the same layout, tests/host/install_layout.sh runs this rule.
 PREFIX ?= /usr/local
@@ -278,13 +282,15 @@ INSTALL_DEFAULTS := contrib/systemd/default/fxtprof-receive \
 install_fxtprof = install -d $(1)/linux $(2) && \
 	install -m 0644 $(INSTALL_HEADERS) $(1)/ && \
 	install -m 0644 $(INSTALL_ABI_HEADERS) $(1)/linux/ && \
-	install -m 0644 $(INSTALL_LIBS) $(2)/
+	install -m 0644 $(FXTPROF_LIB) $(2)/ && \
+	install -m 0644 $(HOOKS_LIB) $(2)/$(HOOKS_SONAME) && \
+	ln -sf $(HOOKS_SONAME) $(2)/$(notdir $(HOOKS_LIB))
 # $(call uninstall_fxtprof,INCLUDEDIR,LIBDIR): the files install put
 # there, and include/linux/ if that leaves it empty (it may hold the
 # kernel's own headers); the directories it shares with others stay.
 uninstall_fxtprof = rm -f $(addprefix $(1)/,$(notdir $(INSTALL_HEADERS))) \
 	$(addprefix $(1)/linux/,$(notdir $(INSTALL_ABI_HEADERS))) \
-	$(addprefix $(2)/,$(notdir $(INSTALL_LIBS))) && \
+	$(addprefix $(2)/,$(notdir $(INSTALL_LIBS)) $(HOOKS_SONAME)) && \
 	{ ! [ -d $(1)/linux ] || rmdir --ignore-fail-on-non-empty $(1)/linux; }
 # The @NAME@ paths of a .in file, for the installed layout (not DESTDIR).
 subst_paths = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
@@ -292,6 +298,10 @@ subst_paths = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
 	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g' \
 	-e 's|@VERSION@|$(VERSION)|g'
 D := $(DESTDIR)
+
+# What make install installs, built alone: no test, no module (the
+# Debian package's build, debian/rules).
+programs: $(INSTALL_LIBS) $(B)/bin/fxtprof
 
 # Everything the Debian packages install, but the module's DKMS sources
 # (debian/ lays those out): the command, its man pages and completion,

@@ -14,12 +14,13 @@ installed="usr/include/fxtprof_hooks.h
 usr/include/libfxtprof.h
 usr/include/linux/fxtprof.h
 usr/lib/libfxtprof-hooks.so
+usr/lib/libfxtprof-hooks.so.0
 usr/lib/libfxtprof.a"
 run_make() {
 	"$make" -s --no-print-directory -C "$root" ARCH="$arch" "$@" \
 		DESTDIR="$stage" PREFIX=/usr
 }
-files() { (cd "$stage" && find . -type f -printf '%P\n' | LC_ALL=C sort); }
+files() { (cd "$stage" && find . ! -type d -printf '%P\n' | LC_ALL=C sort); }
 exactly_installed() {
 	got=$(files | grep -E '^usr/(include|lib)/([^/]*|linux/fxtprof\.h)$')
 	[ "$got" = "$installed" ] || { echo "$got"; return 1; }

@@ -7,8 +7,8 @@
 # /etc/default files (0644), in directories of 0755; the libraries,
 # headers, program, pages and completion byte-identical to the tree's;
 # the @...@ paths of the units and .pc files filled in for PREFIX, not
-# DESTDIR; libfxtprof-hooks.so's soname is its file name, so nothing else
-# (no symlink) is needed to load it; a C11 program built against the
+# DESTDIR; libfxtprof-hooks.so.0 is the library's soname and file, and
+# libfxtprof-hooks.so a symlink to it, for the linker; a C11 program built against the
 # staged hooks header and library alone runs, and so does one whose flags
 # come from the staged pkg-config file.
 make=$1 root=$2 arch=$3 cc=$4 stage=$5
@@ -25,7 +25,7 @@ usr/bin/fxtprof 755
 usr/include/fxtprof_hooks.h 644
 usr/include/libfxtprof.h 644
 usr/include/linux/fxtprof.h 644
-usr/lib/libfxtprof-hooks.so 644
+usr/lib/libfxtprof-hooks.so.0 644
 usr/lib/libfxtprof.a 644
 usr/lib/pkgconfig/libfxtprof-hooks.pc 644
 usr/lib/pkgconfig/libfxtprof.pc 644
@@ -45,7 +45,8 @@ identical() {
 	cmp "$root/include/fxtprof_hooks.h" "$inc/fxtprof_hooks.h" &&
 	cmp "$root/include/libfxtprof.h" "$inc/libfxtprof.h" &&
 	cmp "$root/include/uapi/linux/fxtprof.h" "$inc/linux/fxtprof.h" &&
-	cmp "$root/build/$arch/lib/libfxtprof-hooks.so" "$lib/libfxtprof-hooks.so" &&
+	cmp "$root/build/$arch/lib/libfxtprof-hooks.so" "$lib/libfxtprof-hooks.so.0" &&
+	[ "$(readlink "$lib/libfxtprof-hooks.so")" = libfxtprof-hooks.so.0 ] &&
 	cmp "$root/build/$arch/lib/libfxtprof.a" "$lib/libfxtprof.a" &&
 	cmp "$root/build/$arch/bin/fxtprof" "$stage/usr/bin/fxtprof" &&
 	cmp "$root/contrib/bash-completion/fxtprof" \
@@ -71,8 +72,8 @@ pkgconfig_program() {
 	LD_LIBRARY_PATH=$lib "$stage.pc.bin"
 }
 soname() {
-	readelf -d "$lib/libfxtprof-hooks.so" | grep -F '(SONAME)' |
-		grep -qF '[libfxtprof-hooks.so]'
+	readelf -d "$lib/libfxtprof-hooks.so.0" | grep -F '(SONAME)' |
+		grep -qF '[libfxtprof-hooks.so.0]'
 }
 hooks_program() {
 	printf '%s\n' '#include <fxtprof_hooks.h>' \
@@ -89,7 +90,7 @@ t make_install_destdir "$make" -s --no-print-directory -C "$root" ARCH="$arch" \
 t files_and_modes same_listing
 t directories_0755 dir_modes
 t identical_to_the_tree identical
-t hooks_soname_is_the_file soname
+t hooks_soname_is_the_installed_file soname
 t hooks_program_links_and_runs hooks_program
 t paths_filled_for_prefix paths_filled
 t pkgconfig_flags_build_the_program pkgconfig_program
