@@ -17,6 +17,11 @@
 #        | bench-sched | bench-offcpu | bench-bpf | bench-hooks | bench-unwind
 #                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
+#   make sign SIGN_KEY=KEY SIGN_CERT=CERT
+#                        sign build/CFG/kmod/fxtprof.ko with the kernel
+#                        tree's scripts/sign-file and the user's key
+#   make check-packages  build the Debian packages of debian/ and lint
+#                        them (scripts/check-packages.sh, TAP)
 #   make install         what the Debian packages install: fxtprof, its man
 #                        pages and bash completion, libfxtprof.a,
 #                        libfxtprof-hooks.so, their headers and pkg-config
@@ -107,7 +112,7 @@ HOST_TESTS :=
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
 	bench-flush bench-archive bench-sched bench-offcpu bench-bpf bench-hooks bench-unwind \
-	bench-memory soak programs install uninstall clean
+	bench-memory soak programs install uninstall sign check-packages clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -178,6 +183,16 @@ check:
 
 check-fresh:
 	scripts/check-fresh.sh
+
+# The user's key signs the module built for CFG (never a key of the tree:
+# scripts/sign-module.sh refuses one).  Documentation/building.md has MOK.
+sign:
+	@[ -n "$(SIGN_KEY)" ] && [ -n "$(SIGN_CERT)" ] || { echo "make sign: name" \
+		"your key and certificate: SIGN_KEY=key.pem SIGN_CERT=cert.der" >&2; exit 2; }
+	CFG=$(CFG) scripts/sign-module.sh "$(SIGN_KEY)" "$(SIGN_CERT)" build/$(CFG)/kmod/fxtprof.ko
+
+check-packages:
+	scripts/check-packages.sh
 
 vm-suite: all
 	scripts/vm-suite.sh $(CFG)
