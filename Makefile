@@ -22,6 +22,8 @@
 #                        tree's scripts/sign-file and the user's key
 #   make check-packages  build the Debian packages of debian/ and lint
 #                        them (scripts/check-packages.sh, TAP)
+#   make check-packages-fresh  install, check and purge them in a new
+#                        Debian root (scripts/check-packages-fresh.sh)
 #   make install         what the Debian packages install: fxtprof, its man
 #                        pages and bash completion, libfxtprof.a,
 #                        libfxtprof-hooks.so, their headers and pkg-config
@@ -112,7 +114,7 @@ HOST_TESTS :=
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
 	bench-flush bench-archive bench-sched bench-offcpu bench-bpf bench-hooks bench-unwind \
-	bench-memory soak programs install uninstall sign check-packages clean
+	bench-memory soak programs install uninstall sign check-packages check-packages-fresh clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -193,6 +195,9 @@ sign:
 
 check-packages:
 	scripts/check-packages.sh
+
+check-packages-fresh:
+	scripts/check-packages-fresh.sh
 
 vm-suite: all
 	scripts/vm-suite.sh $(CFG)
