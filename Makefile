@@ -24,6 +24,8 @@
 #                        them (scripts/check-packages.sh, TAP)
 #   make check-packages-fresh  install, check and purge them in a new
 #                        Debian root (scripts/check-packages-fresh.sh)
+#   make check-dkms-vm   the module fxtprof-dkms builds, signed, in the
+#                        x86_64 VM under test_device (one VM)
 #   make install         what the Debian packages install: fxtprof, its man
 #                        pages and bash completion, libfxtprof.a,
 #                        libfxtprof-hooks.so, their headers and pkg-config
@@ -114,7 +116,7 @@ HOST_TESTS :=
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
 	bench-flush bench-archive bench-sched bench-offcpu bench-bpf bench-hooks bench-unwind \
-	bench-memory soak programs install uninstall sign check-packages check-packages-fresh clean
+	bench-memory soak programs install uninstall sign check-packages check-packages-fresh check-dkms-vm clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -198,6 +200,9 @@ check-packages:
 
 check-packages-fresh:
 	scripts/check-packages-fresh.sh
+
+check-dkms-vm:
+	scripts/check-dkms-vm.sh
 
 vm-suite: all
 	scripts/vm-suite.sh $(CFG)
