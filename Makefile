@@ -17,8 +17,21 @@
 #        | bench-sched | bench-offcpu | bench-bpf | bench-hooks | bench-unwind
 #                        (see below)
 #   make deps            install/stage dependencies (scripts/setup.sh)
-#   make install         libfxtprof.a, libfxtprof-hooks.so and their public
-#                        headers (DESTDIR, PREFIX, INCLUDEDIR, LIBDIR)
+#   make sign SIGN_KEY=KEY SIGN_CERT=CERT
+#                        sign build/CFG/kmod/fxtprof.ko with the kernel
+#                        tree's scripts/sign-file and the user's key
+#   make check-packages  build the Debian packages of debian/ and lint
+#                        them (scripts/check-packages.sh, TAP)
+#   make check-packages-fresh  install, check and purge them in a new
+#                        Debian root (scripts/check-packages-fresh.sh)
+#   make check-dkms-vm   the module fxtprof-dkms builds, signed, in the
+#                        x86_64 VM under test_device (one VM)
+#   make install         what the Debian packages install: fxtprof, its man
+#                        pages and bash completion, libfxtprof.a,
+#                        libfxtprof-hooks.so, their headers and pkg-config
+#                        files, the systemd units and /etc/default files
+#                        (DESTDIR, PREFIX, BINDIR, LIBDIR...; see below)
+#   make uninstall       removes exactly those
 #   make clean           remove build/ except build/deps (the slow caches)
 #
 # Userspace is built from fragments owned by each directory, each building
@@ -67,9 +80,11 @@ B := build/$(ARCH)
 DEPS := build/deps
 KSFT_INC := $(DEPS)/kselftest
 HOSTCC := gcc
-CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer
-CPPFLAGS := -Iinclude -Iinclude/uapi
-LDFLAGS :=
+# EXTRA_CFLAGS, EXTRA_CPPFLAGS, EXTRA_LDFLAGS: a packager's flags
+# (dpkg-buildflags' hardening, debian/rules), added after ours.
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -fno-omit-frame-pointer $(EXTRA_CFLAGS)
+CPPFLAGS := -Iinclude -Iinclude/uapi $(EXTRA_CPPFLAGS)
+LDFLAGS := $(EXTRA_LDFLAGS)
 STATIC_LDFLAGS := -static
 NM ?= nm
 
@@ -107,7 +122,7 @@ HOST_TESTS :=
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
 	bench-flush bench-archive bench-sched bench-offcpu bench-bpf bench-hooks bench-unwind \
-	bench-memory soak install uninstall clean
+	bench-memory soak programs install uninstall sign check-packages check-packages-fresh check-dkms-vm clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -179,6 +194,22 @@ check:
 check-fresh:
 	scripts/check-fresh.sh
 
+# The user's key signs the module built for CFG (never a key of the tree:
+# scripts/sign-module.sh refuses one).  Documentation/building.md has MOK.
+sign:
+	@[ -n "$(SIGN_KEY)" ] && [ -n "$(SIGN_CERT)" ] || { echo "make sign: name" \
+		"your key and certificate: SIGN_KEY=key.pem SIGN_CERT=cert.der" >&2; exit 2; }
+	CFG=$(CFG) scripts/sign-module.sh "$(SIGN_KEY)" "$(SIGN_CERT)" build/$(CFG)/kmod/fxtprof.ko
+
+check-packages:
+	scripts/check-packages.sh
+
+check-packages-fresh:
+	scripts/check-packages-fresh.sh
+
+check-dkms-vm:
+	scripts/check-dkms-vm.sh
+
 vm-suite: all
 	scripts/vm-suite.sh $(CFG)
 
@@ -247,35 +278,92 @@ bench-kernel bench-reader bench-socket bench-receive bench-symbolize bench-flush
 # The libraries and their public headers, laid out for programs built
 # outside this tree: <libfxtprof.h> includes <linux/fxtprof.h>, so the ABI
 # header goes to include/linux/ as the kernel's own uapi headers do.
-# libfxtprof-hooks.so is its own soname (no version in the name yet), so
-# there is no symlink to make; shared libraries are 0644, as Debian
+# libfxtprof-hooks.so's soname is libfxtprof-hooks.so.0: the library is
+# installed under that name, and libfxtprof-hooks.so, the name programs
+# link with, is a symlink to it (Debian's libfxtprof-hooks0 holds the
+# first, libfxtprof-dev the second); shared libraries are 0644, as Debian
 # installs them.  The host test tests/host/installed_headers.sh compiles
 # against the same layout, tests/host/install_layout.sh runs this rule.
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
 INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR ?= $(PREFIX)/lib
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# /usr's configuration is /etc's, and its state /var's, as the FHS has it
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+LOCALSTATEDIR ?= $(if $(filter /usr,$(PREFIX)),/var,$(PREFIX)/var)
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# The version of the pkg-config files and of the Debian packages
+# (debian/changelog says the same).
+VERSION := 0.1
 # What is installed, named once for install and uninstall.
 INSTALL_HEADERS := include/libfxtprof.h include/fxtprof_hooks.h
 INSTALL_ABI_HEADERS := include/uapi/linux/fxtprof.h
 INSTALL_LIBS = $(FXTPROF_LIB) $(HOOKS_LIB)
-# $(call install_fxtprof,INCLUDEDIR,LIBDIR)
+INSTALL_MAN := $(wildcard Documentation/man/*.[1-8])
+INSTALL_PC := contrib/pkgconfig/libfxtprof.pc.in contrib/pkgconfig/libfxtprof-hooks.pc.in
+INSTALL_UNITS := contrib/systemd/fxtprof-receive.service.in \
+		 contrib/systemd/fxtprof-record@.service.in
+INSTALL_DEFAULTS := contrib/systemd/default/fxtprof-receive \
+		    contrib/systemd/default/fxtprof-record
+# $(call install_fxtprof,INCLUDEDIR,LIBDIR): the libraries and headers
 install_fxtprof = install -d $(1)/linux $(2) && \
 	install -m 0644 $(INSTALL_HEADERS) $(1)/ && \
 	install -m 0644 $(INSTALL_ABI_HEADERS) $(1)/linux/ && \
-	install -m 0644 $(INSTALL_LIBS) $(2)/
+	install -m 0644 $(FXTPROF_LIB) $(2)/ && \
+	install -m 0644 $(HOOKS_LIB) $(2)/$(HOOKS_SONAME) && \
+	ln -sf $(HOOKS_SONAME) $(2)/$(notdir $(HOOKS_LIB))
 # $(call uninstall_fxtprof,INCLUDEDIR,LIBDIR): the files install put
 # there, and include/linux/ if that leaves it empty (it may hold the
 # kernel's own headers); the directories it shares with others stay.
 uninstall_fxtprof = rm -f $(addprefix $(1)/,$(notdir $(INSTALL_HEADERS))) \
 	$(addprefix $(1)/linux/,$(notdir $(INSTALL_ABI_HEADERS))) \
-	$(addprefix $(2)/,$(notdir $(INSTALL_LIBS))) && \
+	$(addprefix $(2)/,$(notdir $(INSTALL_LIBS)) $(HOOKS_SONAME)) && \
 	{ ! [ -d $(1)/linux ] || rmdir --ignore-fail-on-non-empty $(1)/linux; }
+# The @NAME@ paths of a .in file, for the installed layout (not DESTDIR).
+subst_paths = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g' \
+	-e 's|@VERSION@|$(VERSION)|g'
+D := $(DESTDIR)
 
-install: $(INSTALL_LIBS)
-	$(call install_fxtprof,$(DESTDIR)$(INCLUDEDIR),$(DESTDIR)$(LIBDIR))
+# What make install installs, built alone: no test, no module (the
+# Debian package's build, debian/rules).
+programs: $(INSTALL_LIBS) $(B)/bin/fxtprof
 
+# Everything the Debian packages install, but the module's DKMS sources
+# (debian/ lays those out): the command, its man pages and completion,
+# the libraries, headers and pkg-config files, the systemd units and their
+# /etc/default files.  The @NAME@ paths are filled in as the files are
+# copied, so they name PREFIX, not DESTDIR.
+install: $(INSTALL_LIBS) $(B)/bin/fxtprof
+	$(call install_fxtprof,$(D)$(INCLUDEDIR),$(D)$(LIBDIR))
+	install -d $(D)$(BINDIR) $(D)$(MANDIR)/man1 $(D)$(MANDIR)/man3 \
+		$(D)$(MANDIR)/man4 $(D)$(BASHCOMPDIR) $(D)$(PKGCONFIGDIR) \
+		$(D)$(SYSTEMDUNITDIR) $(D)$(SYSCONFDIR)/default
+	install -m 0755 $(B)/bin/fxtprof $(D)$(BINDIR)/
+	for m in $(INSTALL_MAN); do \
+		install -m 0644 $$m $(D)$(MANDIR)/man$${m##*.}/ || exit 1; done
+	install -m 0644 contrib/bash-completion/fxtprof $(D)$(BASHCOMPDIR)/
+	for f in $(INSTALL_PC); do n=$${f##*/}; \
+		$(subst_paths) $$f > $(D)$(PKGCONFIGDIR)/$${n%.in} && \
+		chmod 0644 $(D)$(PKGCONFIGDIR)/$${n%.in} || exit 1; done
+	for f in $(INSTALL_UNITS); do n=$${f##*/}; \
+		$(subst_paths) $$f > $(D)$(SYSTEMDUNITDIR)/$${n%.in} && \
+		chmod 0644 $(D)$(SYSTEMDUNITDIR)/$${n%.in} || exit 1; done
+	install -m 0644 $(INSTALL_DEFAULTS) $(D)$(SYSCONFDIR)/default/
+
+# Exactly what install put there; the directories stay (they are shared).
 uninstall:
-	$(call uninstall_fxtprof,$(DESTDIR)$(INCLUDEDIR),$(DESTDIR)$(LIBDIR))
+	$(call uninstall_fxtprof,$(D)$(INCLUDEDIR),$(D)$(LIBDIR))
+	rm -f $(D)$(BINDIR)/fxtprof $(D)$(BASHCOMPDIR)/fxtprof \
+		$(foreach m,$(INSTALL_MAN),$(D)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+		$(foreach f,$(INSTALL_PC),$(D)$(PKGCONFIGDIR)/$(basename $(notdir $(f)))) \
+		$(foreach f,$(INSTALL_UNITS),$(D)$(SYSTEMDUNITDIR)/$(basename $(notdir $(f)))) \
+		$(addprefix $(D)$(SYSCONFDIR)/default/,$(notdir $(INSTALL_DEFAULTS)))
 
 clean:
 	rm -rf build/x86_64 build/arm64 build/debug build/results

@@ -58,6 +58,13 @@ HOST_PKGS=(
 	libxml2-utils
 	# the tree tests read the tracked files
 	git
+	# the man page test renders Documentation/man/ (man -l, groff -ww);
+	# systemd-analyze verifies the units of contrib/systemd/
+	man-db groff-base systemd
+	# Debian packages of debian/ (make check-packages): dpkg-buildpackage,
+	# debhelper compat 13, the DKMS module package, lintian, and openssl
+	# for the throwaway key that signs the module in the check
+	dpkg-dev debhelper dh-dkms dkms lintian openssl
 )
 # kernel series whose arm64 kernel is staged, and arm64 userspace
 # libraries for the static arm64 programs

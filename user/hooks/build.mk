@@ -3,7 +3,11 @@
 # user/hooks/build.mk - libfxtprof-hooks.so: application annotations
 # (include/fxtprof_hooks.h) and the Kokkos Tools callbacks.
 #   $(HOOKS_LIB)   $(B)/lib/libfxtprof-hooks.so; dlopen() it, or link it
-#                  and #include <fxtprof_hooks.h>
+#                  and #include <fxtprof_hooks.h>.  Its soname is
+#                  $(HOOKS_SONAME), libfxtprof-hooks.so.0, which a program
+#                  linked with it loads: a symlink of that name is made
+#                  next to it (make install installs the library under
+#                  that name, and the link the other way)
 # The standalone outputs run the pipeline of `fxtprof record` (state,
 # encoder, sink, transport, libfxt) inside the library, so those parts are
 # built a second time as position-independent code, under $(B)/pic/, and
@@ -22,6 +26,7 @@ HOOKS_SRCS := user/hooks/hooks.c user/hooks/hooks_state.c \
 	      user/hooks/out_standalone.c user/hooks/kokkos.c
 HOOKS_MAP := user/hooks/libfxtprof-hooks.map
 HOOKS_LIB := $(B)/lib/libfxtprof-hooks.so
+HOOKS_SONAME := libfxtprof-hooks.so.0
 # In link order: a part before the parts it uses.
 HOOKS_PIC_PARTS := state encode sink archive transport fxt util
 HOOKS_PIC_LIBS := $(HOOKS_PIC_PARTS:%=$(B)/pic/lib/lib%.a)
@@ -46,7 +51,8 @@ $(HOOKS_LIB): $(HOOKS_SRCS:%.c=$(B)/pic/%.o) $(HOOKS_PIC_LIBS) $(HOOKS_MAP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(HOOKS_LDFLAGS) -shared -fPIC \
 		-Wl,--version-script=$(HOOKS_MAP) -Wl,-Bsymbolic \
-		-Wl,-z,nodelete -Wl,--no-undefined -Wl,-soname,libfxtprof-hooks.so \
+		-Wl,-z,nodelete -Wl,--no-undefined -Wl,-soname,$(HOOKS_SONAME) \
 		-o $@ $(filter %.o %.a,$^) -luring $(ARCHIVE_LDLIBS) -lpthread
+	ln -sf $(notdir $@) $(@D)/$(HOOKS_SONAME)
 
 USER_PROGS += $(HOOKS_LIB)
