@@ -59,7 +59,7 @@ no_stale_pages() {
 main_page_lists_commands() {
 	local listed
 	listed=$(awk '/^\.SH / { on = ($2 == "COMMANDS") } on && /^\.BR fxtprof\\-/ { print $2 }' "$man/fxtprof.1" |
-		sed 's/^fxtprof\\-//')
+		sed 's/^fxtprof\\-//; s/\\-/-/g')
 	diff <(commands) <(printf '%s\n' "$listed")
 }
 options_agree() {

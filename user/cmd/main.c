@@ -57,7 +57,7 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: fxtprof COMMAND [options]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].help);
 #ifndef FXTPROF_HAVE_SYMBOLS
 	fprintf(f, "\nreport, diff, flamegraph, export, symbolize: not in this build "
 		   "(symbolization needs\nlibdw); run them on the host\n");
