@@ -52,6 +52,11 @@
  *   0x83  0               "CLOCK_REALTIME" boot_ns u64, realtime_ns u64:
  *                                          the two clocks read together
  *                                          (timestamps are boot_ns's)
+ *   0x84  start address   JIT function     pid u32, size u64: a line of
+ *                         (inline)         the process's /tmp/perf-PID.map
+ *
+ * A process's kernel object (type 1) may carry its container: cgroup str
+ * (its cgroup v2 path) and nspid i32 (its pid in its own pid namespace).
  */
 #ifndef FXT_PROFILE_H
 #define FXT_PROFILE_H
@@ -62,6 +67,7 @@
 #define FXT_KOBJ_KMOD		0x81
 #define FXT_KOBJ_KSYM		0x82
 #define FXT_KOBJ_CLOCK		0x83
+#define FXT_KOBJ_JIT_SYMBOL	0x84
 
 #define FXT_PROFILE_ARG_PID		"pid"
 #define FXT_PROFILE_ARG_TID		"tid"
@@ -75,6 +81,9 @@
 #define FXT_PROFILE_ARG_SIZE		"size"
 #define FXT_PROFILE_ARG_BOOT_NS		"boot_ns"
 #define FXT_PROFILE_ARG_REALTIME_NS	"realtime_ns"
+/* A process object's container. */
+#define FXT_PROFILE_ARG_CGROUP		"cgroup"
+#define FXT_PROFILE_ARG_NSPID		"nspid"
 
 /* The clock object's name: the clock its realtime_ns is read from. */
 #define FXT_PROFILE_CLOCK_NAME		"CLOCK_REALTIME"
