@@ -41,7 +41,21 @@ struct profile {
 	size_t nr_kmods;
 	const struct profile_ksym *ksyms;
 	size_t nr_ksyms;
+	const struct profile_jit *jits;
+	size_t nr_jits;
 };
+
+const struct profile_jit *profile__find_jit(const struct profile *p,
+					    uint32_t pid, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_jits; i++)
+		if (p->jits[i].pid == pid &&
+		    addr - p->jits[i].start < p->jits[i].size)
+			return &p->jits[i];
+	return NULL;
+}
 
 const struct profile_mapping *profile__find_mapping(const struct profile *p,
 						    uint32_t pid, uint64_t addr,

@@ -13,6 +13,9 @@
  * symbols and DWARF but takes its segment offsets from the runtime file
  * when one is found too.  A file without .symtab is completed by its
  * debug file, found by build id or by .gnu_debuglink.
+ * A user address in no file's mapping (anonymous memory, or none) is
+ * named by the process's JIT functions (its /tmp/perf-PID.map) if the
+ * recording lists one there.
  */
 #include "symbolize/symbolizer.h"
 
@@ -651,6 +654,33 @@ static int finish(struct symbolizer *s, struct sym_result *res,
 	return 0;
 }
 
+/* Memory no file backs: where a JIT compiler writes its code. */
+static bool anonymous(const struct profile_mapping *m)
+{
+	return !m->path || !m->path[0] || !strcmp(m->path, "//anon") ||
+	       !strncmp(m->path, "[anon", 5);
+}
+
+/*
+ * A frame in code a JIT compiler listed in its /tmp/perf-PID.map (the
+ * recording's JIT function objects): named by the map, dso "[jit]".
+ */
+static bool jit_frame(const struct profile *p, uint32_t pid, uint64_t addr,
+		      struct sym_result *res)
+{
+	const struct profile_jit *j = profile__find_jit(p, pid, addr);
+
+	if (!j)
+		return false;
+	res->dso = SYM_JIT_DSO;
+	res->dso_path = SYM_JIT_DSO;
+	res->rel_pc = addr;
+	res->sym_offset = addr - j->start;
+	res->nr_frames = 1;
+	res->frames[0] = (struct sym_frame){ .function = j->name };
+	return true;
+}
+
 int symbolizer__file_addr(struct symbolizer *s, const char *path,
 			  const uint8_t *build_id, unsigned int build_id_size,
 			  uint64_t vaddr, struct sym_result *res)
@@ -796,6 +826,10 @@ int symbolizer__frame(struct symbolizer *s, const struct profile *p,
 	result__reset(res, SYM_KIND_USER);
 	res->rel_pc = addr;
 	m = profile__find_mapping(p, smp->pid, addr, smp->ts);
+	if ((!m || anonymous(m)) && jit_frame(p, smp->pid, lookup, res)) {
+		res->mapping = m;
+		return finish(s, res, SYM_OK);
+	}
 	if (!m)
 		return finish(s, res, SYM_NO_MAPPING);
 	res->mapping = m;
