@@ -8,7 +8,8 @@
  * path when the recording has no build id.  It is searched for once, on
  * first use, and keeps its result (the files used, or why none was).
  * Candidates, in order: <debug_dir>/xx/rest.debug and <debug_dir>/xx/rest
- * for build id xxrest, <symfs>/<path>, <path>.  A file with another build
+ * for build id xxrest, the same under <debug_dir>/.build-id/,
+ * <symfs>/<path>, <path>.  A file with another build
  * id is never used; a debug-only file (objcopy --only-keep-debug) gives
  * symbols and DWARF but takes its segment offsets from the runtime file
  * when one is found too.  A file without .symtab is completed by its
@@ -29,6 +30,7 @@
 #include "symbolize/kernel_syms.h"
 #include "symbolize/own_vdso.h"
 #include "symbolize/sym_cache.h"
+#include "util/build_id_path.h"
 #include "util/hmap.h"
 
 #define DEFAULT_DEBUG_DIR	"/usr/lib/debug/.build-id"
@@ -279,7 +281,12 @@ static char *join(const char *a, const char *b, const char *c)
 	return p;
 }
 
-/* <debug_dir>/xx/rest.debug, then <debug_dir>/xx/rest. */
+/*
+ * <debug_dir>/xx/rest.debug, then <debug_dir>/xx/rest (debug_dir is a
+ * .build-id directory, as /usr/lib/debug/.build-id), then the same under
+ * <debug_dir>/.build-id/ (debug_dir holds one, as `record --collect`
+ * and `debuginfod -F` trees do: util/build_id_path.h).
+ */
 static struct elf_image *try_build_id_dir(struct symbolizer *s,
 					  struct sym_object *o,
 					  const uint8_t *id, unsigned int n,
@@ -292,15 +299,21 @@ static struct elf_image *try_build_id_dir(struct symbolizer *s,
 	if (n < 2)
 		return NULL;
 	hex(hexid, id, n);
-	for (pass = 0; pass < 2 && !img; pass++) {
-		size_t len = strlen(s->debug_dir) + 2 * n + 16;
+	for (pass = 0; pass < 4 && !img; pass++) {
+		size_t len = strlen(s->debug_dir) + 2 * n + 32;
+		const char *suffix = pass % 2 == 0 ? ".debug" : "";
 
 		path = malloc(len);
 		if (!path)
 			return NULL;
-		snprintf(path, len, "%s/%.2s/%s%s", s->debug_dir, hexid,
-			 hexid + 2, pass == 0 ? ".debug" : "");
-		img = try_file(s, o, path, id, n, note, worst);
+		if (pass < 2)
+			snprintf(path, len, "%s/%.2s/%s%s", s->debug_dir,
+				 hexid, hexid + 2, suffix);
+		else if (build_id_path(path, len, s->debug_dir, id, n,
+				       suffix) < 0)
+			path[0] = '\0';
+		if (path[0])
+			img = try_file(s, o, path, id, n, note, worst);
 		free(path);
 	}
 	return img;
