@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run_record_jit - JIT frames on this host (the bpf source: root, a kernel
+# with BTF): node --perf-basic-prof runs jit_workload.js, whose hot
+# function fxtprofJitHotFunction lives in code V8 compiled and listed in
+# /tmp/perf-PID.map.  `fxtprof record --source bpf` collects the map
+# when node exits; `fxtprof report` names the function from it, dso
+# [jit].  Skipped without node (Debian's nodejs).  TAP.  Run from
+# build/x86_64/tests/procs/.
+here=$(dirname "$0")
+bin=$here/../../bin/fxtprof
+. "$here/tap.sh"
+. "$here/wait.sh"
+node=$(command -v node || command -v nodejs)
+if [ -z "$node" ]; then
+	echo "1..0 # SKIP no node (apt-get install nodejs)"
+	exit 0
+fi
+dir=$(mktemp -d /tmp/fxtprof-jit.XXXXXX)
+nodepid=
+trap 'rm -rf "$dir"; [ -n "$nodepid" ] && rm -f "/tmp/perf-$nodepid.map"' EXIT
+echo "1..5"
+
+"$bin" record --source bpf --ready-file "$dir/ready" -d 60 \
+	-o "$dir/out.fxt" 2>"$dir/log" &
+rec=$!
+wait_file "$dir/ready" $rec
+ok $? "record samples (its ready file)"
+
+"$node" --perf-basic-prof "$here/jit_workload.js" 2 &
+nodepid=$!
+wait $nodepid
+ok $? "node ran the workload"
+kill -INT $rec
+wait $rec
+rc=$?
+sed 's/^/# record: /' "$dir/log"
+ok $rc "record stopped on SIGINT and exited 0"
+grep -Eq 'JIT maps: [1-9][0-9]* read, [1-9][0-9]* functions' "$dir/log"
+ok $? "its summary counts the map and its functions"
+
+"$bin" report --no-children --pid "$nodepid" "$dir/out.fxt" \
+	>"$dir/report" 2>&1
+grep -E '\[jit\] +\[\.\] .*fxtprofJitHotFunction' "$dir/report" >"$dir/hit"
+if [ -s "$dir/hit" ]; then
+	ok 0 "report names the JavaScript function from the map"
+else
+	ok 1 "report names the JavaScript function from the map"
+	head -30 "$dir/report" | sed 's/^/# /'
+fi
+exit $failed
