@@ -52,6 +52,9 @@ HOST_PKGS=(
 	libxml2-utils
 	# the tree tests read the tracked files
 	git
+	# tests/procs: node --perf-basic-prof writes the JIT map the
+	# recorder collects; unshare (util-linux) makes the container
+	nodejs util-linux
 )
 # kernel series whose arm64 kernel is staged, and arm64 userspace
 # libraries for the static arm64 programs
