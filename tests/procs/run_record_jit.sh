@@ -6,8 +6,9 @@
 # function fxtprofJitHotFunction lives in code V8 compiled and listed in
 # /tmp/perf-PID.map.  `fxtprof record --source bpf` collects the map
 # when node exits; `fxtprof report` names the function from it, dso
-# [jit].  Skipped without node (Debian's nodejs).  TAP.  Run from
-# build/x86_64/tests/procs/.
+# [jit].  A second node still runs when the recording ends: its map is
+# read then, through its /proc/PID/root.  Skipped without node (Debian's
+# nodejs).  TAP.  Run from build/x86_64/tests/procs/.
 here=$(dirname "$0")
 bin=$here/../../bin/fxtprof
 . "$here/tap.sh"
@@ -18,9 +19,13 @@ if [ -z "$node" ]; then
 	exit 0
 fi
 dir=$(mktemp -d /tmp/fxtprof-jit.XXXXXX)
-nodepid=
-trap 'rm -rf "$dir"; [ -n "$nodepid" ] && rm -f "/tmp/perf-$nodepid.map"' EXIT
-echo "1..5"
+nodepid= live=
+cleanup() {
+	[ -n "$live" ] && kill $live 2>/dev/null
+	rm -rf "$dir" "/tmp/perf-$nodepid.map" "/tmp/perf-$live.map"
+}
+trap cleanup EXIT
+echo "1..7"
 
 "$bin" record --source bpf --ready-file "$dir/ready" -d 60 \
 	-o "$dir/out.fxt" 2>"$dir/log" &
@@ -48,5 +53,29 @@ if [ -s "$dir/hit" ]; then
 else
 	ok 1 "report names the JavaScript function from the map"
 	head -30 "$dir/report" | sed 's/^/# /'
+fi
+
+# A node that outlives the recording, which ends by itself (-d 3: its
+# length is the measurement) while node spins; node is killed after.
+rm -f "$dir/ready"
+"$bin" record --source bpf --ready-file "$dir/ready" -d 3 \
+	-o "$dir/live.fxt" 2>"$dir/log2" &
+rec=$!
+wait_file "$dir/ready" $rec
+"$node" --perf-basic-prof "$here/jit_workload.js" 60 &
+live=$!
+wait $rec
+rc=$?
+kill $live
+wait $live 2>/dev/null
+sed 's/^/# record: /' "$dir/log2"
+ok $rc "a recording that ends (-d 3) while node runs exits 0"
+"$bin" report --no-children --pid "$live" "$dir/live.fxt" \
+	>"$dir/report2" 2>&1
+if grep -Eq '\[jit\] +\[\.\] .*fxtprofJitHotFunction' "$dir/report2"; then
+	ok 0 "its map, read at the end through /proc/PID/root, names it"
+else
+	ok 1 "its map, read at the end through /proc/PID/root, names it"
+	head -30 "$dir/report2" | sed 's/^/# /'
 fi
 exit $failed

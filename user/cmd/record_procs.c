@@ -2,13 +2,16 @@
 /*
  * record_procs.c - see record_procs.h.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "record_procs.h"
@@ -51,19 +54,56 @@ static int jit_entry(void *ctx, const struct perf_map_entry *e)
 	return 0;
 }
 
-/* @path opened if it is a regular file: an fd, or -errno. */
-static int regular(const char *path)
+/* @fd if it is a regular file (not a FIFO someone left): else closed. */
+static int regular_fd(int fd)
 {
 	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
 		close(fd);
 		return -EINVAL;
 	}
 	return fd;
+}
+
+#define MAP_OPEN_FLAGS	(O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+
+static int regular(const char *path)
+{
+	int fd = open(path, MAP_OPEN_FLAGS);
+
+	return regular_fd(fd < 0 ? -errno : fd);
+}
+
+/*
+ * @rel under process @pid's root, resolved as the process would: its
+ * symbolic links stay inside its root (RESOLVE_IN_ROOT), which a plain
+ * path through /proc/PID/root would follow into ours.  A kernel before
+ * 5.6 has no openat2: the plain path then.
+ */
+static int open_in_root(const struct record_procs *rp, uint32_t pid,
+			const char *rel, char *path, size_t n)
+{
+	struct open_how how = {
+		.flags = MAP_OPEN_FLAGS,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int dfd, fd;
+
+	snprintf(path, n, "%s/%u/root", rp->proc, pid);
+	dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	snprintf(path, n, "%s/%u/root/%s", rp->proc, pid, rel);
+	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	if (fd < 0)
+		fd = -errno;
+	close(dfd);
+	if (fd == -ENOSYS)
+		return regular(path);
+	return regular_fd(fd);
 }
 
 /*
@@ -76,13 +116,12 @@ static int open_map(struct record_procs *rp, uint32_t pid, int64_t nspid,
 		    bool alive, char *path, size_t n)
 {
 	uint32_t own = nspid >= 0 ? (uint32_t)nspid : pid;
+	char rel[64];
 	int fd;
 
-	/* Not a FIFO nor a link someone left in /tmp in its place. */
 	if (alive) {
-		snprintf(path, n, "%s/%u/root%s/perf-%u.map", rp->proc, pid,
-			 rp->tmp, own);
-		fd = regular(path);
+		snprintf(rel, sizeof(rel), "%s/perf-%u.map", rp->tmp + 1, own);
+		fd = open_in_root(rp, pid, rel, path, n);
 		if (fd != -ENOENT)
 			return fd;
 	}

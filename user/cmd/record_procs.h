@@ -22,7 +22,7 @@ struct stream_state;
 struct record_procs {
 	struct stream_state *state;
 	const char *proc;		/* "/proc", or a test's */
-	const char *tmp;		/* "/tmp", or a test's */
+	const char *tmp;		/* "/tmp", or a test's: absolute */
 	uint64_t jit_maps;		/* read */
 	uint64_t jit_entries;		/* functions written */
 	uint64_t jit_bad_lines;
