@@ -57,6 +57,8 @@ static void map_remove(struct name_map *m, uint32_t key)
 	if (!s)
 		return;
 	hole = s->val;
+	if (m->ents[hole].cgroup)
+		m->cgroup_bytes -= strlen(m->ents[hole].cgroup) + 1;
 	free(m->ents[hole].cgroup);
 	hmap__remove(&m->index, s);
 	if (hole != --m->len) {
@@ -126,6 +128,10 @@ int name_table__set_process_info(struct name_table *nt, uint32_t pid,
 	if (cgroup && !(cg = strdup(cgroup)))
 		return -ENOMEM;
 	e = &nt->processes.ents[*pos];
+	if (e->cgroup)
+		nt->processes.cgroup_bytes -= strlen(e->cgroup) + 1;
+	if (cg)
+		nt->processes.cgroup_bytes += strlen(cg) + 1;
 	free(e->cgroup);
 	e->cgroup = cg;
 	e->nspid = nspid;
@@ -165,7 +171,8 @@ int name_table__for_each_thread(const struct name_table *nt,
 
 static size_t name_map_bytes(const struct name_map *m)
 {
-	return m->cap * sizeof(*m->ents) + hmap__bytes(&m->index);
+	return m->cap * sizeof(*m->ents) + hmap__bytes(&m->index) +
+	       m->cgroup_bytes;
 }
 
 size_t name_table__bytes(const struct name_table *nt)

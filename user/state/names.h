@@ -36,6 +36,7 @@ struct name_map {
 	struct hmap index;
 	struct name_entry *ents;
 	size_t len, cap;
+	size_t cgroup_bytes;	/* the entries' cgroup strings hold */
 };
 
 struct name_table {

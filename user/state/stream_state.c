@@ -101,7 +101,9 @@ static void look_up_process(struct stream_state *s, uint32_t pid, bool again)
 	cgroup[0] = '\0';
 	ret = s->proc_lookup(s->proc_ctx, pid, &nspid, cgroup, sizeof(cgroup));
 	if (ret == -ESRCH) {
-		s->st.proc_gone++;
+		/* Gone before its exec was read: it keeps what it had. */
+		if (!e->has_info)
+			s->st.proc_gone++;
 	} else if (ret) {
 		s->st.proc_unreadable++;
 	} else {
