@@ -9,7 +9,7 @@
 # [jit].  A second node still runs when the recording ends: its map is
 # read then, through its /proc/PID/root.  Skipped without node (Debian's
 # nodejs).  TAP.  Run from build/x86_64/tests/procs/.
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../../bin/fxtprof
 . "$here/tap.sh"
 . "$here/wait.sh"
@@ -33,7 +33,8 @@ rec=$!
 wait_file "$dir/ready" $rec
 ok $? "record samples (its ready file)"
 
-"$node" --perf-basic-prof "$here/jit_workload.js" 2 &
+# In the scratch directory: V8 leaves its isolate-*-v8.log in the cwd.
+(cd "$dir" && exec "$node" --perf-basic-prof "$here/jit_workload.js" 2) &
 nodepid=$!
 wait $nodepid
 ok $? "node ran the workload"
@@ -62,7 +63,7 @@ rm -f "$dir/ready"
 	-o "$dir/live.fxt" 2>"$dir/log2" &
 rec=$!
 wait_file "$dir/ready" $rec
-"$node" --perf-basic-prof "$here/jit_workload.js" 60 &
+(cd "$dir" && exec "$node" --perf-basic-prof "$here/jit_workload.js" 60) &
 live=$!
 wait $rec
 rc=$?
