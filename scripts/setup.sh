@@ -65,6 +65,9 @@ HOST_PKGS=(
 	# debhelper compat 13, the DKMS module package, lintian, and openssl
 	# for the throwaway key that signs the module in the check
 	dpkg-dev debhelper dh-dkms dkms lintian openssl
+	# tests/procs: node --perf-basic-prof writes the JIT map the
+	# recorder collects; unshare (util-linux) makes the container
+	nodejs util-linux
 )
 # kernel series whose arm64 kernel is staged, and arm64 userspace
 # libraries for the static arm64 programs

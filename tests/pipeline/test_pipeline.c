@@ -569,6 +569,113 @@ TEST(state_segment_replays_live_names)
 	evloop__fini(&loop);
 }
 
+/* A container per process: 40 is in one, 41 exits before it is read. */
+struct fake_procs {
+	int lookups, infos, exits, jits;
+	int64_t last_nspid, exit_nspid;
+	uint32_t exit_pid;
+	char last_cgroup[32];
+};
+static struct fake_procs fp;
+
+static int fake_lookup(void *ctx, uint32_t pid, int64_t *nspid, char *cgroup,
+		       size_t n)
+{
+	(void)ctx;
+	fp.lookups++;
+	if (pid != 40)
+		return -ESRCH;
+	*nspid = 1;
+	snprintf(cgroup, n, "/c/app");
+	return 0;
+}
+
+static int fake_pinfo(void *ctx, uint32_t pid, const char *comm,
+		      int64_t nspid, const char *cgroup)
+{
+	fp.infos++;
+	fp.last_nspid = nspid;
+	snprintf(fp.last_cgroup, sizeof(fp.last_cgroup), "%s",
+		 cgroup ? cgroup : "");
+	return fake_name(ctx, pid, comm);
+}
+
+static int fake_jit(void *ctx, uint32_t pid, uint64_t start, uint64_t size,
+		    const char *name, size_t len)
+{
+	(void)ctx; (void)pid; (void)start; (void)size; (void)name; (void)len;
+	fp.jits++;
+	return 0;
+}
+
+static void fake_exit_seen(void *ctx, uint32_t pid, int64_t nspid)
+{
+	(void)ctx;
+	fp.exits++;
+	fp.exit_pid = pid;
+	fp.exit_nspid = nspid;
+}
+
+TEST(state_gives_processes_their_container)
+{
+	struct encoder_ops ops = fake_ops;
+	struct fake_enc f = { 0 };
+	struct encoder enc = { .ops = &ops, .ctx = &f };
+	struct stream_state st;
+	struct fxtprof_exec e = {
+		.hdr = { .size = sizeof(e), .type = FXTPROF_REC_EXEC },
+		.pid = 40, .tid = 40, .comm = "app",
+	};
+	struct fxtprof_exit x = {
+		.hdr = { .size = sizeof(x), .type = FXTPROF_REC_EXIT },
+		.pid = 40, .tid = 40, .flags = FXTPROF_EXIT_GROUP_DEAD,
+	};
+
+	memset(&fp, 0, sizeof(fp));
+	ops.process_info = fake_pinfo;
+	ops.jit_symbol = fake_jit;
+	/* Without a JIT record in the encoder: refused, not counted. */
+	enc.ops = &fake_ops;
+	stream_state__init(&st, enc, NULL);
+	ASSERT_EQ(-EOPNOTSUPP, stream_state__jit_symbol(&st, 1, 0x1000, 16,
+							"f", 1));
+	stream_state__fini(&st);
+	enc.ops = &ops;
+	stream_state__init(&st, enc, NULL);
+	stream_state__set_proc_lookup(&st, fake_lookup, NULL);
+	stream_state__set_exit_observer(&st, fake_exit_seen, NULL);
+	snapshot(&st, 40, 40);
+	ASSERT_EQ(1, fp.lookups);
+	ASSERT_EQ(1, fp.infos);
+	ASSERT_EQ(1, fp.last_nspid);
+	ASSERT_STREQ("/c/app", fp.last_cgroup);
+	snapshot(&st, 40, 41);		/* a thread: nothing to read */
+	snapshot(&st, 40, 40);		/* known: not read again */
+	ASSERT_EQ(1, fp.lookups);
+	ASSERT_EQ(2, fp.infos);
+	snapshot(&st, 41, 41);		/* gone first: counted, named plainly */
+	ASSERT_EQ(2, fp.lookups);
+	ASSERT_EQ(2, fp.infos);
+	ASSERT_EQ(1, st.st.proc_gone);
+	ASSERT_EQ(1, st.st.proc_infos);
+	stream_state__record(&st, &e.hdr);	/* an exec reads it again */
+	ASSERT_EQ(3, fp.lookups);
+	ASSERT_EQ(3, fp.infos);
+	ASSERT_EQ(0, stream_state__jit_symbol(&st, 40, 0x1000, 16, "f", 1));
+	ASSERT_EQ(1, fp.jits);
+	ASSERT_EQ(1, st.st.jit_symbols);
+	stream_state__record(&st, &x.hdr);
+	ASSERT_EQ(1, fp.exits);
+	ASSERT_EQ(40, fp.exit_pid);
+	ASSERT_EQ(1, fp.exit_nspid);
+	x.flags = 0;			/* a thread's exit: not the process's */
+	x.tid = 41;
+	stream_state__record(&st, &x.hdr);
+	ASSERT_EQ(1, fp.exits);
+	ASSERT_EQ(0, st.st.encode_errors);
+	stream_state__fini(&st);
+}
+
 /*
  * The reader drains CPU after CPU: a thread's rename on one CPU can come
  * before the fork that made it, on another.  The fork's older name is

@@ -33,7 +33,7 @@ mkdir -p "$HOME"
 # Wall clock of the first sample: intervals of 1 s from 1700000000.
 WALL1=1700000000250000000
 WALL2=1700000010250000000
-echo "1..23"
+echo "1..24"
 
 # start_server NAME MODE: a capture server in $T/NAME; $PORT is its port.
 start_server() {
@@ -206,7 +206,8 @@ ok $? "each refused interval was sent once"
 if [ "$(id -u)" != 0 ]; then
 	echo "ok $((n + 1)) # SKIP record --push needs root for the bpf source"
 	echo "ok $((n + 2)) # SKIP record --off-cpu needs root"
-	n=$((n + 2))
+	echo "ok $((n + 3)) # SKIP the cgroup label needs a recording"
+	n=$((n + 3))
 else
 	start_server rec ok
 	( while :; do sleep 0.05; done ) &
@@ -227,6 +228,12 @@ else
 	[ -n "$f" ] && go tool pprof -raw "$T/rec/$f.pb.gz" 2>/dev/null |
 		grep -q "^waits/count off-cpu/nanoseconds"
 	ok $? "record --off-cpu: the sleeper's waits are an APP.off_cpu series of off-cpu nanoseconds"
+
+	# The recorder reads each process's cgroup (the 0:: line): the
+	# sleeper's series carries it, its ',{}=' made '_' as every value's.
+	cg=$(sed -n 's/^0:://p' /proc/self/cgroup | tr ',{}=' '____')
+	[ -n "$cg" ] && grep -qF "process=sleep,cgroup=$cg}" "$T/rec/log"
+	ok $? "a process's cgroup is a label of its series (cgroup=$cg)"
 fi
 
 # ---- bad options ----------------------------------------------------

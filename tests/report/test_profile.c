@@ -730,6 +730,80 @@ TEST(malformed_mapping)
 	rec_close(&r);
 }
 
+/* A JIT function object: koid its start, pid and size. */
+static void jit(struct rec *r, uint32_t pid, uint64_t start, uint64_t size,
+		const char *name)
+{
+	struct fxt_arg a[2] = { u64a(r, "pid", pid), u64a(r, "size", size) };
+
+	if (fxt_writer__kobj(r->w, 0x84, start,
+			     fxt_sref_inline(name, strlen(name)), a, 2))
+		abort();
+}
+
+TEST(containers_and_jit_functions)
+{
+	const struct profile_process *pr;
+	const struct profile_jit *j;
+	struct profile_error err;
+	struct profile *p;
+	struct rec r;
+	struct fxt_arg a[2];
+
+	rec_open(&r);
+	a[0] = stra(&r, "cgroup", "/c/app.scope");
+	a[1].name = ref(&r, "nspid");
+	a[1].type = FXT_ARG_INT32;
+	a[1].v.i32 = 1;
+	ASSERT_EQ(0, fxt_writer__process_name_args(r.w, 100, "app", 3, a, 2));
+	names(&r, 200, 200, "plain");
+	/* Unsorted; one start listed twice: the later one wins. */
+	jit(&r, 100, 0x2000, 0x10, "b");
+	jit(&r, 100, 0x1000, 0x10, "a");
+	jit(&r, 100, 0x1000, 0x20, "a2");
+	jit(&r, 7, 0x1000, 0x100, "other");
+	p = load(_metadata, &r, &err);
+	ASSERT_NE(NULL, p);
+	pr = profile__process(p, 100);
+	ASSERT_NE(NULL, pr);
+	EXPECT_EQ(1, pr->nspid);
+	EXPECT_STREQ("/c/app.scope", pr->cgroup);
+	EXPECT_EQ(NULL, profile__process(p, 200));
+	EXPECT_EQ(4, profile__nr_jits(p));
+	j = profile__find_jit(p, 100, 0x1018);
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("a2", j->name);
+	j = profile__find_jit(p, 100, 0x2005);
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("b", j->name);
+	EXPECT_EQ(NULL, profile__find_jit(p, 100, 0x2010));
+	EXPECT_EQ(NULL, profile__find_jit(p, 100, 0xfff));
+	EXPECT_EQ(NULL, profile__find_jit(p, 101, 0x1000));
+	profile__free(p);
+	rec_close(&r);
+}
+
+TEST(malformed_container_and_jit)
+{
+	struct profile_error err;
+	struct profile *p;
+	struct rec r;
+	struct fxt_arg a;
+
+	rec_open(&r);
+	jit(&r, 1, 0x1000, 0, "zero");
+	EXPECT_EQ(-EPROTO, profile__load_buffer(r.b.p, r.b.n, &p, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "JIT function object 0x1000")) TH_LOG("%s", err.msg);
+	rec_close(&r);
+
+	rec_open(&r);
+	a = stra(&r, "nspid", "one");
+	ASSERT_EQ(0, fxt_writer__process_name_args(r.w, 9, "x", 1, &a, 1));
+	EXPECT_EQ(-EPROTO, profile__load_buffer(r.b.p, r.b.n, &p, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "process object 9: nspid")) TH_LOG("%s", err.msg);
+	rec_close(&r);
+}
+
 TEST(empty_and_garbage)
 {
 	static const char junk[] = "this is not an FXT stream at all";

@@ -41,7 +41,21 @@ struct profile {
 	size_t nr_kmods;
 	const struct profile_ksym *ksyms;
 	size_t nr_ksyms;
+	const struct profile_jit *jits;
+	size_t nr_jits;
 };
+
+const struct profile_jit *profile__find_jit(const struct profile *p,
+					    uint32_t pid, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_jits; i++)
+		if (p->jits[i].pid == pid &&
+		    addr - p->jits[i].start < p->jits[i].size)
+			return &p->jits[i];
+	return NULL;
+}
 
 const struct profile_mapping *profile__find_mapping(const struct profile *p,
 						    uint32_t pid, uint64_t addr,
@@ -782,6 +796,41 @@ static void test_unresolved(void)
 	symbolizer__free(s);
 }
 
+/* Frames in anonymous code named from the process's JIT functions. */
+static void test_jit_frames(void)
+{
+	struct symbolizer *s = new_sym(fx("nodebug"), NULL, false, false);
+	struct profile_mapping m = {
+		.serial = 1, .pid = 5, .start = 0x7f1000000000ull,
+		.end = 0x7f1000100000ull, .path = "//anon",
+	};
+	struct profile_jit j[2] = {
+		{ .pid = 5, .start = 0x7f1000000100ull, .size = 0x80,
+		  .name = "JS:*hot /a.js:1:2" },
+		{ .pid = 5, .start = 0x10000, .size = 0x100,
+		  .name = "py::f:/x.py" },
+	};
+	struct profile p = { .maps = &m, .nr_maps = 1, .jits = j,
+			     .nr_jits = 2 };
+	uint64_t ips[3] = { 0x7f1000000110ull, 0x10001, 0x7f1000000200ull };
+	struct profile_sample smp = { .pid = 5, .nr_user = 3, .ips = ips };
+	struct sym_result r;
+
+	symbolizer__frame(s, &p, &smp, 0, &r);
+	ok(r.status == SYM_OK && named(&r, "JS:*hot /a.js:1:2") &&
+	   !strcmp(r.dso, "[jit]") && r.sym_offset == 0x10 && r.mapping == &m,
+	   "anonymous code: the JIT map's name, dso [jit], offset 0x%llx",
+	   (unsigned long long)r.sym_offset);
+	/* A return address just past the start: the call, at addr - 1. */
+	symbolizer__frame(s, &p, &smp, 1, &r);
+	ok(r.status == SYM_OK && named(&r, "py::f:/x.py") && !r.mapping,
+	   "no mapping at all: the JIT map names it too");
+	symbolizer__frame(s, &p, &smp, 2, &r);
+	ok(r.status == SYM_NO_FILE && !r.frames[0].function,
+	   "anonymous code no JIT function holds: no file, as before");
+	symbolizer__free(s);
+}
+
 static void test_cache(void)
 {
 	struct symbolizer *s = new_sym(fx("nodebug"), NULL, false, false);
@@ -1038,7 +1087,7 @@ static void test_damaged_files(void)
 int main(int argc, char **argv)
 {
 	snprintf(fix, sizeof(fix), "%s", argc > 1 ? argv[1] : SYM_FIXTURES);
-	printf("TAP version 13\n1..47\n");
+	printf("TAP version 13\n1..50\n");
 	test_chain_names();
 	test_chain_frames();
 	test_pie_and_library();
@@ -1051,6 +1100,7 @@ int main(int argc, char **argv)
 	test_live_vdso();
 	test_mismatch();
 	test_unresolved();
+	test_jit_frames();
 	test_cache();
 	test_kernel_stream();
 	test_kernel_files();

@@ -21,6 +21,7 @@ SYMBOLS := $(if $(filter x86_64,$(ARCH)),1,)
 CMD_SRCS := user/cmd/main.c user/cmd/cmd_helpers.c \
 	    user/cmd/record.c user/cmd/record_opts.c \
 	    user/cmd/record_flight.c user/cmd/record_symbols.c \
+	    user/cmd/record_procs.c user/cmd/record_collect.c \
 	    user/cmd/record_unwind.c user/cmd/record_unwind_procs.c \
 	    user/cmd/record_memory.c \
 	    user/cmd/send.c user/cmd/opt_value.c \

@@ -39,6 +39,8 @@
 #include "cmd.h"
 #include "record_flight.h"
 #include "record_opts.h"
+#include "record_collect.h"
+#include "record_procs.h"
 #include "record_symbols.h"
 #include "record_unwind.h"
 #include "push/push.h"
@@ -71,6 +73,8 @@ struct recorder {
 	/* --push: the pusher tails the output file (user/push/push.h). */
 	struct pusher *pusher;
 	struct push_stream *push;
+	struct record_procs procs;
+	struct record_collect collect;	/* --collect */
 
 	struct ev_handler poll_h;
 	struct ev_handler sideband_h;	/* a new mapping: record_symbols */
@@ -589,6 +593,10 @@ static int finish(struct recorder *r, struct fxtprof_stats *total)
 	/* Triggers seen in the last turns: every ring is drained now. */
 	if (r->flight)
 		flight_recorder__finish(&r->fr);
+	/* The JIT maps of the processes that live on. */
+	record_procs__finish(&r->procs);
+	/* Every mapping is met: the files queued are copied, then done. */
+	record_collect__fini(&r->collect);
 
 	r->src->ops->stats(r->src, total, r->opts->quiet ? NULL : stderr);
 	stream_state__final_stats(&r->state, clock_ns(CLOCK_BOOTTIME), total);
@@ -698,6 +706,8 @@ static void summary(struct recorder *r, const struct fxtprof_stats *total)
 	else
 		fprintf(stderr, "fxtprof: encoder errors: none\n");
 	record_symbols__summary(&r->syms, r->opts, &r->state.st);
+	record_procs__summary(&r->procs);
+	record_collect__summary(&r->collect);
 	record_unwind__summary(&r->unwind, total);
 	if (r->flight)
 		flight_recorder__summary(&r->fr);
@@ -781,6 +791,7 @@ int cmd_record(int argc, char **argv)
 	}
 	stream_state__init(&r.state, fxt_encoder__encoder(r.enc), r.out);
 	stream_state__anchor_wall_clock(&r.state);
+	record_procs__init(&r.procs, &r.state);
 	if (r.flight)
 		flight_recorder__listen(&r.fr, &r.state);
 	ret = stream_state__sync(&r.state);
@@ -794,6 +805,14 @@ int cmd_record(int argc, char **argv)
 		goto out_free_encoder;
 	}
 
+	if (opts.collect_dir) {
+		ret = record_collect__init(&r.collect, opts.collect_dir);
+		if (ret) {
+			reader_err(ret, "--collect %s", opts.collect_dir);
+			goto out_restore_signals;
+		}
+		r.syms.collect = &r.collect;
+	}
 	record_symbols__capture(&r.syms, &opts, &r.state, r.src);
 	ret = r.src->ops->start(r.src);
 	if (ret) {
@@ -843,6 +862,7 @@ out_restore_signals:
 	close(r.sigfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 out_free_encoder:
+	record_collect__fini(&r.collect);
 	record_symbols__fini(&r.syms);
 	stream_state__fini(&r.state);
 out_free_fxt_encoder:

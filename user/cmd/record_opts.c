@@ -153,6 +153,10 @@ static void record_usage(FILE *f)
 "      --no-mmap          no executable mappings (user frames cannot be\n"
 "                         symbolized later)\n"
 "      --no-ksyms         no kernel symbols (kernel frames stay addresses)\n"
+"      --collect DIR      copy each mapped file that has a build id, while\n"
+"                         its process lives, into DIR/.build-id/xx/rest\n"
+"                         (files 0600, directories 0700), for report\n"
+"                         --debug-dir DIR: a container's files, gone later\n"
 "      --no-shared-stacks write every sample's frames (by default a file or\n"
 "                         a socket gets each distinct stack once per segment,\n"
 "                         samples naming it; readers other than fxtprof's\n"
@@ -359,7 +363,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	       OPT_ARCHIVE, OPT_LIVE_ARCHIVE, OPT_CHUNK_MS, OPT_CHUNK_BYTES,
 	       OPT_CHUNK_RECORDS, OPT_FLUSH_MS, OPT_READY_FILE,
 	       OPT_UNWIND_MEMORY, OPT_NO_SHARED_STACKS, OPT_OFF_CPU,
-	       OPT_OFF_CPU_MIN };
+	       OPT_OFF_CPU_MIN, OPT_COLLECT };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -396,6 +400,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "ready-file", required_argument, NULL, OPT_READY_FILE },
+		{ "collect", required_argument, NULL, OPT_COLLECT },
 		{ "help", no_argument, NULL, 'h' },
 		PUSH_CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -606,6 +611,9 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 			break;
 		case OPT_READY_FILE:
 			o->ready_file = optarg;
+			break;
+		case OPT_COLLECT:
+			o->collect_dir = optarg;
 			break;
 		case 'h':
 			record_usage(stdout);

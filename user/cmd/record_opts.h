@@ -30,6 +30,7 @@ struct record_opts {
 	const char *sources;	/* --sources LIST, resolved at open */
 	const char *device;
 	const char *uri;
+	const char *collect_dir;	/* --collect: mapped files, by build id */
 	const char *ready_file;	/* --ready-file: created once recording */
 	double duration;	/* seconds, 0 = until a signal */
 	double linger;		/* seconds to wait for the output at exit */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "record_collect.h"
 #include "record_opts.h"
 #include "record_symbols.h"
 #include "record_unwind.h"
@@ -62,6 +63,9 @@ static int unwind_then_write(struct record_symbols *rs,
 	if (rs->unwind && rec->type == FXTPROF_REC_MMAP)
 		record_unwind__mapping(rs->unwind,
 				       (const struct fxtprof_mmap *)rec, wait);
+	if (rs->collect && rec->type == FXTPROF_REC_MMAP)
+		record_collect__mapping(rs->collect,
+					(const struct fxtprof_mmap *)rec);
 	return stream_state__record(rs->state, rec);
 }
 

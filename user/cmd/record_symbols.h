@@ -16,6 +16,7 @@
 #include "source/perf_mmap_source.h"
 #include "source/proc_maps.h"
 
+struct record_collect;
 struct record_opts;
 struct record_unwind;
 struct source;
@@ -26,6 +27,8 @@ struct record_symbols {
 	struct stream_state *state;
 	/* Sees every mapping record first (record_unwind.h); NULL: none. */
 	struct record_unwind *unwind;
+	/* Copies every mapped file (--collect); NULL: off. */
+	struct record_collect *collect;
 	struct kernel_info kinfo;	/* its symbols only if !src */
 	/* Names kernel symbols (FXTPROF_IOC_KSYM); NULL: kinfo does. */
 	struct source *src;

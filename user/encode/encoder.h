@@ -17,6 +17,7 @@
 #ifndef FXTPROF_ENCODER_H
 #define FXTPROF_ENCODER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <libfxtprof.h>
@@ -40,6 +41,19 @@ struct encoder_ops {
 	int (*process_name)(void *enc, uint32_t pid, const char *comm);
 	int (*thread_name)(void *enc, uint32_t pid, uint32_t tid,
 			   const char *comm);
+	/*
+	 * Optional (NULL: process_name is used): the process's name with
+	 * its container, its pid in its own pid namespace (@nspid, -1:
+	 * unknown) and its cgroup v2 path (@cgroup, NULL: unknown).
+	 */
+	int (*process_info)(void *enc, uint32_t pid, const char *comm,
+			    int64_t nspid, const char *cgroup);
+	/*
+	 * Optional: a function a JIT compiler wrote in process @pid's
+	 * /tmp/perf-PID.map (source/perf_map.h), @len bytes of @name.
+	 */
+	int (*jit_symbol)(void *enc, uint32_t pid, uint64_t start,
+			  uint64_t size, const char *name, size_t len);
 	/* The kernel rings lost data: the running totals, at @ts. */
 	int (*kernel_lost)(void *enc, uint64_t ts, uint64_t records,
 			   uint64_t bytes);

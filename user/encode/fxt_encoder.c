@@ -685,15 +685,22 @@ static int on_ksym(struct fxt_encoder *e, const struct fxtprof_ksym *k)
 				fxt_sref_inline(name, len), &arg, 1);
 }
 
-/* A string argument, inline: the machine's names rarely repeat. */
+/*
+ * A string argument, inline (the machine's names and a cgroup rarely
+ * repeat), made valid UTF-8 in @buf when it is not.
+ */
 static int arg_str_named(struct fxt_encoder *e, const char *name,
-			 const char *v, char *buf, size_t cap,
+			 const char *v, size_t len, char *buf, size_t cap,
 			 struct fxt_arg *a)
 {
-	size_t len = fxt_utf8_sanitize(buf, cap, v, strnlen(v, cap / 3));
-
+	if (len > FXT_MAX_STRING_LEN)
+		len = FXT_MAX_STRING_LEN;
+	if (!fxt_utf8_valid(v, len)) {
+		len = fxt_utf8_sanitize(buf, cap, v, len);
+		v = buf;
+	}
 	a->type = FXT_ARG_STRING;
-	a->v.str = fxt_sref_inline(buf, len);
+	a->v.str = fxt_sref_inline(v, len);
 	return arg_name(e, name, a);
 }
 
@@ -722,14 +729,17 @@ static int fxt_enc_wall_clock(void *ctx, uint64_t boot_ns,
 				    &args[1]);
 	/* Without uname the anchor still holds: the names are optional. */
 	if (!ret && !uname(&u)) {
-		ret = arg_str_named(e, FXT_PROFILE_ARG_HOST, u.nodename, host,
-				    sizeof(host), &args[n++]);
+		ret = arg_str_named(e, FXT_PROFILE_ARG_HOST, u.nodename,
+				    strnlen(u.nodename, sizeof(u.nodename)),
+				    host, sizeof(host), &args[n++]);
 		if (!ret)
 			ret = arg_str_named(e, FXT_PROFILE_ARG_KERNEL_RELEASE,
-					    u.release, rel, sizeof(rel),
-					    &args[n++]);
+					    u.release,
+					    strnlen(u.release, sizeof(u.release)),
+					    rel, sizeof(rel), &args[n++]);
 		if (!ret)
 			ret = arg_str_named(e, FXT_PROFILE_ARG_ARCH, u.machine,
+					    strnlen(u.machine, sizeof(u.machine)),
 					    arch, sizeof(arch), &args[n++]);
 	}
 	if (ret)
@@ -1015,6 +1025,55 @@ static int fxt_enc_process_name(void *ctx, uint32_t pid, const char *comm)
 	return fxt_writer__process_name(e->w, pid, comm, comm_len(comm));
 }
 
+/* The process object with its container: cgroup str, nspid i32. */
+static int fxt_enc_process_info(void *ctx, uint32_t pid, const char *comm,
+				int64_t nspid, const char *cgroup)
+{
+	struct fxt_encoder *e = ctx;
+	char buf[3 * 512];
+	struct fxt_arg args[2];
+	unsigned int n = 0;
+	int ret = 0;
+
+	if (cgroup)
+		ret = arg_str_named(e, FXT_PROFILE_ARG_CGROUP, cgroup,
+				    strnlen(cgroup, 512), buf, sizeof(buf),
+				    &args[n++]);
+	if (!ret && nspid >= 0 && nspid <= INT32_MAX) {
+		args[n].type = FXT_ARG_INT32;
+		args[n].v.i32 = (int32_t)nspid;
+		ret = arg_name(e, FXT_PROFILE_ARG_NSPID, &args[n++]);
+	}
+	if (ret)
+		return ret;
+	return fxt_writer__process_name_args(e->w, pid, comm, comm_len(comm),
+					     args, n);
+}
+
+/* A JIT function: kernel object 0x84, koid = start, name inline. */
+static int fxt_enc_jit_symbol(void *ctx, uint32_t pid, uint64_t start,
+			      uint64_t size, const char *name, size_t len)
+{
+	struct fxt_encoder *e = ctx;
+	char buf[3 * 1024];
+	struct fxt_arg args[2];
+	int ret;
+
+	if (len > 1024)
+		len = 1024;
+	if (!fxt_utf8_valid(name, len)) {
+		len = fxt_utf8_sanitize(buf, sizeof(buf), name, len);
+		name = buf;
+	}
+	ret = arg_u32_named(e, FXT_PROFILE_ARG_PID, pid, &args[0]);
+	if (!ret)
+		ret = arg_u64_named(e, FXT_PROFILE_ARG_SIZE, size, &args[1]);
+	if (ret)
+		return ret;
+	return fxt_writer__kobj(e->w, FXT_KOBJ_JIT_SYMBOL, start,
+				fxt_sref_inline(name, len), args, 2);
+}
+
 static int fxt_enc_thread_name(void *ctx, uint32_t pid, uint32_t tid,
 			       const char *comm)
 {
@@ -1146,6 +1205,8 @@ static const struct encoder_ops fxt_encoder_ops = {
 	.record = fxt_enc_record,
 	.process_name = fxt_enc_process_name,
 	.thread_name = fxt_enc_thread_name,
+	.process_info = fxt_enc_process_info,
+	.jit_symbol = fxt_enc_jit_symbol,
 	.kernel_lost = fxt_enc_kernel_lost,
 	.output_gap = fxt_enc_output_gap,
 	.encode_errors = fxt_enc_encode_errors,

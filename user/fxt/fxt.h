@@ -437,6 +437,11 @@ int fxt_writer__kobj(struct fxt_writer *w, uint8_t obj_type, uint64_t koid,
 /* KernelObject(process): name inline, sanitized, truncated. */
 int fxt_writer__process_name(struct fxt_writer *w, uint64_t pid,
 			     const char *name, size_t len);
+/* The same with @args (their strings valid UTF-8 already). */
+int fxt_writer__process_name_args(struct fxt_writer *w, uint64_t pid,
+				  const char *name, size_t len,
+				  const struct fxt_arg *args,
+				  unsigned int nargs);
 /* KernelObject(thread, {process: koid(pid)}): name inline, sanitized. */
 int fxt_writer__thread_name(struct fxt_writer *w, uint64_t pid, uint64_t tid,
 			    const char *name, size_t len);

@@ -215,7 +215,9 @@ static const char *kobj_profile_name(uint8_t type)
 {
 	return type == FXT_KOBJ_MAPPING ? "mapping" :
 	       type == FXT_KOBJ_KMOD ? "kernel image" :
-	       type == FXT_KOBJ_KSYM ? "kernel symbol" : "clock";
+	       type == FXT_KOBJ_KSYM ? "kernel symbol" :
+	       type == FXT_KOBJ_JIT_SYMBOL ? "JIT function" :
+	       type == FXT_KOBJ_PROCESS ? "process" : "clock";
 }
 
 /* A required argument of the given type: the rule "profile-arg". */
@@ -338,6 +340,18 @@ static int check_profile_kobj(struct fxt_checker *c,
 				   FXT_ARG_STRING, &bid)))
 			return err;
 		return 0;
+	case FXT_KOBJ_JIT_SYMBOL:
+		if ((err = want_arg(c, rec, FXT_PROFILE_ARG_PID,
+				    FXT_ARG_UINT32, NULL)) ||
+		    (err = want_arg(c, rec, FXT_PROFILE_ARG_SIZE,
+				    FXT_ARG_UINT64, &end)))
+			return err;
+		if (!end->v.u64 || rec->kobj.koid + end->v.u64 < rec->kobj.koid)
+			return violation(c, rec->offset, "profile-range",
+					 "JIT function at 0x%" PRIx64 " has "
+					 "size 0 or runs past the address "
+					 "space", rec->kobj.koid);
+		return 0;
 	default:
 		err = want_arg(c, rec, FXT_PROFILE_ARG_SIZE, FXT_ARG_UINT32,
 			       &start);
@@ -362,8 +376,21 @@ static int check_kobj(struct fxt_checker *c, const struct fxt_record *rec)
 {
 	bool has_process = false;
 
-	if (rec->subtype >= FXT_KOBJ_MAPPING && rec->subtype <= FXT_KOBJ_CLOCK)
+	if (rec->subtype >= FXT_KOBJ_MAPPING &&
+	    rec->subtype <= FXT_KOBJ_JIT_SYMBOL)
 		return check_profile_kobj(c, rec);
+	if (rec->subtype == FXT_KOBJ_PROCESS) {
+		const struct fxt_argv *a;
+		int err;
+
+		/* The container's arguments, optional, with their types. */
+		if ((err = may_arg(c, rec, FXT_PROFILE_ARG_CGROUP,
+				   FXT_ARG_STRING, &a)) ||
+		    (err = may_arg(c, rec, FXT_PROFILE_ARG_NSPID,
+				   FXT_ARG_INT32, &a)))
+			return err;
+		return 0;
+	}
 	if (rec->subtype != FXT_KOBJ_THREAD)
 		return 0;
 	for (unsigned int i = 0; i < rec->nargs; i++) {

@@ -212,6 +212,7 @@ static const char *kobj_type_name(unsigned int type)
 	case FXT_KOBJ_KMOD:	return "kmod";
 	case FXT_KOBJ_KSYM:	return "ksym";
 	case FXT_KOBJ_CLOCK:	return "clock";
+	case FXT_KOBJ_JIT_SYMBOL: return "jit";
 	default:		return NULL;
 	}
 }
@@ -284,7 +285,8 @@ size_t fxt_record__format(const struct fxt_record *rec, char *buf, size_t cap)
 	case FXT_REC_KERNEL_OBJ:
 		/* A kernel image's or symbol's koid is its address. */
 		if (rec->subtype == FXT_KOBJ_KMOD ||
-		    rec->subtype == FXT_KOBJ_KSYM)
+		    rec->subtype == FXT_KOBJ_KSYM ||
+		    rec->subtype == FXT_KOBJ_JIT_SYMBOL)
 			put(&o, "KernelObject(koid: 0x%" PRIx64 ", type: ",
 			    rec->kobj.koid);
 		else

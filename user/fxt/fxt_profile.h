@@ -55,6 +55,11 @@
  *                                          [host str, kernel_release str,
  *                                          arch str: uname's nodename,
  *                                          release and machine]
+ *   0x84  start address   JIT function     pid u32, size u64: a line of
+ *                         (inline)         the process's /tmp/perf-PID.map
+ *
+ * A process's kernel object (type 1) may carry its container: cgroup str
+ * (its cgroup v2 path) and nspid i32 (its pid in its own pid namespace).
  */
 #ifndef FXT_PROFILE_H
 #define FXT_PROFILE_H
@@ -65,6 +70,7 @@
 #define FXT_KOBJ_KMOD		0x81
 #define FXT_KOBJ_KSYM		0x82
 #define FXT_KOBJ_CLOCK		0x83
+#define FXT_KOBJ_JIT_SYMBOL	0x84
 
 #define FXT_PROFILE_ARG_PID		"pid"
 #define FXT_PROFILE_ARG_TID		"tid"
@@ -82,6 +88,9 @@
 #define FXT_PROFILE_ARG_HOST		"host"
 #define FXT_PROFILE_ARG_KERNEL_RELEASE	"kernel_release"
 #define FXT_PROFILE_ARG_ARCH		"arch"
+/* A process object's container. */
+#define FXT_PROFILE_ARG_CGROUP		"cgroup"
+#define FXT_PROFILE_ARG_NSPID		"nspid"
 
 /* The clock object's name: the clock its realtime_ns is read from. */
 #define FXT_PROFILE_CLOCK_NAME		"CLOCK_REALTIME"

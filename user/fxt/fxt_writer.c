@@ -375,6 +375,15 @@ int fxt_writer__process_name(struct fxt_writer *w, uint64_t pid,
 				name_sref(w, name, len), NULL, 0);
 }
 
+int fxt_writer__process_name_args(struct fxt_writer *w, uint64_t pid,
+				  const char *name, size_t len,
+				  const struct fxt_arg *args,
+				  unsigned int nargs)
+{
+	return fxt_writer__kobj(w, FXT_KOBJ_PROCESS, pid,
+				name_sref(w, name, len), args, nargs);
+}
+
 int fxt_writer__thread_name(struct fxt_writer *w, uint64_t pid, uint64_t tid,
 			    const char *name, size_t len)
 {

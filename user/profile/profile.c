@@ -293,6 +293,11 @@ struct profile {
 	size_t nr_kmods, cap_kmods;
 	struct profile_ksym *ksyms;
 	size_t nr_ksyms, cap_ksyms;
+	struct profile_process *procs;	/* containers, the latest per pid */
+	size_t nr_procs, cap_procs;
+	struct u64map proc_idx;		/* pid -> index + 1 in procs[] */
+	struct jit_ent *jits;		/* by (pid, start, seq) once loaded */
+	size_t nr_jits, cap_jits;
 
 	uint64_t lost_records, output_dropped;
 	uint64_t clock_boot_ns, clock_realtime_ns;
@@ -308,6 +313,12 @@ struct profile {
 	struct profile_copy_stats copy_stats;
 	bool copies_unwound;		/* and freed */
 	uint64_t copies_walked;		/* of samples with a walked stack */
+};
+
+/* A JIT function; seq orders those of one start, the last wins. */
+struct jit_ent {
+	struct profile_jit j;
+	uint64_t seq;
 };
 
 /* Loader state that does not outlive the load. */
@@ -1141,11 +1152,98 @@ static int on_clock(struct loader *ld, const struct fxt_record *rec)
 	return 0;
 }
 
+/*
+ * A process object's container arguments (cgroup str, nspid int), kept
+ * per pid, the latest; a process object without them changes nothing.
+ */
+static int on_process(struct loader *ld, const struct fxt_record *rec)
+{
+	const struct fxt_argv *cg = fxt_record__arg(rec, FXT_PROFILE_ARG_CGROUP);
+	const struct fxt_argv *ns = fxt_record__arg(rec, FXT_PROFILE_ARG_NSPID);
+	struct profile *p = ld->p;
+	struct profile_process *pr;
+	uint64_t *slot;
+	int64_t nspid = -1;
+
+	if (!cg && !ns)
+		return 0;
+	if (cg && cg->type != FXT_ARG_STRING)
+		return fail(ld, rec->offset, EPROTO, "process object %" PRIu64
+			    ": cgroup is not a string", rec->kobj.koid);
+	if (ns) {
+		if (ns->type == FXT_ARG_INT32)
+			nspid = ns->v.i32;
+		else if (ns->type == FXT_ARG_INT64)
+			nspid = ns->v.i64;
+		else if (ns->type == FXT_ARG_UINT32)
+			nspid = ns->v.u32;
+		else
+			nspid = -2;
+		if (nspid < 0 || nspid > INT32_MAX)
+			return fail(ld, rec->offset, EPROTO, "process object %"
+				    PRIu64 ": nspid is not a pid",
+				    rec->kobj.koid);
+	}
+	if (rec->kobj.koid > UINT32_MAX)
+		return 0;
+	slot = u64map_get(&p->proc_idx, rec->kobj.koid, 0);
+	if (!slot)
+		return -ENOMEM;
+	if (!*slot) {
+		if (array_grow((void **)&p->procs, &p->cap_procs,
+			       p->nr_procs + 1, sizeof(*p->procs)))
+			return -ENOMEM;
+		*slot = ++p->nr_procs;
+	}
+	pr = &p->procs[*slot - 1];
+	pr->pid = (uint32_t)rec->kobj.koid;
+	pr->nspid = (int32_t)nspid;
+	pr->cgroup = NULL;
+	if (cg) {
+		pr->cgroup = strpool_add(&p->strs, cg->v.str.data,
+					 cg->v.str.len);
+		if (!pr->cgroup)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int on_jit_symbol(struct loader *ld, const struct fxt_record *rec)
+{
+	struct profile *p = ld->p;
+	struct jit_ent e = { .j.start = rec->kobj.koid, .seq = ld->seq };
+	uint64_t pid;
+
+	if (!fxt_record__arg_uint(rec, FXT_PROFILE_ARG_PID, &pid) ||
+	    pid > UINT32_MAX ||
+	    !fxt_record__arg_uint(rec, FXT_PROFILE_ARG_SIZE, &e.j.size) ||
+	    !e.j.size || e.j.start + e.j.size < e.j.start)
+		return fail(ld, rec->offset, EPROTO, "JIT function object %#"
+			    PRIx64 ": no integer pid and size arguments that "
+			    "make a range", e.j.start);
+	e.j.pid = (uint32_t)pid;
+	e.j.name = strpool_add(&p->strs, rec->kobj.name.data,
+			       rec->kobj.name.len);
+	if (!e.j.name)
+		return -ENOMEM;
+	if (array_grow((void **)&p->jits, &p->cap_jits, p->nr_jits + 1,
+		       sizeof(*p->jits)))
+		return -ENOMEM;
+	p->jits[p->nr_jits++] = e;
+	return 0;
+}
+
 static int on_kobj(struct loader *ld, const struct fxt_record *rec)
 {
+	int ret;
+
 	switch (rec->subtype) {
 	case FXT_KOBJ_PROCESS:
-		return name_add(ld, false, rec->kobj.koid, &rec->kobj.name);
+		ret = on_process(ld, rec);
+		return ret ? ret : name_add(ld, false, rec->kobj.koid,
+					    &rec->kobj.name);
+	case FXT_KOBJ_JIT_SYMBOL:
+		return on_jit_symbol(ld, rec);
 	case FXT_KOBJ_THREAD:
 		return name_add(ld, true, rec->kobj.koid, &rec->kobj.name);
 	case FXT_KOBJ_MAPPING:
@@ -1257,6 +1355,17 @@ static int cmp_pid_event(const void *a, const void *b)
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int cmp_jit(const void *a, const void *b)
+{
+	const struct jit_ent *x = a, *y = b;
+
+	if (x->j.pid != y->j.pid)
+		return x->j.pid < y->j.pid ? -1 : 1;
+	if (x->j.start != y->j.start)
+		return x->j.start < y->j.start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int index_mappings(struct profile *p)
@@ -1416,6 +1525,7 @@ static int profile_finish(struct loader *ld)
 	ret = index_epochs(p);
 	if (ret)
 		return ret;
+	array_sort(p->jits, p->nr_jits, sizeof(*p->jits), cmp_jit);
 	dedup_kernel(p);
 	ss.first = p->nr_samples ? &p->samples[0].s : NULL;
 	ss.stride = sizeof(*p->samples);
@@ -1592,6 +1702,9 @@ void profile__free(struct profile *p)
 	free(p->epochs);
 	free(p->kmods);
 	free(p->ksyms);
+	free(p->procs);
+	u64map_free(&p->proc_idx);
+	free(p->jits);
 	profile_annots__free(p->annots);
 	profile_runs__free(p->runs);
 	for (i = 0; i < p->nr_copies; i++)
@@ -1867,6 +1980,41 @@ const struct profile_ksym *profile__find_ksym(const struct profile *p,
 	if (k->size ? addr - k->addr < k->size : lo < p->nr_ksyms)
 		return k;
 	return NULL;
+}
+
+const struct profile_jit *profile__find_jit(const struct profile *p,
+					    uint32_t pid, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr_jits;
+	const struct profile_jit *j;
+
+	/* The last entry at or before (pid, addr). */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct profile_jit *m = &p->jits[mid].j;
+
+		if (m->pid < pid || (m->pid == pid && m->start <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	j = &p->jits[lo - 1].j;
+	return j->pid == pid && addr - j->start < j->size ? j : NULL;
+}
+
+size_t profile__nr_jits(const struct profile *p)
+{
+	return p->nr_jits;
+}
+
+const struct profile_process *profile__process(const struct profile *p,
+					       uint32_t pid)
+{
+	const uint64_t *slot = u64map_find(&p->proc_idx, pid);
+
+	return slot && *slot ? &p->procs[*slot - 1] : NULL;
 }
 
 size_t profile__nr_ksyms(const struct profile *p)

@@ -79,6 +79,24 @@ struct profile_ksym {
 	const char *name;
 };
 
+/*
+ * A process's container, from its process object's arguments (the
+ * latest the recording gave): its pid in its own pid namespace and its
+ * cgroup v2 path.
+ */
+struct profile_process {
+	uint32_t pid;
+	int32_t nspid;			/* -1: unknown */
+	const char *cgroup;		/* NULL: unknown */
+};
+
+/* A function a JIT compiler listed in its process's /tmp/perf-PID.map. */
+struct profile_jit {
+	uint32_t pid;
+	uint64_t start, size;
+	const char *name;
+};
+
 struct profile_error {
 	uint64_t offset;		/* byte offset in the file */
 	char msg[256];
@@ -164,6 +182,18 @@ const struct profile_kmod *profile__kmod(const struct profile *p, size_t i);
 const struct profile_ksym *profile__find_ksym(const struct profile *p,
 					      uint64_t addr);
 size_t profile__nr_ksyms(const struct profile *p);
+
+/* Process @pid's container, or NULL if the recording does not say. */
+const struct profile_process *profile__process(const struct profile *p,
+					       uint32_t pid);
+
+/*
+ * The JIT function of process @pid holding @addr (the latest listed at
+ * its start), or NULL.
+ */
+const struct profile_jit *profile__find_jit(const struct profile *p,
+					    uint32_t pid, uint64_t addr);
+size_t profile__nr_jits(const struct profile *p);
 
 /*
  * The wall-clock time of boot-time timestamp @ts, from the recording's

@@ -131,17 +131,21 @@ int push_target__init(struct push_target *t, const struct push_opts *o,
 
 /*
  * The labels that tell one process's series from another's, for sample
- * @smp.  Issue 26's containers: once the profile offers a process's
- * cgroup, it is one more label_add() here, "cgroup".
+ * @smp: its name, and its container's cgroup when the recording has it.
  */
 static size_t series_labels(const struct profile *p,
 			    const struct profile_sample *smp, char *buf,
 			    size_t cap)
 {
-	(void)p;
+	const struct profile_process *proc = profile__process(p, smp->pid);
+	size_t n;
+
 	buf[0] = '\0';
-	return label_add(buf, cap, 0, "process",
-			 smp->process ? smp->process : "unknown");
+	n = label_add(buf, cap, 0, "process",
+		      smp->process ? smp->process : "unknown");
+	if (proc && proc->cgroup)
+		n = label_add(buf, cap, n, "cgroup", proc->cgroup);
+	return n;
 }
 
 /* The machine's labels, from the recording. */

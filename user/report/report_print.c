@@ -27,6 +27,22 @@ static const char *sym_label(const struct rtree *t, const struct rt_entry *e)
 	return t->syms[e->sym].name;
 }
 
+/*
+ * A pid as the column shows it: "PID", or "PID/NSPID" for a process
+ * whose pid in its own namespace (a container's) is another.
+ */
+static void pid_label(const struct rtree *t, uint32_t pid, char *buf,
+		      size_t n)
+{
+	const struct profile_process *pr = t->p ? profile__process(t->p, pid) :
+					   NULL;
+
+	if (pr && pr->nspid >= 0 && (uint32_t)pr->nspid != pid)
+		snprintf(buf, n, "%" PRIu32 "/%" PRId32, pid, pr->nspid);
+	else
+		snprintf(buf, n, "%" PRIu32, pid);
+}
+
 static void print_keys(FILE *f, const struct rtree *t,
 		       const struct rt_sort *sort, const struct columns *w,
 		       const struct rt_entry *e)
@@ -41,9 +57,13 @@ static void print_keys(FILE *f, const struct rtree *t,
 		case RT_KEY_COMM:
 			fprintf(f, "  %-*s", last ? 0 : w->comm, e->comm);
 			break;
-		case RT_KEY_PID:
-			fprintf(f, "  %*" PRIu32, w->pid, e->pid);
+		case RT_KEY_PID: {
+			char pid[32];
+
+			pid_label(t, e->pid, pid, sizeof(pid));
+			fprintf(f, "  %*s", w->pid, pid);
 			break;
+		}
 		case RT_KEY_DSO:
 			fprintf(f, "  %-*s", last ? 0 : w->dso, e->dso);
 			break;
@@ -90,6 +110,13 @@ static void print_entries(FILE *f, const struct rtree *t,
 			w.comm = n;
 		if (e->dso && (n = (int)strlen(e->dso)) > w.dso)
 			w.dso = n;
+		if (o->sort.mask & RT_KEY_PID) {
+			char pid[32];
+
+			pid_label(t, e->pid, pid, sizeof(pid));
+			if ((n = (int)strlen(pid)) > w.pid)
+				w.pid = n;
+		}
 	}
 	if (t->weigh)
 		fprintf(f, "# %s: %.3f s; percentages are of this\n#\n#",

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,7 @@ int rt_opts__parse(struct rt_opts *o, int argc, char **argv, int *i)
 	}
 	if (strcmp(a, "--pid") && strcmp(a, "--tid") && strcmp(a, "--cpu") &&
 	    strcmp(a, "--comm") && strcmp(a, "--time") &&
+	    strcmp(a, "--cgroup") && strcmp(a, "--nspid") &&
 	    strcmp(a, "--debug-dir") && strcmp(a, "--symfs") &&
 	    strcmp(a, "--vmlinux") && strcmp(a, "--kallsyms") &&
 	    strcmp(a, "--system-map"))
@@ -118,6 +120,16 @@ int rt_opts__parse(struct rt_opts *o, int argc, char **argv, int *i)
 			f->comms[f->nr_comms++] = s;
 			s = c ? c + 1 : NULL;
 		}
+	} else if (!strcmp(a, "--nspid")) {
+		ret = parse_u32_list(a, v, f->nspids, &f->nr_nspids);
+	} else if (!strcmp(a, "--cgroup")) {
+		/* One glob a --cgroup: a pattern may hold a comma. */
+		if (f->nr_cgroups == RT_MAX_LIST) {
+			fprintf(stderr, "fxtprof: --cgroup is given at most %d "
+				"times\n", RT_MAX_LIST);
+			return -EINVAL;
+		}
+		f->cgroups[f->nr_cgroups++] = v;
 	} else if (!strcmp(a, "--time")) {
 		f->time = v;
 	} else if (!strcmp(a, "--debug-dir")) {
@@ -138,6 +150,15 @@ void rt_opts__usage(FILE *f)
 		"  --pid P,..  --tid T,..  --cpu C,..  --comm NAME,..\n"
 		"              only these samples (comm: the thread's name at "
 		"the sample)\n"
+		"  --cgroup GLOB\n"
+		"              only processes whose cgroup v2 path matches GLOB "
+		"(fnmatch;\n"
+		"              repeat it for more); a process whose cgroup the "
+		"recording\n"
+		"              does not say is dropped\n"
+		"  --nspid P,..\n"
+		"              only processes with these pids in their own pid "
+		"namespace\n"
 		"  --time FROM,TO\n"
 		"              seconds from the first sample (0.5,2 or ,1.5); "
 		"a value\n"
@@ -195,6 +216,29 @@ static bool in_u32(const uint32_t *v, unsigned int n, uint32_t x)
 	return false;
 }
 
+/* --cgroup and --nspid: the sample's process's container. */
+static bool container_selected(const struct rtree *t,
+			       const struct rt_filter *f, uint32_t pid)
+{
+	const struct profile_process *pr = profile__process(t->p, pid);
+	unsigned int i;
+
+	if (!pr)
+		return false;
+	if (f->nr_nspids &&
+	    (pr->nspid < 0 ||
+	     !in_u32(f->nspids, f->nr_nspids, (uint32_t)pr->nspid)))
+		return false;
+	if (!f->nr_cgroups)
+		return true;
+	if (!pr->cgroup)
+		return false;
+	for (i = 0; i < f->nr_cgroups; i++)
+		if (!fnmatch(f->cgroups[i], pr->cgroup, 0))
+			return true;
+	return false;
+}
+
 static bool selected(const struct rtree *t, const struct rt_filter *f,
 		     const struct profile_sample *s)
 {
@@ -204,6 +248,9 @@ static bool selected(const struct rtree *t, const struct rt_filter *f,
 	    !in_u32(f->pids, f->nr_pids, s->pid) ||
 	    !in_u32(f->tids, f->nr_tids, s->tid) ||
 	    !in_u32(f->cpus, f->nr_cpus, s->cpu))
+		return false;
+	if ((f->nr_cgroups || f->nr_nspids) &&
+	    !container_selected(t, f, s->pid))
 		return false;
 	if (!f->nr_comms)
 		return true;

@@ -37,6 +37,12 @@ struct rt_filter {
 	unsigned int nr_pids, nr_tids, nr_cpus;
 	const char *comms[RT_MAX_LIST];
 	unsigned int nr_comms;
+	/* fnmatch() patterns of the process's cgroup v2 path (--cgroup). */
+	const char *cgroups[RT_MAX_LIST];
+	unsigned int nr_cgroups;
+	/* Pids as the processes see themselves, in their namespace. */
+	uint32_t nspids[RT_MAX_LIST];
+	unsigned int nr_nspids;
 	const char *time;	/* --time FROM,TO as given, or NULL */
 	rt_time_parse_fn parse_time;	/* needed with a --time */
 };

@@ -10,7 +10,8 @@
 SOURCE_SRCS := user/source/ring_source.c user/source/elf_build_id.c \
 	       user/source/kernel_info.c user/source/mmap_rec.c \
 	       user/source/proc_maps.c user/source/perf_mmap_source.c \
-	       user/source/vdso_build_id.c
+	       user/source/vdso_build_id.c user/source/proc_info.c \
+	       user/source/perf_map.c
 
 $(SOURCE_SRCS:%.c=$(B)/%.o): CPPFLAGS += -Iuser
 $(B)/lib/libsource.a: $(SOURCE_SRCS:%.c=$(B)/%.o)

@@ -34,6 +34,9 @@ static int map_set(struct name_map *m, uint32_t key, uint32_t pid,
 	if (ret) {
 		*pos = m->len++;
 		m->ents[*pos].tid = key;
+		m->ents[*pos].has_info = false;
+		m->ents[*pos].nspid = -1;
+		m->ents[*pos].cgroup = NULL;
 	} else if (m->ents[*pos].ts > ts) {
 		return 1;		/* a newer name is in effect */
 	}
@@ -54,6 +57,9 @@ static void map_remove(struct name_map *m, uint32_t key)
 	if (!s)
 		return;
 	hole = s->val;
+	if (m->ents[hole].cgroup)
+		m->cgroup_bytes -= strlen(m->ents[hole].cgroup) + 1;
+	free(m->ents[hole].cgroup);
 	hmap__remove(&m->index, s);
 	if (hole != --m->len) {
 		m->ents[hole] = m->ents[m->len];
@@ -63,6 +69,8 @@ static void map_remove(struct name_map *m, uint32_t key)
 
 static void map_free(struct name_map *m)
 {
+	for (size_t i = 0; i < m->len; i++)
+		free(m->ents[i].cgroup);
 	hmap__free(&m->index);
 	free(m->ents);
 }
@@ -108,6 +116,37 @@ int name_table__set_thread(struct name_table *nt, uint32_t pid, uint32_t tid,
 	return map_set(&nt->threads, tid, pid, comm, ts);
 }
 
+int name_table__set_process_info(struct name_table *nt, uint32_t pid,
+				 int64_t nspid, const char *cgroup)
+{
+	uint64_t *pos = hmap__get(&nt->processes.index, pid);
+	struct name_entry *e;
+	char *cg = NULL;
+
+	if (!pos)
+		return -ENOENT;
+	if (cgroup && !(cg = strdup(cgroup)))
+		return -ENOMEM;
+	e = &nt->processes.ents[*pos];
+	if (e->cgroup)
+		nt->processes.cgroup_bytes -= strlen(e->cgroup) + 1;
+	if (cg)
+		nt->processes.cgroup_bytes += strlen(cg) + 1;
+	free(e->cgroup);
+	e->cgroup = cg;
+	e->nspid = nspid;
+	e->has_info = true;
+	return 0;
+}
+
+const struct name_entry *name_table__process(const struct name_table *nt,
+					     uint32_t pid)
+{
+	uint64_t *pos = hmap__get(&nt->processes.index, pid);
+
+	return pos ? &nt->processes.ents[*pos] : NULL;
+}
+
 void name_table__remove_thread(struct name_table *nt, uint32_t tid)
 {
 	map_remove(&nt->threads, tid);
@@ -132,7 +171,8 @@ int name_table__for_each_thread(const struct name_table *nt,
 
 static size_t name_map_bytes(const struct name_map *m)
 {
-	return m->cap * sizeof(*m->ents) + hmap__bytes(&m->index);
+	return m->cap * sizeof(*m->ents) + hmap__bytes(&m->index) +
+	       m->cgroup_bytes;
 }
 
 size_t name_table__bytes(const struct name_table *nt)

@@ -12,6 +12,7 @@
 #ifndef FXTPROF_NAMES_H
 #define FXTPROF_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,10 @@ struct name_entry {
 	uint32_t pid;
 	uint64_t ts;		/* of the record that gave the name */
 	char comm[FXTPROF_COMM_LEN];
+	/* Processes: their container (name_table__set_process_info()). */
+	bool has_info;
+	int64_t nspid;		/* -1: unknown */
+	char *cgroup;		/* NULL: unknown; owned */
 };
 
 /* The entries, dense; the index maps a key to its entry's position. */
@@ -31,6 +36,7 @@ struct name_map {
 	struct hmap index;
 	struct name_entry *ents;
 	size_t len, cap;
+	size_t cgroup_bytes;	/* the entries' cgroup strings hold */
 };
 
 struct name_table {
@@ -53,6 +59,16 @@ int name_table__set_process(struct name_table *nt, uint32_t pid,
 			    const char *comm, uint64_t ts);
 int name_table__set_thread(struct name_table *nt, uint32_t pid, uint32_t tid,
 			   const char *comm, uint64_t ts);
+/*
+ * What process @pid's container is: its pid in its own namespace (-1:
+ * unknown) and cgroup path (NULL: unknown, copied).  0, -ENOENT for a
+ * process without a name here, -ENOMEM.
+ */
+int name_table__set_process_info(struct name_table *nt, uint32_t pid,
+				 int64_t nspid, const char *cgroup);
+/* Process @pid's entry, or NULL. */
+const struct name_entry *name_table__process(const struct name_table *nt,
+					     uint32_t pid);
 void name_table__remove_thread(struct name_table *nt, uint32_t tid);
 void name_table__remove_process(struct name_table *nt, uint32_t pid);
 

@@ -3,6 +3,7 @@
  * stream_state.c - see stream_state.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 
@@ -33,6 +34,20 @@ void stream_state__set_ksym_lookup(struct stream_state *s,
 	s->ksym_ctx = ctx;
 }
 
+void stream_state__set_proc_lookup(struct stream_state *s,
+				   stream_proc_lookup_fn fn, void *ctx)
+{
+	s->proc_lookup = fn;
+	s->proc_ctx = ctx;
+}
+
+void stream_state__set_exit_observer(struct stream_state *s,
+				     stream_exit_fn fn, void *ctx)
+{
+	s->on_exit = fn;
+	s->exit_ctx = ctx;
+}
+
 void stream_state__set_trigger_observer(struct stream_state *s,
 					stream_trigger_fn fn, void *ctx)
 {
@@ -50,13 +65,52 @@ static int count_error(struct stream_state *s, int ret)
 	return ret;
 }
 
+/* The process's name, with its container when it is known. */
+static int write_process(struct stream_state *s, uint32_t pid,
+			 const char *comm)
+{
+	const struct name_entry *e = name_table__process(&s->names, pid);
+
+	if (e && e->has_info && s->enc.ops->process_info)
+		return s->enc.ops->process_info(s->enc.ctx, pid, comm,
+						e->nspid, e->cgroup);
+	return s->enc.ops->process_name(s->enc.ctx, pid, comm);
+}
+
 static int replay_process(void *ctx, uint32_t pid, uint32_t tid,
 			  const char *comm)
 {
-	struct stream_state *s = ctx;
-
 	(void)tid;
-	return s->enc.ops->process_name(s->enc.ctx, pid, comm);
+	return write_process(ctx, pid, comm);
+}
+
+/*
+ * Read process @pid's container if it has none yet (or @again, at its
+ * exec).  A process that exited first is counted, not an error: its
+ * records still name it.
+ */
+static void look_up_process(struct stream_state *s, uint32_t pid, bool again)
+{
+	const struct name_entry *e = name_table__process(&s->names, pid);
+	char cgroup[512];
+	int64_t nspid = -1;
+	int ret;
+
+	if (!s->proc_lookup || !e || (e->has_info && !again) || !pid)
+		return;
+	cgroup[0] = '\0';
+	ret = s->proc_lookup(s->proc_ctx, pid, &nspid, cgroup, sizeof(cgroup));
+	if (ret == -ESRCH) {
+		/* Gone before its exec was read: it keeps what it had. */
+		if (!e->has_info)
+			s->st.proc_gone++;
+	} else if (ret) {
+		s->st.proc_unreadable++;
+	} else {
+		s->st.proc_infos++;
+		count_error(s, name_table__set_process_info(&s->names, pid,
+				nspid, cgroup[0] ? cgroup : NULL));
+	}
 }
 
 static int replay_thread(void *ctx, uint32_t pid, uint32_t tid,
@@ -130,7 +184,8 @@ int stream_state__sync(struct stream_state *s)
 }
 
 static int names(struct stream_state *s, uint64_t ts, uint32_t pid,
-		 uint32_t tid, const char *process_comm, const char *comm)
+		 uint32_t tid, const char *process_comm, const char *comm,
+		 bool exec)
 {
 	bool stale_process = false, stale_thread = false;
 	int ret = 0;
@@ -149,8 +204,10 @@ static int names(struct stream_state *s, uint64_t ts, uint32_t pid,
 	if (!recent_exits__thread_gone(&s->exits, tid, ts))
 		stale_thread = name_table__set_thread(&s->names, pid, tid,
 						      comm, ts) == 1;
-	if (process_comm && !stale_process)
-		ret = s->enc.ops->process_name(s->enc.ctx, pid, process_comm);
+	if (process_comm && !stale_process) {
+		look_up_process(s, pid, exec);
+		ret = write_process(s, pid, process_comm);
+	}
 	if (!ret && !stale_thread)
 		ret = s->enc.ops->thread_name(s->enc.ctx, pid, tid, comm);
 	return ret;
@@ -263,7 +320,7 @@ static int state_record(struct stream_state *s,
 					    f->child_pid);
 		ret = names(s, rec->time_ns, f->child_pid, f->child_tid,
 			    f->child_pid == f->child_tid ? f->comm : NULL,
-			    f->comm);
+			    f->comm, false);
 		break;
 	}
 	case FXTPROF_REC_EXEC: {
@@ -275,7 +332,8 @@ static int state_record(struct stream_state *s,
 		 * where the old one went is not in the record.  New mappings
 		 * replace the old ones they overlap.
 		 */
-		ret = names(s, rec->time_ns, e->pid, e->tid, e->comm, e->comm);
+		ret = names(s, rec->time_ns, e->pid, e->tid, e->comm, e->comm,
+			    true);
 		break;
 	}
 	case FXTPROF_REC_EXIT: {
@@ -298,14 +356,15 @@ static int state_record(struct stream_state *s,
 		const struct fxtprof_rename *r = (const void *)rec;
 
 		return names(s, rec->time_ns, r->pid, r->tid,
-			     r->pid == r->tid ? r->comm : NULL, r->comm);
+			     r->pid == r->tid ? r->comm : NULL, r->comm,
+			     false);
 	}
 	case FXTPROF_REC_SNAPSHOT: {
 		const struct fxtprof_snapshot *n = (const void *)rec;
 
 		return names(s, rec->time_ns, n->pid, n->tid,
 			     n->pid == n->tid ? n->process_comm : NULL,
-			     n->comm);
+			     n->comm, false);
 	}
 	case FXTPROF_REC_LOST: {
 		const struct fxtprof_lost *l = (const void *)rec;
@@ -327,12 +386,24 @@ static int state_record(struct stream_state *s,
 int stream_state__record(void *ctx, const struct fxtprof_rec_hdr *rec)
 {
 	struct stream_state *s = ctx;
+	uint32_t exit_pid = 0;
+	int64_t exit_nspid = -1;
 
 	/* Newer record types are skipped: the ABI lets them be added. */
 	if (rec->type >= FXTPROF_REC_MAX)
 		return 0;
 	s->st.records[rec->type]++;
 	stream_state__sync(s);
+	if (rec->type == FXTPROF_REC_EXIT && s->on_exit &&
+	    (((const struct fxtprof_exit *)rec)->flags &
+	     FXTPROF_EXIT_GROUP_DEAD)) {
+		const struct fxtprof_exit *x = (const void *)rec;
+		const struct name_entry *e = name_table__process(&s->names,
+								 x->pid);
+
+		exit_pid = x->pid;
+		exit_nspid = e && e->has_info ? e->nspid : -1;
+	}
 	/*
 	 * An output that drops a record has counted it; anything else is
 	 * the encoder's failure, counted apart so that the summary, the exit
@@ -341,7 +412,24 @@ int stream_state__record(void *ctx, const struct fxtprof_rec_hdr *rec)
 	count_error(s, state_record(s, rec));
 	if (rec->type == FXTPROF_REC_TRIGGER && s->on_trigger)
 		s->on_trigger(s->trigger_ctx, (const void *)rec);
+	if (exit_pid)
+		s->on_exit(s->exit_ctx, exit_pid, exit_nspid);
 	return 0;
+}
+
+int stream_state__jit_symbol(struct stream_state *s, uint32_t pid,
+			     uint64_t start, uint64_t size, const char *name,
+			     size_t len)
+{
+	int ret;
+
+	if (!s->enc.ops->jit_symbol)
+		return -EOPNOTSUPP;
+	stream_state__sync(s);
+	ret = s->enc.ops->jit_symbol(s->enc.ctx, pid, start, size, name, len);
+	if (!ret)
+		s->st.jit_symbols++;
+	return count_error(s, ret);
 }
 
 int stream_state__announce_gap(struct stream_state *s, uint64_t ts)

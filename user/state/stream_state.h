@@ -46,6 +46,18 @@ typedef int (*stream_ksym_lookup_fn)(void *ctx, uint64_t ip,
 typedef void (*stream_trigger_fn)(void *ctx,
 				  const struct fxtprof_trigger_rec *rec);
 
+/*
+ * What process @pid's container is, read when the process is first seen
+ * (and again at its exec): 0 with *@nspid (-1: unknown) and @cgroup (@n
+ * bytes, "": unknown) filled; -ESRCH if it exited before it could be
+ * read; another -errno.
+ */
+typedef int (*stream_proc_lookup_fn)(void *ctx, uint32_t pid, int64_t *nspid,
+				     char *cgroup, size_t n);
+
+/* Told of each process that exits (its group is dead), after its record. */
+typedef void (*stream_exit_fn)(void *ctx, uint32_t pid, int64_t nspid);
+
 struct stream_stats {
 	uint64_t records[FXTPROF_REC_MAX];	/* ring records seen, by type */
 	uint64_t kernel_lost_records;		/* summed from LOST records */
@@ -60,6 +72,10 @@ struct stream_stats {
 	uint64_t segments;			/* begun, the first included */
 	uint64_t ksyms;				/* distinct kernel symbols found */
 	uint64_t ksym_misses;			/* kernel frames unnamed */
+	uint64_t proc_infos;			/* processes' containers read */
+	uint64_t proc_gone;			/* exited before they could be */
+	uint64_t proc_unreadable;		/* could not, for another reason */
+	uint64_t jit_symbols;			/* JIT functions written */
 };
 
 struct stream_state {
@@ -77,6 +93,10 @@ struct stream_state {
 	void *ksym_ctx;
 	stream_trigger_fn on_trigger;	/* NULL: nobody listens */
 	void *trigger_ctx;
+	stream_proc_lookup_fn proc_lookup;	/* NULL: no containers */
+	void *proc_ctx;
+	stream_exit_fn on_exit;		/* NULL: nobody listens */
+	void *exit_ctx;
 	struct stream_stats st;
 };
 
@@ -97,6 +117,26 @@ void stream_state__fini(struct stream_state *s);
  */
 void stream_state__set_ksym_lookup(struct stream_state *s,
 				   stream_ksym_lookup_fn fn, void *ctx);
+
+/*
+ * Give every process its container (encoder process_info): @fn is asked
+ * when a process is first named, and again at its exec (a container's
+ * runtime moves it into its cgroup and namespaces before it execs).
+ */
+void stream_state__set_proc_lookup(struct stream_state *s,
+				   stream_proc_lookup_fn fn, void *ctx);
+
+/* Have @fn told of every process that exits (NULL: nobody). */
+void stream_state__set_exit_observer(struct stream_state *s,
+				     stream_exit_fn fn, void *ctx);
+
+/*
+ * A JIT function of process @pid (encoder jit_symbol), into the stream
+ * now: 0, or -errno (-EOPNOTSUPP: the encoder has no such record).
+ */
+int stream_state__jit_symbol(struct stream_state *s, uint32_t pid,
+			     uint64_t start, uint64_t size, const char *name,
+			     size_t len);
 
 /* Have @fn told of every TRIGGER record from now on (NULL: nobody). */
 void stream_state__set_trigger_observer(struct stream_state *s,

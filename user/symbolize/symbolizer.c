@@ -8,13 +8,16 @@
  * path when the recording has no build id.  It is searched for once, on
  * first use, and keeps its result (the files used, or why none was).
  * Candidates, in order: <debug_dir>/xx/rest.debug and <debug_dir>/xx/rest
- * for build id xxrest, <symfs>/<path>, <path>, then debuginfod (the
- * executable, else the debug file).  A file with another build id is
- * never used, wherever it comes from; a debug-only file (objcopy
- * --only-keep-debug) gives symbols and DWARF but takes its segment
- * offsets from the runtime file when one is found too.  A file without
- * .symtab is completed by its debug file, found by build id, by
- * .gnu_debuglink, or from debuginfod.
+ * for build id xxrest, the same under <debug_dir>/.build-id/,
+ * <symfs>/<path>, <path>, then debuginfod (the executable, else the
+ * debug file).  A file with another build id is never used, wherever it
+ * comes from; a debug-only file (objcopy --only-keep-debug) gives
+ * symbols and DWARF but takes its segment offsets from the runtime file
+ * when one is found too.  A file without .symtab is completed by its
+ * debug file, found by build id, by .gnu_debuglink, or from debuginfod.
+ * A user address in no file's mapping (anonymous memory, or none) is
+ * named by the process's JIT functions (its /tmp/perf-PID.map) if the
+ * recording lists one there.
  */
 #include "symbolize/symbolizer.h"
 
@@ -29,6 +32,7 @@
 #include "symbolize/kernel_syms.h"
 #include "symbolize/own_vdso.h"
 #include "symbolize/sym_cache.h"
+#include "util/build_id_path.h"
 #include "util/hmap.h"
 
 #define DEFAULT_DEBUG_DIR	"/usr/lib/debug/.build-id"
@@ -288,7 +292,12 @@ static char *join(const char *a, const char *b, const char *c)
 	return p;
 }
 
-/* <debug_dir>/xx/rest.debug, then <debug_dir>/xx/rest. */
+/*
+ * <debug_dir>/xx/rest.debug, then <debug_dir>/xx/rest (debug_dir is a
+ * .build-id directory, as /usr/lib/debug/.build-id), then the same under
+ * <debug_dir>/.build-id/ (debug_dir holds one, as `record --collect`
+ * and `debuginfod -F` trees do: util/build_id_path.h).
+ */
 static struct elf_image *try_build_id_dir(struct symbolizer *s,
 					  struct sym_object *o,
 					  const uint8_t *id, unsigned int n,
@@ -301,15 +310,21 @@ static struct elf_image *try_build_id_dir(struct symbolizer *s,
 	if (n < 2)
 		return NULL;
 	hex(hexid, id, n);
-	for (pass = 0; pass < 2 && !img; pass++) {
-		size_t len = strlen(s->debug_dir) + 2 * n + 16;
+	for (pass = 0; pass < 4 && !img; pass++) {
+		size_t len = strlen(s->debug_dir) + 2 * n + 32;
+		const char *suffix = pass % 2 == 0 ? ".debug" : "";
 
 		path = malloc(len);
 		if (!path)
 			return NULL;
-		snprintf(path, len, "%s/%.2s/%s%s", s->debug_dir, hexid,
-			 hexid + 2, pass == 0 ? ".debug" : "");
-		img = try_file(s, o, path, id, n, note, worst);
+		if (pass < 2)
+			snprintf(path, len, "%s/%.2s/%s%s", s->debug_dir,
+				 hexid, hexid + 2, suffix);
+		else if (build_id_path(path, len, s->debug_dir, id, n,
+				       suffix) < 0)
+			path[0] = '\0';
+		if (path[0])
+			img = try_file(s, o, path, id, n, note, worst);
 		free(path);
 	}
 	return img;
@@ -730,6 +745,33 @@ static int finish(struct symbolizer *s, struct sym_result *res,
 	return 0;
 }
 
+/* Memory no file backs: where a JIT compiler writes its code. */
+static bool anonymous(const struct profile_mapping *m)
+{
+	return !m->path || !m->path[0] || !strcmp(m->path, "//anon") ||
+	       !strncmp(m->path, "[anon", 5);
+}
+
+/*
+ * A frame in code a JIT compiler listed in its /tmp/perf-PID.map (the
+ * recording's JIT function objects): named by the map, dso "[jit]".
+ */
+static bool jit_frame(const struct profile *p, uint32_t pid, uint64_t addr,
+		      struct sym_result *res)
+{
+	const struct profile_jit *j = profile__find_jit(p, pid, addr);
+
+	if (!j)
+		return false;
+	res->dso = SYM_JIT_DSO;
+	res->dso_path = SYM_JIT_DSO;
+	res->rel_pc = addr;
+	res->sym_offset = addr - j->start;
+	res->nr_frames = 1;
+	res->frames[0] = (struct sym_frame){ .function = j->name };
+	return true;
+}
+
 int symbolizer__file_addr(struct symbolizer *s, const char *path,
 			  const uint8_t *build_id, unsigned int build_id_size,
 			  uint64_t vaddr, struct sym_result *res)
@@ -875,6 +917,10 @@ int symbolizer__frame(struct symbolizer *s, const struct profile *p,
 	result__reset(res, SYM_KIND_USER);
 	res->rel_pc = addr;
 	m = profile__find_mapping(p, smp->pid, addr, smp->ts);
+	if ((!m || anonymous(m)) && jit_frame(p, smp->pid, lookup, res)) {
+		res->mapping = m;
+		return finish(s, res, SYM_OK);
+	}
 	if (!m)
 		return finish(s, res, SYM_NO_MAPPING);
 	res->mapping = m;

@@ -38,6 +38,9 @@ struct symbolizer_opts {
 	bool inlines;		/* inline frames as frames of their own */
 };
 
+/* The dso of a frame named by a JIT compiler's perf map. */
+#define SYM_JIT_DSO	"[jit]"
+
 enum sym_status {
 	SYM_OK = 0,		/* named */
 	SYM_NO_MAPPING,		/* user address outside every recorded mapping */
