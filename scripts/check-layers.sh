@@ -14,7 +14,7 @@ cd "${1:-$(dirname "$0")/..}"
 allowed() {
 	case $1 in
 	cmd)		echo "cmd source state encode fxt sink transport profile" \
-			     "symbolize export archive report unwind push buildid" ;;
+			     "symbolize export archive report unwind push buildid collect" ;;
 	source)		echo "source source/bpf transport" ;;
 	source/bpf)	echo "source/bpf source" ;;
 	state)		echo "state encode sink transport" ;;
@@ -24,6 +24,7 @@ allowed() {
 	profile)	echo "profile fxt" ;;
 	symbolize)	echo "symbolize profile" ;;
 	buildid)	echo "buildid profile source" ;;
+	collect)	echo "collect fxt source" ;;
 	export)		echo "export profile symbolize" ;;
 	report)		echo "report profile symbolize export fxt" ;;
 	push)		echo "push profile symbolize export fxt" ;;

@@ -32,11 +32,12 @@ REPORT_ASAN_LIBS := $(SYMBOLIZE_LIB_ASAN) $(B)/lib/libsource_bpf.a \
 	$(B)/lib/libstate.a $(B)/lib/libencode.a $(B)/lib/libsink.a $(ARCHIVE_LIB) \
 	$(B)/lib/libtransport.a $(B)/lib/libfxtprof.a $(FXT_LIB_ASAN)
 $(B)/asan/tests/report/fxtprof: $(CMD_SRCS) $(REPORT_SRCS) $(EXPORT_SRCS) \
-		$(PROFILE_SRCS) $(PUSH_SRCS) $(BUILDID_SRCS) $(REPORT_ASAN_LIBS)
+		$(PROFILE_SRCS) $(PUSH_SRCS) $(BUILDID_SRCS) $(COLLECT_SRCS) \
+		$(REPORT_ASAN_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -DFXTPROF_HAVE_SYMBOLS $(CFLAGS) \
 		$(FXT_SAN_FLAGS) -o $@ $(CMD_SRCS) $(REPORT_SRCS) $(EXPORT_SRCS) \
-		$(PROFILE_SRCS) $(PUSH_SRCS) $(BUILDID_SRCS) \
+		$(PROFILE_SRCS) $(PUSH_SRCS) $(BUILDID_SRCS) $(COLLECT_SRCS) \
 		$(REPORT_ASAN_LIBS) $(CMD_LDLIBS) $(BPF_SOURCE_LDLIBS) \
 		$(PUSH_LDLIBS)
 

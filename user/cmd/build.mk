@@ -52,7 +52,8 @@ CMD_PUSH_LDLIBS := $(if $(SYMBOLS),-lcurl)
 # (user/source/bpf/build.mk); its libraries are $(BPF_SOURCE_LDLIBS).
 # buildid-archive runs on the board: libbuildid.a and libprofile.a are in
 # both builds (make's $^ keeps the first libprofile.a of x86_64's).
-CMD_LIBS := $(B)/lib/libbuildid.a $(CMD_LIBS_SYMBOLS) $(B)/lib/libprofile.a \
+CMD_LIBS := $(B)/lib/libbuildid.a $(B)/lib/libcollect.a \
+	    $(CMD_LIBS_SYMBOLS) $(B)/lib/libprofile.a \
 	    $(B)/lib/libsource_bpf.a \
 	    $(B)/lib/libsource.a $(B)/lib/libunwindtab.a $(B)/lib/libstate.a \
 	    $(B)/lib/libencode.a $(B)/lib/libsink.a $(ARCHIVE_LIB) \

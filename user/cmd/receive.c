@@ -57,6 +57,7 @@
 #include "opt_value.h"
 #include "push_cli.h"
 #include "archive/archive.h"
+#include "collect/file_reasm.h"
 #include "fxt/fxt.h"
 #include "sink/sink.h"
 #include "receive.h"
@@ -94,6 +95,7 @@ struct stream {
 	uint64_t arch_records;	/* passed to the sink */
 	bool arch_closed;
 	struct push_stream *push;	/* --push, or NULL */
+	struct file_reasm *collect;	/* --collect, or NULL */
 };
 
 struct receiver {
@@ -145,7 +147,12 @@ static void receive_usage(FILE *f)
 "                         the fds RLIMIT_NOFILE leaves)\n"
 "      --max-memory SIZE  buffers of all streams (default 64M; 256K each)\n"
 "      --max-disk SIZE    bytes all streams may write (default: half the\n"
-"                         free space of DIR's file system at start)\n");
+"                         free space of DIR's file system at start)\n"
+"      --collect DIR      the files a board sends in its stream (record\n"
+"                         --collect stream) into DIR/.build-id/xx/rest,\n"
+"                         for report --debug-dir DIR; each checked whole\n"
+"                         against its build id, else dropped and counted\n"
+"      --collect-max SIZE largest file taken (default 256M)\n");
 	push_cli__usage(f);
 	fprintf(f,
 "      --symfs DIR        --push: the boards' root file system, here\n"
@@ -336,6 +343,27 @@ static int stream_trim(struct stream *s)
 	return 0;
 }
 
+/* --collect: one line, after the stream's. */
+static void stream_collect_summary(const struct stream *s)
+{
+	const struct file_reasm_stats *st = &s->collect->st;
+	const char *sep = " (";
+
+	printf("stream %s: files: %" PRIu64 " collected (%" PRIu64
+	       " bytes), %" PRIu64 " there already, %" PRIu64 " dropped",
+	       s->peer, st->collected, st->bytes, st->present, st->dropped);
+	for (unsigned int i = 0; i < FILE_REASM_NR_WHY; i++) {
+		if (!st->why[i])
+			continue;
+		printf("%s%s: %" PRIu64, sep, file_reasm__why_name(i),
+		       st->why[i]);
+		if (i == FILE_REASM_IO)
+			printf(", the first: %s", strerror(-st->io_err));
+		sep = ", ";
+	}
+	printf("%s\n", *sep == ',' ? ")" : "");
+}
+
 static void stream_summary(struct stream *s, const char *how)
 {
 	if (s->rc->o.quiet)
@@ -344,6 +372,8 @@ static void stream_summary(struct stream *s, const char *how)
 	       PRIu64 " gaps announced, %s\n", s->peer,
 	       stream_has_file(s) ? s->path : "no file", s->written,
 	       s->fr.records, s->fr.gaps, how);
+	if (s->collect)
+		stream_collect_summary(s);
 	fflush(stdout);
 }
 
@@ -356,6 +386,10 @@ static void stream_free(struct stream *s)
 	if (s->arch) {
 		stream_archive_close(s);
 		sink__close(s->arch);
+	}
+	if (s->collect) {
+		file_reasm__end(s->collect);
+		free(s->collect);
 	}
 	free(s->part);
 	free(s->buf);
@@ -380,6 +414,8 @@ static void stream_end(struct stream *s, const char *how)
 	/* The file holds its whole records, and no more will come. */
 	push_stream__commit(s->push, s->fr.boundary);
 	push_stream__end(s->push);
+	if (s->collect)
+		file_reasm__end(s->collect);
 	stream_summary(s, how);
 	for (pp = &rc->streams; *pp; pp = &(*pp)->next)
 		if (*pp == s) {
@@ -527,6 +563,9 @@ static bool stream_take(struct stream *s, int res)
 		capped = true;
 	}
 	take = framer__feed(&s->fr, s->buf, len);
+	/* Whole records only, as the file keeps them (bounded work). */
+	if (take && s->collect)
+		file_reasm__feed(s->collect, s->buf, take);
 	if (take && !stream_has_file(s) && (ret = stream_open_file(s))) {
 		/* In the summary only: a log line per peer is the peer's to
 		 * multiply. */
@@ -699,6 +738,22 @@ static void receiver_refuse(struct receiver *rc, int fd, const char *peer,
 	}
 }
 
+/* --collect: the stream's reassembler; false without memory. */
+static bool stream_collect_new(struct stream *s, struct receiver *rc)
+{
+	s->collect = malloc(sizeof(*s->collect));
+	if (!s->collect)
+		return false;
+	/* The directory exists (cmd_receive made it): this cannot fail. */
+	if (file_reasm__init(s->collect, rc->o.collect_dir,
+			     rc->o.collect_max)) {
+		free(s->collect);
+		s->collect = NULL;
+		return false;
+	}
+	return true;
+}
+
 static void receiver_on_accept(struct ev_handler *h,
 			       const struct io_uring_cqe *cqe)
 {
@@ -724,7 +779,10 @@ static void receiver_on_accept(struct ev_handler *h,
 		return;
 	}
 	s = calloc(1, sizeof(*s));
-	if (!s || !(s->buf = malloc(RECV_BUF))) {
+	if (!s || !(s->buf = malloc(RECV_BUF)) ||
+	    (rc->o.collect_dir && !stream_collect_new(s, rc))) {
+		if (s)
+			free(s->buf);
 		free(s);
 		receiver_refuse(rc, cqe->res, peer, "out of memory");
 		receiver_arm_accept(rc);
@@ -865,6 +923,8 @@ enum {
 	OPT_DEBUG_DIR,
 	OPT_VMLINUX,
 	OPT_SYSTEM_MAP,
+	OPT_COLLECT,
+	OPT_COLLECT_MAX,
 };
 
 static int receive_parse(int argc, char **argv, struct receive_opts *o)
@@ -886,6 +946,8 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "system-map", required_argument, NULL, OPT_SYSTEM_MAP },
+		{ "collect", required_argument, NULL, OPT_COLLECT },
+		{ "collect-max", required_argument, NULL, OPT_COLLECT_MAX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -899,6 +961,7 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 	o->idle_timeout_s = RECEIVE_DEFAULT_IDLE_S;
 	o->max_streams = RECEIVE_DEFAULT_MAX_STREAMS;
 	o->max_memory = RECEIVE_DEFAULT_MAX_MEMORY;
+	o->collect_max = FILE_REASM_DEFAULT_MAX;
 	push_opts__init(&o->push);
 	o->push.sym.lines = true;
 	o->push.sym.inlines = true;
@@ -933,6 +996,14 @@ static int receive_parse(int argc, char **argv, struct receive_opts *o)
 			break;
 		case OPT_SYSTEM_MAP:
 			o->push.sym.system_map = optarg;
+			break;
+		case OPT_COLLECT:
+			o->collect_dir = optarg;
+			break;
+		case OPT_COLLECT_MAX:
+			if (opt_value__size("collect-max", optarg, 1,
+					    &o->collect_max))
+				return 2;
 			break;
 		case OPT_MODE:
 			errno = 0;
@@ -1029,6 +1100,11 @@ int cmd_receive(int argc, char **argv)
 	dmode = 0700 | (rc.o.mode & 044) | ((rc.o.mode & 044) >> 2);
 	if (mkdir(rc.o.dir, dmode) && errno != EEXIST) {
 		reader_err(-errno, "cannot create %s", rc.o.dir);
+		return 1;
+	}
+	if (rc.o.collect_dir && mkdir(rc.o.collect_dir, 0700) &&
+	    errno != EEXIST) {
+		reader_err(-errno, "cannot create %s", rc.o.collect_dir);
 		return 1;
 	}
 	if (receiver_limits(&rc))

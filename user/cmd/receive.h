@@ -33,6 +33,8 @@ struct receive_opts {
 	uint64_t max_disk;		/* bytes; 0 = half the free space */
 	bool archive;			/* each stream as an archive (.fxtz) */
 	struct push_opts push;		/* --push: url set, else not pushed */
+	const char *collect_dir;	/* --collect: the boards' files */
+	uint64_t collect_max;		/* --collect-max: largest file */
 };
 
 #endif /* FXTPROF_RECEIVE_H */

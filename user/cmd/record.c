@@ -419,6 +419,7 @@ static void on_poll(struct ev_handler *h, const struct io_uring_cqe *cqe)
 	}
 	if (drain_rings(r))
 		r->stop = true;
+	record_collect__send(&r->collect);
 	if (!(cqe->flags & IORING_CQE_F_MORE) && !r->stop)
 		arm_poll(r);
 }
@@ -486,6 +487,7 @@ static void on_tick(struct ev_handler *h, const struct io_uring_cqe *cqe)
 	(void)cqe;
 	if (drain_rings(r))
 		r->stop = true;
+	record_collect__send(&r->collect);
 	record_push_commit(r);
 	record_unwind__tick(&r->unwind, now);
 	record_memory__trim(&r->trim, now);
@@ -581,6 +583,25 @@ static int stop_and_flush(struct recorder *r)
 	}
 }
 
+/*
+ * --collect stream: the files queued go into the stream before its end,
+ * as the loop sends them, within the linger time (a stuck peer must not
+ * hold us); what is left is abandoned and counted.
+ */
+static void collect_finish(struct recorder *r)
+{
+	uint64_t deadline = clock_ns(CLOCK_BOOTTIME) +
+			    (uint64_t)(r->opts->linger * 1e9);
+
+	while (record_collect__pending(&r->collect) && !sink__error(r->out) &&
+	       clock_ns(CLOCK_BOOTTIME) < deadline) {
+		record_collect__send(&r->collect);
+		sink__flush(r->out);
+		evloop__run_once(&r->loop, 5);
+	}
+	record_collect__send(&r->collect);
+}
+
 /* Stop sampling and drain to the very end: nothing committed is lost. */
 static int finish(struct recorder *r, struct fxtprof_stats *total)
 {
@@ -596,6 +617,7 @@ static int finish(struct recorder *r, struct fxtprof_stats *total)
 	/* The JIT maps of the processes that live on. */
 	record_procs__finish(&r->procs);
 	/* Every mapping is met: the files queued are copied, then done. */
+	collect_finish(r);
 	record_collect__fini(&r->collect);
 
 	r->src->ops->stats(r->src, total, r->opts->quiet ? NULL : stderr);
@@ -805,7 +827,15 @@ int cmd_record(int argc, char **argv)
 		goto out_free_encoder;
 	}
 
-	if (opts.collect_dir) {
+	if (record_opts__collect_stream(&opts)) {
+		ret = record_collect__init_stream(&r.collect, &r.state, r.out,
+						  opts.collect_max);
+		if (ret) {
+			reader_err(ret, "--collect stream");
+			goto out_restore_signals;
+		}
+		r.syms.collect = &r.collect;
+	} else if (opts.collect_dir) {
 		ret = record_collect__init(&r.collect, opts.collect_dir);
 		if (ret) {
 			reader_err(ret, "--collect %s", opts.collect_dir);

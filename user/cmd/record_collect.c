@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,10 @@
 
 #include "cmd.h"
 #include "record_collect.h"
+#include "fxt/fxt_profile.h"
+#include "sink/sink.h"
 #include "source/mmap_rec.h"
+#include "state/stream_state.h"
 #include "util/build_id_path.h"
 
 struct collect_job {
@@ -25,25 +29,6 @@ struct collect_job {
 	char path[256];			/* for messages: the recorded path */
 	struct collect_job *next;
 };
-
-/* mkdir -p of the directories of @path, each 0700: 0 or -errno. */
-static int make_dirs(char *path)
-{
-	char *slash;
-
-	for (slash = strchr(path + 1, '/'); slash;
-	     slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST) {
-			int err = -errno;
-
-			*slash = '/';
-			return err;
-		}
-		*slash = '/';
-	}
-	return 0;
-}
 
 static int copy_fd(int in, int out, uint64_t *bytes)
 {
@@ -107,7 +92,7 @@ static int collect_one(struct record_collect *rc, const struct collect_job *j,
 		*present = true;
 		return 0;
 	}
-	ret = make_dirs(dst);
+	ret = build_id_path_make_dirs(dst);
 	if (ret)
 		return ret;
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", dst, (int)getpid());
@@ -132,6 +117,100 @@ static int collect_one(struct record_collect *rc, const struct collect_job *j,
 	return ret;
 }
 
+/* A chunk of a file, read, on its way to the stream. */
+struct collect_chunk {
+	struct collect_chunk *next;
+	uint64_t file_seq;
+	bool last;			/* the file's last chunk */
+	size_t data_len;
+	size_t len;			/* the payload's */
+	uint64_t payload[];		/* fxt_profile.h's layout */
+};
+
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return -ENODATA;	/* it shrank */
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+/*
+ * --collect stream: one file in chunks onto the ready queue, waiting for
+ * room; called and returning with rc->lock not held.
+ */
+static void send_one(struct record_collect *rc, const struct collect_job *j)
+{
+	size_t head = fxt_file_head_len(j->id_size);
+	struct collect_chunk *c;
+	struct stat sb;
+	uint64_t off, seq;
+	size_t n;
+
+	if (fstat(j->fd, &sb) || !sb.st_size) {
+		rc->cut++;
+		return;
+	}
+	pthread_mutex_lock(&rc->lock);
+	if ((uint64_t)sb.st_size > rc->max_bytes - rc->budget) {
+		rc->skipped++;
+		pthread_mutex_unlock(&rc->lock);
+		return;
+	}
+	rc->budget += (uint64_t)sb.st_size;
+	seq = ++rc->file_seq;
+	pthread_mutex_unlock(&rc->lock);
+	for (off = 0; off < (uint64_t)sb.st_size; off += n) {
+		n = (uint64_t)sb.st_size - off < FXT_FILE_CHUNK ?
+		    (size_t)((uint64_t)sb.st_size - off) : FXT_FILE_CHUNK;
+		c = calloc(1, sizeof(*c) + head + n);
+		if (!c) {
+			rc->cut++;
+			return;
+		}
+		c->file_seq = seq;
+		c->data_len = n;
+		c->len = head + n;
+		c->last = off + n == (uint64_t)sb.st_size;
+		c->payload[FXT_FILE_SIZE] = (uint64_t)sb.st_size;
+		c->payload[FXT_FILE_OFFSET] = off;
+		c->payload[FXT_FILE_ID_LEN] = j->id_size;
+		memcpy(&c->payload[FXT_FILE_ID], j->id, j->id_size);
+		if (pread_all(j->fd, (char *)c->payload + head, n, off)) {
+			/* What went out is dropped on the host. */
+			free(c);
+			rc->cut++;
+			return;
+		}
+		pthread_mutex_lock(&rc->lock);
+		while (rc->nready >= COLLECT_QUEUE && !rc->stop)
+			pthread_cond_wait(&rc->room, &rc->lock);
+		if (rc->stop) {
+			rc->abandoned++;
+			rc->abandon_seq = seq;
+			pthread_mutex_unlock(&rc->lock);
+			free(c);
+			return;
+		}
+		*rc->ready_tail = c;
+		rc->ready_tail = &c->next;
+		rc->nready++;
+		pthread_mutex_unlock(&rc->lock);
+	}
+}
+
 static void *worker(void *arg)
 {
 	struct record_collect *rc = arg;
@@ -149,6 +228,18 @@ static void *worker(void *arg)
 		rc->head = j->next;
 		if (!rc->head)
 			rc->tail = &rc->head;
+		if (rc->stream) {
+			rc->in_file = true;
+			pthread_mutex_unlock(&rc->lock);
+			send_one(rc, j);
+			close(j->fd);
+			free(j);
+			pthread_mutex_lock(&rc->lock);
+			rc->in_file = false;
+			if (rc->stop)
+				break;	/* what is queued is abandoned */
+			continue;
+		}
 		pthread_mutex_unlock(&rc->lock);
 		ret = collect_one(rc, j, &present);
 		if (ret) {
@@ -171,25 +262,115 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static int start_worker(struct record_collect *rc)
+{
+	sigset_t all, old;
+	int ret;
+
+	pthread_mutex_init(&rc->lock, NULL);
+	pthread_cond_init(&rc->more, NULL);
+	pthread_cond_init(&rc->room, NULL);
+	/*
+	 * The worker takes no signal: record reads SIGINT and the others
+	 * from a signalfd, which works only while every thread blocks them.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = -pthread_create(&rc->worker, NULL, worker, rc);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		pthread_cond_destroy(&rc->room);
+		pthread_cond_destroy(&rc->more);
+		pthread_mutex_destroy(&rc->lock);
+		return ret;
+	}
+	rc->running = true;
+	return 0;
+}
+
 int record_collect__init(struct record_collect *rc, const char *dir)
 {
 	int ret;
 
 	memset(rc, 0, sizeof(*rc));
 	rc->tail = &rc->head;
+	rc->ready_tail = &rc->ready;
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return -errno;
-	pthread_mutex_init(&rc->lock, NULL);
-	pthread_cond_init(&rc->more, NULL);
-	ret = -pthread_create(&rc->worker, NULL, worker, rc);
-	if (ret) {
-		pthread_cond_destroy(&rc->more);
-		pthread_mutex_destroy(&rc->lock);
+	ret = start_worker(rc);
+	if (ret)
 		return ret;
-	}
-	rc->running = true;
 	rc->dir = dir;
 	return 0;
+}
+
+int record_collect__init_stream(struct record_collect *rc,
+				struct stream_state *state, struct sink *out,
+				uint64_t max_bytes)
+{
+	int ret;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->tail = &rc->head;
+	rc->ready_tail = &rc->ready;
+	rc->stream = true;
+	rc->state = state;
+	rc->out = out;
+	rc->max_bytes = max_bytes ? max_bytes : COLLECT_DEFAULT_MAX;
+	ret = start_worker(rc);
+	if (ret)
+		return ret;
+	rc->dir = "stream";
+	return 0;
+}
+
+void record_collect__send(struct record_collect *rc)
+{
+	struct collect_chunk *c;
+	int ret;
+
+	if (!rc->stream || !rc->running)
+		return;
+	while (sink__stats(rc->out)->buffered_bytes < COLLECT_BACKLOG) {
+		pthread_mutex_lock(&rc->lock);
+		c = rc->ready;
+		if (c) {
+			rc->ready = c->next;
+			if (!rc->ready)
+				rc->ready_tail = &rc->ready;
+			rc->nready--;
+			pthread_cond_signal(&rc->room);
+		}
+		pthread_mutex_unlock(&rc->lock);
+		if (!c)
+			break;
+		ret = stream_state__file_chunk(rc->state, c->payload, c->len);
+		rc->chunks++;
+		if (ret) {
+			/* The receiver sees the gap and drops the file. */
+			rc->chunks_dropped++;
+			if (rc->lost_seq != c->file_seq)
+				rc->lost++;
+			rc->lost_seq = c->file_seq;
+		} else if (c->last && rc->lost_seq != c->file_seq) {
+			rc->sent_files++;
+		}
+		if (!ret)
+			rc->sent_bytes += c->data_len;
+		free(c);
+	}
+}
+
+bool record_collect__pending(struct record_collect *rc)
+{
+	bool busy;
+
+	if (!rc->stream || !rc->running)
+		return false;
+	pthread_mutex_lock(&rc->lock);
+	busy = rc->head || rc->ready || rc->in_file;
+	pthread_mutex_unlock(&rc->lock);
+	return busy;
 }
 
 /* The mapping's file as its process sees it: an fd, or -errno. */
@@ -265,14 +446,35 @@ void record_collect__mapping(struct record_collect *rc,
 
 void record_collect__fini(struct record_collect *rc)
 {
+	struct collect_chunk *c;
+	struct collect_job *j;
+	uint64_t seq = 0;
+
 	if (!rc->running)
 		return;
 	pthread_mutex_lock(&rc->lock);
 	rc->stop = true;
 	pthread_cond_signal(&rc->more);
+	pthread_cond_signal(&rc->room);
 	pthread_mutex_unlock(&rc->lock);
 	pthread_join(rc->worker, NULL);
 	rc->running = false;
+	/* --collect stream: what was not sent. */
+	while ((j = rc->head)) {
+		rc->head = j->next;
+		rc->abandoned++;
+		close(j->fd);
+		free(j);
+	}
+	while ((c = rc->ready)) {
+		rc->ready = c->next;
+		/* A file the worker gave up on is counted already. */
+		if (c->file_seq != seq && c->file_seq != rc->abandon_seq)
+			rc->abandoned++;
+		seq = c->file_seq;
+		free(c);
+	}
+	pthread_cond_destroy(&rc->room);
 	pthread_cond_destroy(&rc->more);
 	pthread_mutex_destroy(&rc->lock);
 	hmap__free(&rc->seen);
@@ -282,6 +484,29 @@ void record_collect__summary(const struct record_collect *rc)
 {
 	if (!rc->dir)
 		return;
+	if (rc->stream) {
+		fprintf(stderr, "fxtprof: collected into the stream: %" PRIu64
+			" files (%" PRIu64 " bytes) sent", rc->sent_files,
+			rc->sent_bytes);
+		if (rc->skipped)
+			fprintf(stderr, ", %" PRIu64 " skipped (over "
+				"--collect-max)", rc->skipped);
+		if (rc->lost)
+			fprintf(stderr, ", %" PRIu64 " lost (the output "
+				"dropped %" PRIu64 " of %" PRIu64 " chunks)",
+				rc->lost, rc->chunks_dropped, rc->chunks);
+		if (rc->abandoned)
+			fprintf(stderr, ", %" PRIu64 " not sent before the "
+				"end", rc->abandoned);
+		if (rc->cut)
+			fprintf(stderr, ", %" PRIu64 " unreadable or changed "
+				"while read", rc->cut);
+		if (rc->unreadable)
+			fprintf(stderr, ", %" PRIu64 " unreadable",
+				rc->unreadable);
+		fputc('\n', stderr);
+		return;
+	}
 	fprintf(stderr, "fxtprof: collected into %s: %" PRIu64 " files (%"
 		PRIu64 " bytes), %" PRIu64 " there already", rc->dir,
 		rc->copied, rc->bytes, rc->present);

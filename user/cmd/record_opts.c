@@ -156,7 +156,13 @@ static void record_usage(FILE *f)
 "      --collect DIR      copy each mapped file that has a build id, while\n"
 "                         its process lives, into DIR/.build-id/xx/rest\n"
 "                         (files 0600, directories 0700), for report\n"
-"                         --debug-dir DIR: a container's files, gone later\n"
+"                         --debug-dir DIR: a container's files, gone later;\n"
+"                         the word 'stream' sends them inside the stream\n"
+"                         instead, for receive --collect DIR (./stream is\n"
+"                         a directory of that name)\n"
+"      --collect-max SIZE --collect stream: send at most this many bytes\n"
+"                         of files (default 256M); files past it are\n"
+"                         skipped and counted\n"
 "      --no-shared-stacks write every sample's frames (by default a file or\n"
 "                         a socket gets each distinct stack once per segment,\n"
 "                         samples naming it; readers other than fxtprof's\n"
@@ -363,7 +369,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	       OPT_ARCHIVE, OPT_LIVE_ARCHIVE, OPT_CHUNK_MS, OPT_CHUNK_BYTES,
 	       OPT_CHUNK_RECORDS, OPT_FLUSH_MS, OPT_READY_FILE,
 	       OPT_UNWIND_MEMORY, OPT_NO_SHARED_STACKS, OPT_OFF_CPU,
-	       OPT_OFF_CPU_MIN, OPT_COLLECT };
+	       OPT_OFF_CPU_MIN, OPT_COLLECT, OPT_COLLECT_MAX };
 	static const struct option longopts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -401,6 +407,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "ready-file", required_argument, NULL, OPT_READY_FILE },
 		{ "collect", required_argument, NULL, OPT_COLLECT },
+		{ "collect-max", required_argument, NULL, OPT_COLLECT_MAX },
 		{ "help", no_argument, NULL, 'h' },
 		PUSH_CLI_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -615,6 +622,11 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		case OPT_COLLECT:
 			o->collect_dir = optarg;
 			break;
+		case OPT_COLLECT_MAX:
+			if (opt_value__size("collect-max", optarg, 1,
+					    &o->collect_max))
+				return 2;
+			break;
 		case 'h':
 			record_usage(stdout);
 			return 1;
@@ -646,6 +658,10 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	}
 	if (o->ntriggers && !o->flight_secs)
 		return reader_err(-EINVAL, "--trigger needs --flight-recorder");
+	if (o->collect_max && !record_opts__collect_stream(o))
+		return reader_err(-EINVAL, "--collect-max bounds --collect stream");
+	if (record_opts__collect_stream(o) && o->flight_secs)
+		return reader_err(-EINVAL, "--collect stream sends the files in the stream: the flight recorder keeps a window, not files");
 	/* The pusher tails the file as it grows: a plain FXT file. */
 	if (o->push.url && (o->archive || o->flight_secs ||
 			    !record_opts__path(o->uri)))

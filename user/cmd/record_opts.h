@@ -7,6 +7,7 @@
 #define FXTPROF_RECORD_OPTS_H
 
 #include <stdbool.h>
+#include <string.h>
 #include <stdint.h>
 
 #include "archive/archive.h"
@@ -31,6 +32,7 @@ struct record_opts {
 	const char *device;
 	const char *uri;
 	const char *collect_dir;	/* --collect: mapped files, by build id */
+	uint64_t collect_max;		/* --collect-max, 0: the default */
 	const char *ready_file;	/* --ready-file: created once recording */
 	double duration;	/* seconds, 0 = until a signal */
 	double linger;		/* seconds to wait for the output at exit */
@@ -75,5 +77,11 @@ const struct source_ops *record_opts__source(const struct record_opts *o);
 
 /* The file a URI names, or NULL for stdout and sockets. */
 const char *record_opts__path(const char *uri);
+
+/* --collect stream: the files go inside the stream, not to a directory. */
+static inline bool record_opts__collect_stream(const struct record_opts *o)
+{
+	return o->collect_dir && !strcmp(o->collect_dir, "stream");
+}
 
 #endif /* FXTPROF_RECORD_OPTS_H */

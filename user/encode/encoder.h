@@ -54,6 +54,11 @@ struct encoder_ops {
 	 */
 	int (*jit_symbol)(void *enc, uint32_t pid, uint64_t start,
 			  uint64_t size, const char *name, size_t len);
+	/*
+	 * Optional: a chunk of a collected file, @len bytes of payload laid
+	 * out as fxt_profile.h's FXT_PROFILE_FILE says.
+	 */
+	int (*file_chunk)(void *enc, const void *payload, size_t len);
 	/* The kernel rings lost data: the running totals, at @ts. */
 	int (*kernel_lost)(void *enc, uint64_t ts, uint64_t records,
 			   uint64_t bytes);

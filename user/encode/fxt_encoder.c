@@ -1050,6 +1050,29 @@ static int fxt_enc_process_info(void *ctx, uint32_t pid, const char *comm,
 					     args, n);
 }
 
+/*
+ * A chunk of a collected file (fxt_profile.h, FXT_PROFILE_FILE): a blob
+ * record with its name inline, the payload as the caller laid it out.
+ */
+static int fxt_enc_file_chunk(void *ctx, const void *payload, size_t len)
+{
+	struct fxt_encoder *e = ctx;
+	struct fxt_sref name = fxt_sref_inline(FXT_PROFILE_FILE,
+					       strlen(FXT_PROFILE_FILE));
+	size_t words = 1 + (name.len + 7) / 8 + (len + 7) / 8;
+	uint64_t *p;
+	int ret;
+
+	if (len > FXT_MAX_BLOB_LEN)
+		return -E2BIG;
+	p = fxt_writer__begin(e->w, words, FXT_REC_BLOB, &ret);
+	if (!p)
+		return ret;
+	/* Cannot fail: the name is valid, the length checked above. */
+	fxt_enc_blob(p, words, name, FXT_BLOB_DATA, payload, len);
+	return fxt_writer__end(e->w, words);
+}
+
 /* A JIT function: kernel object 0x84, koid = start, name inline. */
 static int fxt_enc_jit_symbol(void *ctx, uint32_t pid, uint64_t start,
 			      uint64_t size, const char *name, size_t len)
@@ -1207,6 +1230,7 @@ static const struct encoder_ops fxt_encoder_ops = {
 	.thread_name = fxt_enc_thread_name,
 	.process_info = fxt_enc_process_info,
 	.jit_symbol = fxt_enc_jit_symbol,
+	.file_chunk = fxt_enc_file_chunk,
 	.kernel_lost = fxt_enc_kernel_lost,
 	.output_gap = fxt_enc_output_gap,
 	.encode_errors = fxt_enc_encode_errors,

@@ -65,6 +65,7 @@
 #define FXT_PROFILE_H
 
 #include <stdint.h>
+#include <stddef.h>
 
 #define FXT_KOBJ_MAPPING	0x80
 #define FXT_KOBJ_KMOD		0x81
@@ -246,6 +247,29 @@ static inline uint64_t fxt_stack_def_head(uint32_t id, unsigned int kframes,
 {
 	return id | (uint64_t)(kframes & 0xffff) << 32 |
 	       (uint64_t)(frames & 0xffff) << 48;
+}
+
+/*
+ * Files by build id (`record --collect stream`, `receive --collect DIR`):
+ * a mapped file of the board, cut in chunks, each a blob record (type 5)
+ * of FXT_BLOB_DATA whose name is FXT_PROFILE_FILE written inline, so that
+ * a receiver that keeps no string table knows it from its first words.
+ * A file's chunks come once per build id, in order, each at most
+ * FXT_FILE_CHUNK bytes of the file.  The payload, little-endian u64 words:
+ */
+#define FXT_PROFILE_FILE		"fxtprof:file"
+#define FXT_FILE_CHUNK			24576u
+#define FXT_FILE_ID_MAX			64u	/* build id bytes, at most */
+enum fxt_file_word {
+	FXT_FILE_SIZE,			/* the whole file's bytes */
+	FXT_FILE_OFFSET,		/* where this chunk's bytes go */
+	FXT_FILE_ID_LEN,		/* bits 0..7: the build id's bytes */
+	FXT_FILE_ID,			/* the build id, padded to 8 bytes */
+};
+/* Then the chunk's bytes, up to the payload's (unpadded) size. */
+static inline size_t fxt_file_head_len(unsigned int id_len)
+{
+	return 8 * FXT_FILE_ID + ((id_len + 7u) & ~7u);
 }
 
 /*

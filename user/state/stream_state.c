@@ -432,6 +432,15 @@ int stream_state__jit_symbol(struct stream_state *s, uint32_t pid,
 	return count_error(s, ret);
 }
 
+int stream_state__file_chunk(struct stream_state *s, const void *payload,
+			     size_t len)
+{
+	if (!s->enc.ops->file_chunk)
+		return -EOPNOTSUPP;
+	stream_state__sync(s);
+	return count_error(s, s->enc.ops->file_chunk(s->enc.ctx, payload, len));
+}
+
 int stream_state__announce_gap(struct stream_state *s, uint64_t ts)
 {
 	const struct sink_stats *st;

@@ -138,6 +138,14 @@ int stream_state__jit_symbol(struct stream_state *s, uint32_t pid,
 			     uint64_t start, uint64_t size, const char *name,
 			     size_t len);
 
+/*
+ * A chunk of a collected file (encoder file_chunk), into the stream now:
+ * 0, -ENOBUFS (the sink dropped it), or -errno (-EOPNOTSUPP: the encoder
+ * has no such record).
+ */
+int stream_state__file_chunk(struct stream_state *s, const void *payload,
+			     size_t len);
+
 /* Have @fn told of every TRIGGER record from now on (NULL: nobody). */
 void stream_state__set_trigger_observer(struct stream_state *s,
 					stream_trigger_fn fn, void *ctx);

@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "build_id_path.h"
 
@@ -23,4 +25,22 @@ int build_id_path(char *buf, size_t n, const char *dir, const uint8_t *id,
 	if (w < 0 || (size_t)w >= n)
 		return -ENAMETOOLONG;
 	return w;
+}
+
+int build_id_path_make_dirs(char *path)
+{
+	char *slash;
+
+	for (slash = strchr(path + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST) {
+			int err = -errno;
+
+			*slash = '/';
+			return err;
+		}
+		*slash = '/';
+	}
+	return 0;
 }

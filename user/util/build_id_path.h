@@ -24,4 +24,11 @@
 int build_id_path(char *buf, size_t n, const char *dir, const uint8_t *id,
 		  size_t len, const char *suffix);
 
+/*
+ * mkdir -p of the directories of @path (not of its last name), each 0700,
+ * as the tree's files are the traced machine's: 0 or -errno.  @path is
+ * restored before it returns.
+ */
+int build_id_path_make_dirs(char *path);
+
 #endif /* FXTPROF_BUILD_ID_PATH_H */
