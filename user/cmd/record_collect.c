@@ -226,6 +226,8 @@ static void *worker(void *arg)
 		if (!j)
 			break;		/* stopped, and nothing left */
 		rc->head = j->next;
+		if (rc->urgent_tail == &j->next)
+			rc->urgent_tail = &rc->head;
 		if (!rc->head)
 			rc->tail = &rc->head;
 		if (rc->stream) {
@@ -293,7 +295,7 @@ int record_collect__init(struct record_collect *rc, const char *dir)
 	int ret;
 
 	memset(rc, 0, sizeof(*rc));
-	rc->tail = &rc->head;
+	rc->tail = rc->urgent_tail = &rc->head;
 	rc->ready_tail = &rc->ready;
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return -errno;
@@ -311,7 +313,7 @@ int record_collect__init_stream(struct record_collect *rc,
 	int ret;
 
 	memset(rc, 0, sizeof(*rc));
-	rc->tail = &rc->head;
+	rc->tail = rc->urgent_tail = &rc->head;
 	rc->ready_tail = &rc->ready;
 	rc->stream = true;
 	rc->state = state;
@@ -397,7 +399,7 @@ static int open_mapped(const struct fxtprof_mmap *m, const char *path)
 }
 
 void record_collect__mapping(struct record_collect *rc,
-			     const struct fxtprof_mmap *m)
+			     const struct fxtprof_mmap *m, bool urgent)
 {
 	char path[FXTPROF_MAX_PATH + 1];
 	struct collect_job *j;
@@ -437,8 +439,17 @@ void record_collect__mapping(struct record_collect *rc,
 	memcpy(j->path, path, len);	/* for messages: cut if long */
 	j->path[len] = '\0';
 	pthread_mutex_lock(&rc->lock);
-	*rc->tail = j;
-	rc->tail = &j->next;
+	if (urgent) {
+		/* After the urgent ones, before the rest. */
+		j->next = *rc->urgent_tail;
+		*rc->urgent_tail = j;
+		if (rc->tail == rc->urgent_tail)
+			rc->tail = &j->next;
+		rc->urgent_tail = &j->next;
+	} else {
+		*rc->tail = j;
+		rc->tail = &j->next;
+	}
 	pthread_cond_signal(&rc->more);
 	pthread_mutex_unlock(&rc->lock);
 	rc->queued++;

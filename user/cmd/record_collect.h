@@ -47,6 +47,7 @@ struct record_collect {
 	pthread_mutex_t lock;
 	pthread_cond_t more;
 	struct collect_job *head, **tail;
+	struct collect_job **urgent_tail;	/* after the last urgent job */
 	bool stop, running;
 	pthread_t worker;
 	/* --collect stream: chunks from the worker, into @state. */
@@ -90,9 +91,14 @@ void record_collect__send(struct record_collect *rc);
 /* --collect stream: whether files wait or are being read. */
 bool record_collect__pending(struct record_collect *rc);
 
-/* A mapping record: its file opened and queued if its build id is new. */
+/*
+ * A mapping record: its file opened and queued if its build id is new;
+ * @urgent (a mapping made while recording, of a process that may be
+ * short-lived, where those swept at the start are of processes that ran
+ * already) before those that are not.
+ */
 void record_collect__mapping(struct record_collect *rc,
-			     const struct fxtprof_mmap *m);
+			     const struct fxtprof_mmap *m, bool urgent);
 
 /*
  * Copy what is queued, stop the worker, free.  Safe on one never begun.

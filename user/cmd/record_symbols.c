@@ -65,7 +65,7 @@ static int unwind_then_write(struct record_symbols *rs,
 				       (const struct fxtprof_mmap *)rec, wait);
 	if (rs->collect && rec->type == FXTPROF_REC_MMAP)
 		record_collect__mapping(rs->collect,
-					(const struct fxtprof_mmap *)rec);
+					(const struct fxtprof_mmap *)rec, !wait);
 	return stream_state__record(rs->state, rec);
 }
 
