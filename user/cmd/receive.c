@@ -33,6 +33,12 @@
  * intervals, named and posted to Grafana Pyroscope by the pusher's
  * threads.  The loop only tells the pusher the file and, after each
  * write, its length in whole records: an atomic store, never a wait.
+ *
+ * --collect DIR (user/collect/file_reasm.h): the files a board sends in
+ * its stream (record --collect stream) are put back together into
+ * DIR/.build-id, each stream by a reassembler of its own that the loop
+ * feeds the bytes the framer passed: bounded work, a pwrite() of a chunk
+ * and, at a file's end, its ELF notes read and a rename.
  */
 #define _GNU_SOURCE
 #include <errno.h>
