@@ -3,7 +3,7 @@
 # tests/collect/build.mk - the board's files collected through the stream
 # (user/collect/, record --collect stream, receive --collect):
 #   test_file_reasm     the reassembler on good and hostile chunks
-#                       (kselftest harness)
+#                       (kselftest harness), plain and under ASan+UBSan
 #   run_record_collect  TAP: record --source bpf --collect stream into
 #                       receive --collect on loopback; the program's file
 #                       lands byte-identical and report --debug-dir names
@@ -15,6 +15,14 @@ $(B)/tests/collect/%.o: CPPFLAGS += -Iuser
 $(B)/tests/collect/test_file_reasm: $(B)/tests/collect/test_file_reasm.o \
 		$(COLLECT_LIB) $(B)/lib/libsource.a $(FXT_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+$(B)/asan/tests/collect/test_file_reasm: tests/collect/test_file_reasm.c \
+		$(COLLECT_SRCS) $(COLLECT_HDRS) user/source/elf_build_id.c \
+		$(FXT_LIB_ASAN)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iuser -Iuser/fxt -isystem $(KSFT_INC) $(CFLAGS) \
+		-Wno-unused-parameter $(FXT_SAN_FLAGS) -o $@ $< \
+		$(COLLECT_SRCS) user/source/elf_build_id.c $(FXT_LIB_ASAN)
 
 # Dynamic, with frame pointers, no inlining: its functions keep frames.
 $(B)/tests/collect/collect_workload: tests/collect/collect_workload.c
@@ -34,5 +42,6 @@ $(B)/tests/collect/run_record_collect: $(B)/bin/fxtprof \
 
 ifeq ($(ARCH),x86_64)
 HOST_TESTS += $(B)/tests/collect/test_file_reasm \
+	      $(B)/asan/tests/collect/test_file_reasm \
 	      $(B)/tests/collect/run_record_collect
 endif
