@@ -34,6 +34,7 @@
 #include "kselftest_harness.h"
 
 #include "cmd/receive.h"
+#include "fxt/fxt_profile.h"
 #include "transport/stream_ack.h"
 #include "sock_util.h"
 
@@ -932,6 +933,78 @@ TEST(empty_connections_leave_no_files)
 	}
 	EXPECT_EQ(0, rcv_stop(&r, false));
 	EXPECT_EQ(0, count_files(r.outdir));
+	rcv_cleanup(&r);
+}
+
+/*
+ * --collect: a peer's file chunks (fxt_profile.h, FXT_PROFILE_FILE) that
+ * never make a whole file: one whose second chunk is missing (a gap) and
+ * one the stream ends inside.  Both are dropped, counted by reason in the
+ * stream's second summary line, and leave nothing in the tree.
+ */
+static size_t file_chunk_rec(uint64_t *rec, size_t cap, uint8_t id0,
+			     uint64_t size, uint64_t off, size_t n)
+{
+	static unsigned char payload[FXT_MAX_BLOB_LEN];
+	uint64_t w[3] = { size, off, 20 };
+	size_t head = fxt_file_head_len(20);
+	int words;
+
+	memset(payload, 0xab, sizeof(payload));
+	memcpy(payload, w, sizeof(w));
+	memset(payload + 24, id0, 20);
+	words = fxt_enc_blob(rec, cap, fxt_sref_inline(FXT_PROFILE_FILE,
+				strlen(FXT_PROFILE_FILE)), FXT_BLOB_DATA,
+			     payload, head + n);
+	return words > 0 ? 8 * (size_t)words : 0;
+}
+
+TEST(collect_drops_incomplete_files)
+{
+	char col[64], cnt[128];
+	const char *args[] = { "-n", "1", "--collect", col, NULL };
+	static uint64_t rec[FXT_MAX_RECORD_WORDS];
+	uint64_t magic = FXT_MAGIC;
+	struct summary sm;
+	char line[512];
+	struct rcv r;
+	size_t len;
+	int fd;
+
+	/* rcv_start() makes the directory: --collect names one inside. */
+	snprintf(col, sizeof(col), "/tmp/fxtprof-rcvc-%d", (int)getpid());
+	ASSERT_EQ(0, rcv_start(&r, 0, args));
+	fd = rcv_connect(&r);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(8, send_some(fd, &magic, 8));
+	/* File 0x11: chunks at 0 and 2 * chunk, of three. */
+	len = file_chunk_rec(rec, FXT_MAX_RECORD_WORDS, 0x11,
+			     3 * FXT_FILE_CHUNK, 0, FXT_FILE_CHUNK);
+	ASSERT_LT(0, len);
+	ASSERT_EQ(len, send_some(fd, rec, len));
+	len = file_chunk_rec(rec, FXT_MAX_RECORD_WORDS, 0x11,
+			     3 * FXT_FILE_CHUNK, 2 * FXT_FILE_CHUNK,
+			     FXT_FILE_CHUNK);
+	ASSERT_EQ(len, send_some(fd, rec, len));
+	/* File 0x22: its first chunk, then the stream ends. */
+	len = file_chunk_rec(rec, FXT_MAX_RECORD_WORDS, 0x22,
+			     2 * FXT_FILE_CHUNK, 0, FXT_FILE_CHUNK);
+	ASSERT_EQ(len, send_some(fd, rec, len));
+	ASSERT_EQ(0, shutdown(fd, SHUT_WR));
+	ASSERT_EQ(0, next_summary(_metadata, &r, "acknowledgement sent", &sm));
+	ASSERT_NE(NULL, fgets(line, sizeof(line), r.out));
+	TH_LOG("%s", line);
+	EXPECT_NE(NULL, strstr(line, "files: 0 collected (0 bytes), 0 there "
+			       "already, 2 dropped (gap: 1, incomplete: 1)"));
+	close(fd);
+	EXPECT_EQ(0, rcv_stop(&r, false));
+	/* The directories were made; no file is left in them. */
+	snprintf(cnt, sizeof(cnt), "%s/.build-id/11", col);
+	EXPECT_EQ(0, count_files(cnt));
+	snprintf(cnt, sizeof(cnt), "%s/.build-id/22", col);
+	EXPECT_EQ(0, count_files(cnt));
+	snprintf(line, sizeof(line), "rm -rf '%s'", col);
+	EXPECT_EQ(0, system(line));
 	rcv_cleanup(&r);
 }
 
