@@ -205,12 +205,16 @@ check "report --time -5ns,1ns on the plain FXT: refused as on an archive" \
 	 ! R --time -5ns,1ns "$T/a.fxtz" && grep -q -- "--time wants" "$T/err"'
 
 # ---- a live archive, read while it is written ------------------------
-# 20 segments written 100 ms of wall time apart, never finished; a reader
-# extracts everything again and again meanwhile.
-"$GEN" -d 2 -r 1000 -c 2 -l -w 100 -a "$T/live.fxtz" > /dev/null &
+# 20 segments, each written once the reader asks for it (a line on the
+# generator's stdin), so that however slow the reader is it sees the
+# archive grow; it extracts straight after asking, while the segment is
+# being appended, never finished.
+mkfifo "$T/step"
+"$GEN" -d 2 -r 1000 -c 2 -l -S -a "$T/live.fxtz" < "$T/step" > /dev/null &
 gpid=$!
+exec 4> "$T/step"
 reads=0 bad=0 grew=0 last=0
-while kill -0 $gpid 2>/dev/null || [ $reads = 0 ]; do
+while kill -0 $gpid 2>/dev/null; do
 	if [ -s "$T/live.fxtz" ] &&
 	   "$FXTPROF" extract -q "$T/live.fxtz" -o "$T/lx.fxt" 2> "$T/err"; then
 		reads=$((reads + 1))
@@ -224,8 +228,11 @@ while kill -0 $gpid 2>/dev/null || [ $reads = 0 ]; do
 		[ "$k" -gt "$last" ] && grew=$((grew + 1))
 		last=$k
 	fi
-	sleep 0.05
+	# The next segment; a subshell, so that a generator gone since
+	# (SIGPIPE) ends only it.
+	(echo >&4) 2>/dev/null
 done
+exec 4>&-
 wait $gpid
 check "live: $reads extracts while the writer appended, each a valid prefix ($bad not), growing $grew times" \
 	'[ $reads -ge 3 ] && [ $bad = 0 ] && [ $grew -ge 2 ]'

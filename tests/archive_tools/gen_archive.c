@@ -10,7 +10,7 @@
  *
  * usage: gen_archive [-d SECS] [-r HZ] [-c CPUS] [-f FRAMES] [-s SEG_MS]
  *                    [-t T0_NS] [-v N] [-p PLAIN.fxt] [-a X.fxtz]
- *                    [-l [-w MS]]
+ *                    [-l [-w MS] [-S]]
  *   -d  length of the recording (default 2 s), -r samples per second per
  *   CPU (1000), -c CPUs (2), -f user frames per sample (8), -s a segment
  *   (and chunk) every SEG_MS of trace time (100), -t the first sample's
@@ -19,13 +19,15 @@
  *   fixed per thread, or with -v N each drawn from N addresses by a
  *   fixed pseudo-random sequence (stacks as varied as a real
  *   recording's, for the bench's long archive).  -l: a live archive (no trailer), each segment
- *   written -w MS of wall time apart (default 0), for readers that
- *   follow it.
+ *   written -w MS of wall time apart (default 0), or with -S each once a
+ *   line comes on stdin (a reader paces it: EOF lets it finish), for
+ *   readers that follow it.
  * Prints "samples N" on stdout.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,9 +200,10 @@ int main(int argc, char **argv)
 	const char *plain = NULL, *arch = NULL;
 	struct out po = { .fd = -1 }, ao = { .fd = -1 };
 	struct archive_writer_opts wo = { 0 };
+	bool step = false;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "d:r:c:f:s:t:v:p:a:lw:")) != -1) {
+	while ((c = getopt(argc, argv, "d:r:c:f:s:t:v:p:a:lw:S")) != -1) {
 		switch (c) {
 		case 'd': secs = atof(optarg); break;
 		case 'r': hz = (unsigned int)atoi(optarg); break;
@@ -213,6 +216,7 @@ int main(int argc, char **argv)
 		case 'a': arch = optarg; break;
 		case 'l': wo.live = true; break;
 		case 'w': wait_ms = (unsigned int)atoi(optarg); break;
+		case 'S': step = true; break;
 		default:
 			fprintf(stderr, "usage: see gen_archive.c\n");
 			return 2;
@@ -265,6 +269,17 @@ int main(int argc, char **argv)
 			if (wait_ms) {
 				fsync(ao.fd);
 				usleep(wait_ms * 1000);
+			}
+			/*
+			 * -S: the next segment once a line comes on stdin, so
+			 * that a reader paces the writer and sees it grow
+			 * however slow it is (EOF: no more pacing).
+			 */
+			if (step) {
+				char line[16];
+
+				fsync(ao.fd);
+				step = fgets(line, sizeof(line), stdin) != NULL;
 			}
 			fxt_writer__reset_state(ao.w);
 			prologue(ao.w);
