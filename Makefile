@@ -7,8 +7,8 @@
 #   make CFG=x86_64-6.12 the module for another kernel configuration:
 #                        x86_64, arm64, debug (KASAN/lockdep), x86_64-6.12,
 #                        arm64-6.12 (scripts/env.sh); KDIR=... for any tree
-#   make check           everything + host tests + one VM suite per
-#                        configuration (scripts/check.sh)
+#   make check           everything + host tests + the Debian packages +
+#                        one VM suite per configuration (scripts/check.sh)
 #   make check-fresh     the README's commands in a new Debian root
 #   make vm-suite        boot the VM suite for CFG only (default: ARCH)
 #   make user | module   only the programs and host tests, only the module

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # check.sh: what `make check` runs.  Setup; build the user programs for
 # x86_64 and arm64 and the module for every kernel configuration; run the
-# host tests, then one VM suite per configuration and a short soak; then
+# host tests, build and lint the Debian packages, then one VM suite per
+# configuration and a short soak; then
 # summarize every build/results/*.tap.  Steps keep going after a failure
 # so one broken piece does not hide the others; a failed build is itself
 # a failing TAP line.
@@ -91,6 +92,17 @@ scripts/plan.sh host > "$FXT_RESULTS/host.plan"
 	  echo "FXT-TEST-END $prog rc=$rc"; } > "$FXT_RESULTS/$name.log"
 	scripts/parse-vm-log.sh "$FXT_RESULTS/$name.log" host "$FXT_RESULTS/$name.plan" > "$tap"
 done
+
+# The Debian packages of debian/ (scripts/check-packages.sh): built with
+# Debian's own libraries in a copy of the tree, linted, their contents
+# and the DKMS-built, signed module checked.  After the host tests, whose
+# recorders sample the whole machine and must not share it with a
+# compiler.  Installing them in a fresh root is make check-packages-fresh.
+step "packages"
+scripts/check-packages.sh > "$FXT_RESULTS/packages.tap" 2> "$FXT_RESULTS/packages.log" || true
+grep -qE '^(not )?ok' "$FXT_RESULTS/packages.tap" ||
+	printf 'TAP version 13\nnot ok - packages: they were not built (see build/results/packages.log)\n1..1\n' \
+		> "$FXT_RESULTS/packages.tap"
 
 # One at a time: TCG already uses both cores, and tests that count
 # samples must not share the CPU with another VM.  No fixed limit: a
