@@ -36,15 +36,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The machine's Debian sources (the suites of bookworm), in either format;
-# other vendors' lists need keys that a minimal root does not have.
-sources=()
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-	[ -f "$f" ] || continue
-	grep -Eq '^Suites:[[:space:]]*bookworm|^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?[^[:space:]]+[[:space:]]+bookworm([[:space:]]|-)' "$f" &&
-		sources+=("$f")
-done
-[ ${#sources[@]} -gt 0 ] || { echo "check-fresh: no Debian bookworm apt sources on this machine" >&2; exit 1; }
+fxt_bookworm_sources || exit 1
+sources=("${FXT_SOURCES[@]}")
 
 rm -rf "$root"
 mkdir -p "$dir"

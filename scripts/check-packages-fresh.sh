@@ -33,13 +33,8 @@ debs=("fxtprof_${version}_amd64.deb" "fxtprof-dkms_${version}_all.deb"
 for d in "${debs[@]}"; do
 	[ -f "$debdir/$d" ] || { echo "check-packages-fresh: no $debdir/$d (make check-packages first)" >&2; exit 1; }
 done
-sources=()
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-	[ -f "$f" ] || continue
-	grep -Eq '^Suites:[[:space:]]*bookworm|^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?[^[:space:]]+[[:space:]]+bookworm([[:space:]]|-)' "$f" &&
-		sources+=("$f")
-done
-[ ${#sources[@]} -gt 0 ] || { echo "check-packages-fresh: no bookworm apt sources" >&2; exit 1; }
+fxt_bookworm_sources || exit 1
+sources=("${FXT_SOURCES[@]}")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

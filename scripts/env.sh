@@ -88,3 +88,20 @@ fxt_cfg() {
 		;;
 	esac
 }
+
+# fxt_bookworm_sources: set FXT_SOURCES to this machine's apt source files
+# that carry Debian 12 (bookworm) suites, in either format, for mmdebstrap
+# to make a throwaway Debian root from.  Other vendors' lists need keys
+# that a minimal root does not have.  Returns 1 (with a message) if there
+# is none.
+fxt_bookworm_sources() {
+	local f
+	FXT_SOURCES=()
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		grep -Eq '^Suites:[[:space:]]*bookworm|^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?[^[:space:]]+[[:space:]]+bookworm([[:space:]]|-)' "$f" &&
+			FXT_SOURCES+=("$f")
+	done
+	[ ${#FXT_SOURCES[@]} -gt 0 ] ||
+		{ echo "no Debian bookworm apt sources on this machine" >&2; return 1; }
+}
