@@ -22,12 +22,7 @@ f=$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-)
 "$bin" receive tcp://127.0.0.1:0 -o "$dir/streams" --collect "$dir/col" \
 	-n 1 >"$dir/recv.log" 2>&1 &
 recv=$!
-i=0
-while ! grep -q '^listening on ' "$dir/recv.log" 2>/dev/null &&
-      kill -0 $recv 2>/dev/null && [ $i -lt 600 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
+wait_line "$dir/recv.log" '^listening on ' $recv
 addr=$(sed -n 's/^listening on //p' "$dir/recv.log")
 [ -n "$addr" ]
 ok $? "receive --collect listens ($addr)"
@@ -41,12 +36,7 @@ wait_file "$dir/ready" $rec
 ok $? "record samples (its ready file)"
 "$dir/wl" 2
 # The copy lands once its last chunk came: no fixed wait.
-i=0
-while [ ! -e "$dir/col/.build-id/$f" ] && kill -0 $rec 2>/dev/null &&
-      [ $i -lt 1200 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
+wait_for $rec 60 test -e "$dir/col/.build-id/$f"
 kill -INT $rec
 wait $rec
 rc=$?

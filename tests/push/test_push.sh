@@ -53,12 +53,7 @@ start_receive() {
 		>"$T/$name.log" 2>&1 &
 	RPID=$!
 	PIDS+=($RPID)
-	local i=0
-	while ! grep -q '^listening on ' "$T/$name.log" 2>/dev/null &&
-	      kill -0 $RPID 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_line "$T/$name.log" '^listening on ' $RPID
 	ADDR=$(sed -n 's/^listening on //p' "$T/$name.log")
 	[ -n "$ADDR" ]
 }
