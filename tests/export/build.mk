@@ -9,6 +9,9 @@
 #                       emitter (kselftest harness), also under ASan+UBSan
 #   export_tool         the two commands' own code, without main.c
 #   export_testgen      writes the recordings, extracts the blobs
+#   chain_recording.o   what export_testgen and push_testgen share for
+#                       writing recordings of chain (also linked by
+#                       tests/push)
 #   chain               the known call chain, read, never run
 
 EXPORT_TEST_DIR := $(B)/tests/export
@@ -33,7 +36,7 @@ $(EXPORT_TEST_DIR)/export_tool: $(EXPORT_TEST_DIR)/export_tool.o \
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SYMBOLIZE_LDLIBS) $(ARCHIVE_LDLIBS)
 
 $(EXPORT_TEST_DIR)/export_testgen: $(EXPORT_TEST_DIR)/export_testgen.o \
-		$(B)/lib/libfxt.a
+		$(EXPORT_TEST_DIR)/chain_recording.o $(B)/lib/libfxt.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lelf
 
 # Frame pointers, no inlining, symbols: the chain stays main, a, b, c.

@@ -12,10 +12,10 @@
 PUSH_TEST_DIR := $(B)/tests/push
 
 ifeq ($(ARCH),x86_64)
-$(PUSH_TEST_DIR)/%.o: CPPFLAGS += -Iuser -Iuser/fxt
+$(PUSH_TEST_DIR)/%.o: CPPFLAGS += -Iuser -Iuser/fxt -Itests/export
 
 $(PUSH_TEST_DIR)/push_testgen: $(PUSH_TEST_DIR)/push_testgen.o \
-		$(B)/lib/libfxt.a
+		$(B)/tests/export/chain_recording.o $(B)/lib/libfxt.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lelf
 
 $(PUSH_TEST_DIR)/test_push: tests/push/test_push.sh \
