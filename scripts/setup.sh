@@ -45,6 +45,8 @@ HOST_PKGS=(
 	# --debug-dir has (libdebuginfod); the tests serve files with the
 	# server itself (debuginfod -F)
 	libdebuginfod-dev debuginfod
+	# the symbolizer demangles C++ and Rust names (libiberty, as c++filt)
+	libiberty-dev
 	# test tools: go tool pprof reads our pprof, protoc decodes our protos
 	golang-go protobuf-compiler
 	# the VM bench: QEMU, a static busybox, the initramfs tools

@@ -15,7 +15,8 @@ ifeq ($(ARCH),x86_64)
 SYM_FIX := $(B)/tests/symbolize/fixtures
 SYM_FIX_SRCS := tests/symbolize/make_fixtures.sh tests/symbolize/chain.c \
 	tests/symbolize/inl.c tests/symbolize/shlib.c \
-	tests/symbolize/pie_main.c tests/symbolize/fake_vmlinux.S
+	tests/symbolize/pie_main.c tests/symbolize/fake_vmlinux.S \
+	tests/symbolize/cxx.cc
 SYM_TEST_FLAGS = $(CPPFLAGS) -Iuser $(CFLAGS) \
 	-DSYM_FIXTURES='"$(abspath $(SYM_FIX))"' \
 	-DSYM_SRCDIR='"$(abspath tests/symbolize)"'

@@ -10,6 +10,7 @@
 #   symfs/usr/bin/fxt-chain   a copy of chain under a fake board root
 #   libshlib.so, pie_main     a PIE linked with a shared library
 #   fake_vmlinux     an ELF at 0xffffffff81000000 with _stext
+#   cxx              C++ (cxx.cc, with CXX, default g++): mangled names
 #   bad/             a directory, a text file, an empty file, a
 #                    truncated ELF
 #   *.buildid        each file's build id in hex, from readelf
@@ -27,6 +28,7 @@ $cc $cflags -DREBUILT -o "$out/chain_rebuilt" "$src/chain.c" "$src/inl.c"
 $cc $cflags -fPIC -shared -o "$out/libshlib.so" "$src/shlib.c"
 $cc $cflags -o "$out/pie_main" "$src/pie_main.c" -L"$out" -lshlib \
 	-Wl,-rpath,"$out"
+${CXX:-g++} $cflags -o "$out/cxx" "$src/cxx.cc"
 $cc -nostdlib -static -no-pie -Wl,--build-id \
 	-Wl,-Ttext-segment=0xffffffff81000000 -o "$out/fake_vmlinux" \
 	"$src/fake_vmlinux.S"

@@ -1003,6 +1003,46 @@ static void test_lines_inlines(void)
 	symbolizer__free(s);
 }
 
+/* C++ names, as perf shows them: demangled, no parameter list. */
+static void test_demangle(void)
+{
+	static const char bump[] = "_ZN3fxt7counter4bumpEi";
+	uint64_t vb = sym_value(fx("cxx"), bump);
+	uint64_t vt = sym_value(fx("cxx"), "_ZN3fxt5twiceIiEET_S1_");
+	uint64_t vr = sym_value(fx("cxx"), "_ZN3fxt3runERNS_7counterE");
+	uint64_t size = sym_size(fx("cxx"), "_ZN3fxt3runERNS_7counterE"), k;
+	struct symbolizer_opts raw = { .raw_names = true };
+	struct symbolizer *s = new_sym(fx("nodebug"), NULL, false, false);
+	struct sym_result r;
+	int found = 0;
+
+	symbolizer__file_addr(s, fx("cxx"), NULL, 0, vb + 1, &r);
+	ok(named(&r, "fxt::counter::bump") && r.sym_offset == 1,
+	   "demangled: %s is fxt::counter::bump", r.frames[0].function);
+	symbolizer__file_addr(s, fx("cxx"), NULL, 0, vt, &r);
+	ok(named(&r, "fxt::twice<int>"), "demangled template: %s",
+	   r.frames[0].function);
+	symbolizer__free(s);
+
+	if (symbolizer__new(&raw, &s))
+		die("symbolizer__new");
+	symbolizer__file_addr(s, fx("cxx"), NULL, 0, vb, &r);
+	ok(named(&r, bump), "raw_names keeps %s", r.frames[0].function);
+	symbolizer__free(s);
+
+	/* DWARF's linkage names of inline frames are demangled too. */
+	s = new_sym(fx("nodebug"), NULL, false, true);
+	for (k = 0; k < size && !found; k++) {
+		symbolizer__file_addr(s, fx("cxx"), NULL, 0, vr + k, &r);
+		found = r.nr_frames == 2 && r.frames[0].inlined &&
+			!strcmp(r.frames[0].function, "fxt::scaled") &&
+			!strcmp(r.frames[1].function, "fxt::run");
+	}
+	ok(found, "an inline frame: fxt::scaled inlined into fxt::run (+%llu)",
+	   (unsigned long long)k - 1);
+	symbolizer__free(s);
+}
+
 static void test_bad_files(void)
 {
 	const char *bad[] = { "bad/dir", "bad/text", "bad/empty",
@@ -1087,7 +1127,7 @@ static void test_damaged_files(void)
 int main(int argc, char **argv)
 {
 	snprintf(fix, sizeof(fix), "%s", argc > 1 ? argv[1] : SYM_FIXTURES);
-	printf("TAP version 13\n1..50\n");
+	printf("TAP version 13\n1..54\n");
 	test_chain_names();
 	test_chain_frames();
 	test_pie_and_library();
@@ -1105,6 +1145,7 @@ int main(int argc, char **argv)
 	test_kernel_stream();
 	test_kernel_files();
 	test_lines_inlines();
+	test_demangle();
 	test_bad_files();
 	test_damaged_files();
 	printf("# %d tests, %d failed\n", nr_tests, nr_failed);

@@ -32,8 +32,11 @@ CMD_SRCS := user/cmd/main.c user/cmd/cmd_helpers.c \
 	    user/cmd/unwind.c user/cmd/buildid_archive_cmd.c
 CMD_LIBS_SYMBOLS :=
 CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
+# The symbolizer's demangler (user/symbolize/demangle.c), static in both.
+CMD_SYMBOLS_LDLIBS := $(if $(SYMBOLS),-liberty)
 CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS) \
-	      $(if $(filter arm64,$(ARCH)),$(CMD_STATIC_LDLIBS),-ldw -lelf -lz)
+	      $(if $(filter arm64,$(ARCH)),$(CMD_STATIC_LDLIBS),-ldw -lelf -lz) \
+	      $(CMD_SYMBOLS_LDLIBS)
 ifneq ($(SYMBOLS),)
 CMD_SRCS += user/cmd/report.c user/cmd/diff.c \
 	    user/cmd/flamegraph.c user/cmd/tree_cmd.c user/cmd/export.c \
@@ -70,7 +73,7 @@ $(B)/bin/fxtprof: $(CMD_OBJS) $(CMD_PUSH_LIB) $(CMD_LIBS)
 $(B)/user/cmd/vm/fxtprof: $(CMD_OBJS) $(B)/lib/libpush_none.a $(CMD_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -luring $(ARCHIVE_LDLIBS) \
-		$(BPF_SOURCE_LDLIBS) $(CMD_STATIC_LDLIBS)
+		$(BPF_SOURCE_LDLIBS) $(CMD_STATIC_LDLIBS) $(CMD_SYMBOLS_LDLIBS)
 
 USER_PROGS += $(B)/bin/fxtprof
 VM_TEST_PROGS += $(B)/user/cmd/vm/fxtprof

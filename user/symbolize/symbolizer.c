@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "symbolize/debuginfod_files.h"
+#include "symbolize/demangle.h"
 #include "symbolize/dwarf_frames.h"
 #include "symbolize/elf_image.h"
 #include "symbolize/kernel_syms.h"
@@ -82,7 +83,8 @@ struct kernel_view {
 
 struct symbolizer {
 	char *debug_dir, *symfs;
-	bool lines, inlines;
+	bool lines, inlines, raw_names;
+	struct demangler demangler;
 	struct sym_object *objects;
 	struct sym_object *last_obj;	/* symbolizer__file_addr's last */
 	struct hmap maps;		/* mapping -> the object serving it */
@@ -146,6 +148,7 @@ int symbolizer__new(const struct symbolizer_opts *opts,
 	s->problems_tail = &s->problems;
 	s->lines = opts->lines;
 	s->inlines = opts->inlines;
+	s->raw_names = opts->raw_names;
 	s->debug_dir = strdup(opts->debug_dir ? opts->debug_dir :
 			      DEFAULT_DEBUG_DIR);
 	if (!s->debug_dir)
@@ -189,6 +192,7 @@ void symbolizer__free(struct symbolizer *s)
 
 	if (!s)
 		return;
+	demangler__release(&s->demangler);
 	for (o = s->objects; o; o = on) {
 		on = o->next;
 		object__free(o);
@@ -649,6 +653,12 @@ static void result__frames(struct sym_result *res,
 	res->sym_offset = e->status == SYM_OK ? res->rel_pc - e->sym_start : 0;
 }
 
+/* A frame's name as people read it, unless raw names were asked for. */
+static const char *readable(struct symbolizer *s, const char *name)
+{
+	return s->raw_names ? name : demangler__name(&s->demangler, name);
+}
+
 static void object__load_dwarf(struct sym_object *o)
 {
 	o->dwarf_tried = true;
@@ -672,7 +682,7 @@ static void object__name(struct symbolizer *s, struct sym_object *o,
 	}
 	e->status = SYM_OK;
 	e->sym_start = sym->start;
-	e->frame0.function = sym->name;
+	e->frame0.function = readable(s, sym->name);
 	if (!s->lines && !s->inlines)
 		return;
 	if (!o->dwarf_tried)
@@ -685,6 +695,8 @@ static void object__name(struct symbolizer *s, struct sym_object *o,
 	/* The outermost frame is the ELF symbol: one name per function. */
 	if (!frames[n - 1].inlined || !frames[n - 1].function)
 		frames[n - 1].function = sym->name;
+	for (unsigned int i = 0; i < n; i++)
+		frames[i].function = readable(s, frames[i].function);
 	e->frame0 = frames[0];
 	if (n > 1) {
 		e->more = malloc((n - 1) * sizeof(*e->more));
@@ -864,7 +876,7 @@ static int kernel_frame(struct symbolizer *s, const struct profile *p,
 			e->status = sym ? SYM_OK : SYM_NO_SYMBOL;
 			if (sym) {
 				e->sym_start = sym->start + kv->slide;
-				e->frame0.function = sym->name;
+				e->frame0.function = readable(s, sym->name);
 			}
 		}
 		res->status = e->status;

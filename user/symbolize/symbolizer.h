@@ -36,6 +36,7 @@ struct symbolizer_opts {
 	const char *system_map;	/* or from this System.map, or NULL */
 	bool lines;		/* source file and line of each frame */
 	bool inlines;		/* inline frames as frames of their own */
+	bool raw_names;		/* C++ and Rust names as mangled, not demangled */
 };
 
 /* The dso of a frame named by a JIT compiler's perf map. */
