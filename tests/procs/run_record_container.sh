@@ -31,7 +31,7 @@ if ! mkdir "$cg" 2>/dev/null; then
 fi
 dir=$(mktemp -d /tmp/fxtprof-ns.XXXXXX)
 trap 'rm -rf "$dir"; rmdir "$cg" 2>/dev/null' EXIT
-echo "1..11"
+echo "1..12"
 # The host's copy, under another name, outside the cgroup.
 cp "$here/ns_workload" "$dir/host_workload"
 
@@ -109,5 +109,15 @@ if grep -q 'ns_workload' "$dir/nspid" && ! grep -q 'host_workload' "$dir/nspid";
 else
 	ok 1 "--nspid 1 keeps it, not the host's copy"
 	head -20 "$dir/nspid" | sed 's/^/# /'
+fi
+# pprof: the container's samples carry its cgroup and nspid as labels.
+"$bin" export --format pprof --debug-dir "$dir/col" -o "$dir/p.pb.gz" "$dir/out.fxt" \
+	>/dev/null 2>&1 &&
+	go tool pprof -tags "$dir/p.pb.gz" >"$dir/tags" 2>&1
+if grep -q "/$grp" "$dir/tags" && grep -Eq '^ *nspid:' "$dir/tags"; then
+	ok 0 "export: pprof labels cgroup /$grp and nspid"
+else
+	ok 1 "export: pprof labels cgroup /$grp and nspid"
+	head -30 "$dir/tags" | sed 's/^/# /'
 fi
 exit $failed

@@ -357,7 +357,8 @@ static void export_usage(FILE *f, const char *cmd)
 		fprintf(f, "usage: fxtprof export --format pprof FILE -o OUT.pb.gz\n\n"
 			"Write the recording's samples as one gzipped pprof profile\n"
 			"(profile.proto), named by the symbolizer: values samples/count\n"
-			"and cpu/nanoseconds, labels pid, tid, cpu, comm, thread_comm.\n"
+			"and cpu/nanoseconds, labels pid, tid, cpu, comm, thread_comm,\n"
+			"and cgroup and nspid where the recording knows them.\n"
 			"Read it with `go tool pprof`, speedscope or Perfetto.\n\n");
 	else
 		fprintf(f, "usage: fxtprof symbolize FILE -o OUT.fxt\n\n"

@@ -102,6 +102,8 @@ struct pp_function_key {
 /* A sample's key: these, then its location ids, leaf first. */
 struct pp_sample_key {
 	uint32_t pid, tid, cpu, comm, thread_comm;
+	uint32_t cgroup;	/* the process's cgroup v2 path; 0: unknown */
+	uint32_t nspid;		/* its pid in its namespace, + 1; 0: unknown */
 	uint32_t base;		/* 1: a sample of --diff-base's recording */
 	uint32_t state, waker;	/* a wait's, as strings; 0 for a sample */
 };
@@ -282,6 +284,7 @@ static uint32_t location_of(struct pp *x, const struct sym_result *r,
 static int add_sample(struct pp *x, const struct profile_sample *smp,
 		      struct export_stats *st)
 {
+	const struct profile_process *proc;
 	struct pp_sample_key *sk;
 	size_t n, hdr = sizeof(*sk) / sizeof(uint32_t);
 	uint32_t id;
@@ -300,6 +303,9 @@ static int add_sample(struct pp *x, const struct profile_sample *smp,
 	sk->cpu = smp->cpu;
 	sk->comm = str(x, smp->process ? smp->process : "");
 	sk->thread_comm = str(x, smp->comm ? smp->comm : "");
+	proc = profile__process(x->p, smp->pid);
+	sk->cgroup = proc && proc->cgroup ? str(x, proc->cgroup) : 0;
+	sk->nspid = proc && proc->nspid >= 0 ? (uint32_t)proc->nspid + 1 : 0;
 	sk->base = x->adding_base;
 	sk->state = sk->waker = 0;
 	if (x->waits) {
@@ -354,6 +360,7 @@ static void put_samples(struct pp *x, struct pb_buf *b, uint64_t period)
 	uint32_t k_pid = str(x, "pid"), k_tid = str(x, "tid");
 	uint32_t k_cpu = str(x, "cpu"), k_comm = str(x, "comm");
 	uint32_t k_tcomm = str(x, "thread_comm");
+	uint32_t k_cgroup = str(x, "cgroup"), k_nspid = str(x, "nspid");
 	uint32_t k_base = 0, v_true = 0, k_state = 0, k_waker = 0;
 
 	if (x->base_scale) {
@@ -399,6 +406,10 @@ static void put_samples(struct pp *x, struct pb_buf *b, uint64_t period)
 			put_label(b, k_comm, false, sk->comm);
 		if (sk->thread_comm)
 			put_label(b, k_tcomm, false, sk->thread_comm);
+		if (sk->cgroup)
+			put_label(b, k_cgroup, false, sk->cgroup);
+		if (sk->nspid)
+			put_label(b, k_nspid, true, sk->nspid - 1);
 		if (sk->base)
 			put_label(b, k_base, false, v_true);
 		if (sk->state)
