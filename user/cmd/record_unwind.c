@@ -63,6 +63,8 @@ struct unwind_job {
 	int err;			/* why there is none */
 	size_t need;			/* with -ENOSPC: the bytes missing */
 	bool retried;			/* room was made for it once */
+	bool stale;			/* t was evicted since: not to use */
+	uint64_t evictions;		/* ru->evictions when it was queued */
 	bool vdso;			/* elf was the recorder's vDSO */
 };
 
@@ -342,6 +344,7 @@ static uint64_t build_id_key(const struct fxtprof_mmap *m)
 static void queue_job(struct record_unwind *ru, struct unwind_job *j,
 		      bool urgent)
 {
+	j->evictions = ru->evictions;
 	pthread_mutex_lock(&ru->q.lock);
 	job__append(j, urgent ? &ru->q.urgent_tail : &ru->q.in_tail);
 	pthread_cond_signal(&ru->q.more);
@@ -549,16 +552,27 @@ static void unmap_range(void *ctx, const struct unwind_proc *p,
 
 /*
  * Evict @lt: its ranges go, each process's mapping waiting again for its
- * next sample; the source drops it; the worker frees it after the jobs
- * queued before (FIFO), none of which can be using it, since the loop
- * hands tables out only in record_unwind__complete().
+ * next sample; the source drops it; the worker frees it with the next
+ * job it takes (the evict job is urgent).  Jobs of its build id that the
+ * worker finished before, and that record_unwind__complete() has not yet
+ * taken, hold it freed then: evicted_at tells that batch so.  The batch
+ * being completed is safe: make_room() spares the tables it hands out.
  */
 static bool evict(struct record_unwind *ru, struct loaded_table *lt)
 {
 	const struct unwind_table *t = lt->t;
 	struct unwind_job *j;
+	uint64_t key;
 	int err;
 
+	/*
+	 * Marked first: without the mark a job could use t once freed, and
+	 * a mark whose unload fails costs only a build again.
+	 */
+	key = hmap_hash_bytes(t->build_id, t->build_id_size, 0);
+	if (hmap__put(&ru->evicted_at, key, ru->evictions + 1))
+		return false;
+	ru->evictions++;
 	unwind_procs__unmap_table(&ru->procs, lt->id, unmap_range, ru);
 	err = ru->src->ops->unwind_unload(ru->src, lt->id);
 	if (err) {
@@ -569,8 +583,7 @@ static bool evict(struct record_unwind *ru, struct loaded_table *lt)
 		return false;
 	}
 	hmap__del(&ru->ids, table_key(t));
-	hmap__del(&ru->known, hmap_hash_bytes(t->build_id, t->build_id_size,
-					      0));
+	hmap__del(&ru->known, key);
 	ru->evicted++;
 	ru->evicted_bytes += unwind_table__size(t);
 	j = calloc(1, sizeof(*j));
@@ -894,6 +907,20 @@ static bool complete_job(struct record_unwind *ru, struct unwind_job *j)
 	return false;
 }
 
+/*
+ * Whether @j's build id was evicted after @j was queued.  The evict job
+ * is urgent, so a job queued after it finds the table freed or builds it
+ * again; one queued before may have been given the table before the
+ * worker freed it.
+ */
+static bool evicted_since(const struct record_unwind *ru,
+			  const struct unwind_job *j)
+{
+	const uint64_t *at = hmap__get(&ru->evicted_at, build_id_key(&j->m));
+
+	return at && *at > j->evictions;
+}
+
 static bool process_gone(uint32_t pid)
 {
 	return kill((pid_t)pid, 0) && errno == ESRCH;
@@ -949,12 +976,25 @@ bool record_unwind__complete(struct record_unwind *ru)
 	ru->q.out = NULL;
 	ru->q.out_tail = &ru->q.out;
 	pthread_mutex_unlock(&ru->q.lock);
-	/* Making room must not evict a table this batch hands out. */
-	for (j = done; j; j = j->next)
-		if (j->t)
+	/*
+	 * A job the worker finished before it freed an evicted table of the
+	 * job's build id holds that table freed: it is built again.  Making
+	 * room must not evict a table this batch hands out.
+	 */
+	for (j = done; j; j = j->next) {
+		j->stale = j->t && evicted_since(ru, j);
+		if (j->stale)
+			j->t = NULL;
+		else if (j->t)
 			hmap__put(&ru->pinned, table_key(j->t), 1);
+	}
 	for (j = done; j; j = next) {
 		next = j->next;
+		if (j->stale) {
+			ru->stale++;
+			requeue(ru, j);
+			continue;
+		}
 		if (!complete_job(ru, j)) {
 			p = unwind_procs__get(&ru->procs, j->m.pid, false);
 			if (p)
@@ -1012,6 +1052,9 @@ void record_unwind__summary(struct record_unwind *ru,
 	if (ru->unload_failed)
 		fprintf(stderr, ", %" PRIu64 " evictions refused by the source",
 			ru->unload_failed);
+	if (ru->stale)
+		fprintf(stderr, ", %" PRIu64 " built again (evicted while "
+			"handed out)", ru->stale);
 	if (ru->pruned)
 		fprintf(stderr, "; %" PRIu64 " processes found gone without "
 			"their exit, %" PRIu64 " of them with ranges taken back "
@@ -1040,6 +1083,7 @@ void record_unwind__fini(struct record_unwind *ru)
 	hmap__free(&ru->ids);
 	hmap__free(&ru->pinned);
 	hmap__free(&ru->known);
+	hmap__free(&ru->evicted_at);
 	unwind_procs__free(&ru->procs);
 	memset(ru, 0, sizeof(*ru));
 }

@@ -54,6 +54,13 @@ struct record_unwind {
 	struct hmap pinned;		/* tables record_unwind__complete()
 					 * hands out: not to evict */
 	struct hmap known;		/* build id hash -> table, 0: none */
+	/*
+	 * Evictions, counted, and by build id hash the count after the
+	 * last one of that id: a job queued before it may hold a table
+	 * the worker has freed since (record_unwind__complete()).
+	 */
+	uint64_t evictions;
+	struct hmap evicted_at;
 	struct unwind_procs procs;	/* waiting mappings, ranges given */
 	struct unwind_queue q;
 	pthread_t worker;
@@ -77,6 +84,7 @@ struct record_unwind {
 	uint64_t no_room;		/* mappings that found none, waiting */
 	uint64_t evicted;		/* tables evicted for others */
 	uint64_t evicted_bytes;
+	uint64_t stale;			/* tables evicted while handed out */
 	uint64_t unload_failed;		/* evictions the source refused */
 	bool cannot_unload;		/* the source has no UNWIND_UNLOAD */
 	uint64_t pruned_ns;		/* the last record_unwind__tick() sweep */
