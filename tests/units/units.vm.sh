@@ -188,7 +188,7 @@ kernel_symbols() {
 }
 t record_wrote_the_kernels_symbols kernel_symbols
 
-echo "# journal of the units:"
+echo "# journal of the units (in the console log):"
 journalctl -b -u "$RECV" -u "$REC" -u fxt-units-test.service -o short-monotonic --no-pager 2>&1 |
 	sed 's/^/#   /'
 echo "FXT-TEST-END units_vm rc=$failed"
