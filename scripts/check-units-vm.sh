@@ -6,8 +6,8 @@
 # systemd-sysv, and the fxtprof .deb of make check-packages installed by
 # apt, is the whole initramfs of the x86_64 VM (Debian's 6.1 kernel under
 # QEMU TCG), and /lib/systemd/systemd its PID 1 (rdinit=).  A test unit
-# there runs tests/units/units.vm.sh after multi-user.target and powers
-# the VM off when it is done.  TAP on stdout; the console log and the
+# there runs tests/units/units.vm.sh after multi-user.target and ends
+# the VM when it is done (step 4).  TAP on stdout; the console log and the
 # root's log under build/packages/units-vm/.
 #  1. the root: built, or taken from the cache (build/units-vm-root/,
 #     keyed by the .deb's and the package list's hashes: a rerun with the
@@ -17,7 +17,8 @@
 #     kernel that systemd and ss load, the test unit and its script;
 #  3. the guest's results (units.vm.sh: receive listens as its dynamic
 #     user and writes 0600 files, record@ streams into it with the module
-#     its ExecStartPre loads, and reconnects when receive restarts,
+#     its ExecStartPre loads, and reconnects when receive restarts, then
+#     with the bpf source when the module cannot be loaded,
 #     systemd-analyze security's ratings, no failed unit);
 #  4. the console: the guest shut down (the test unit's SuccessAction=
 #     reboot, which -no-reboot turns into QEMU's exit), its plan was run,
@@ -45,7 +46,7 @@ pkgs=systemd,systemd-sysv,kmod,iproute2
 # the kernel with sock_diag (tcp_diag, unix_diag).
 kmods="autofs4 tcp_diag unix_diag"
 # The guest's results (tests/units/units.vm.sh's plan).
-guest_plan=16
+guest_plan=18
 
 out=$FXT_ROOT/build/packages/units-vm
 cache=$FXT_BUILD/units-vm-root

@@ -7,7 +7,8 @@
 # FXT-TEST-BEGIN/END markers on the serial console (the host relays it):
 # fxtprof-receive.service with the port of /etc/default/fxtprof-receive,
 # then fxtprof-record@<the escaped tcp:// URI of that port>.service, then a
-# restart of receive under the running record.  Every wait is for a
+# restart of receive under the running record, then record@ again with
+# the module refused (the bpf source).  Every wait is for a
 # condition, bounded by a cap (TCG is slow; the caps are generous).
 set -u
 PORT=7979
@@ -15,7 +16,7 @@ URI=tcp://127.0.0.1:$PORT
 DIR=/var/lib/fxtprof-receive
 RECV=fxtprof-receive.service
 REC=fxtprof-record@$(systemd-escape "$URI").service
-PLAN=16
+PLAN=18
 
 n=0 failed=0
 ok() {
@@ -187,6 +188,39 @@ kernel_symbols() {
 		  return 1; }
 }
 t record_wrote_the_kernels_symbols kernel_symbols
+
+# 17-18. Without the module (unloaded, and modprobe refused): ExecStartPre
+# fails, which "-" lets pass, and record takes the bpf source, in the same
+# sandbox, and streams into receive again.
+rmmod fxtprof
+echo "install fxtprof /bin/false" > /etc/modprobe.d/fxtprof-units-vm.conf
+before=$(newest)
+systemctl start --no-block "$REC"
+bpf_fallback() {
+	local inv j f
+	wait_for 120 systemctl is-active --quiet "$REC" || { systemctl status "$REC"; return 1; }
+	inv=$(systemctl show -P InvocationID "$REC")
+	wait_for 120 sh -c "journalctl -b _SYSTEMD_INVOCATION_ID=$inv | grep -q 'fxtprof: source '" || true
+	j=$(journalctl -b _SYSTEMD_INVOCATION_ID="$inv" --no-pager)
+	grep 'fxtprof: source bpf' <<<"$j" || { tail <<<"$j"; return 1; }
+	[ ! -d /sys/module/fxtprof ] || { echo "the module is loaded"; return 1; }
+	wait_for 180 sh -c "[ \"\$(ls -t $DIR/*.fxt | head -1)\" != '$before' ]" ||
+		{ ls -l "$DIR"; return 1; }
+	f=$(newest)
+	echo "bpf stream: $f"
+	grows "$f"
+}
+t record_falls_back_to_bpf_without_the_module bpf_fallback
+bpf_stop() {
+	local j
+	systemctl stop "$REC" || return 1
+	j=$(journalctl -b -u "$REC" --no-pager | sed -n '/source bpf/,$p')
+	grep -E 'delivered [1-9][0-9]* bytes' <<<"$j" && grep -q 'Deactivated successfully' <<<"$j" ||
+		{ tail -20 <<<"$j"; return 1; }
+	[ -z "$(systemctl --failed --no-legend --plain)" ] ||
+		{ systemctl --failed --no-pager; return 1; }
+}
+t record_with_bpf_stops_cleanly_and_no_unit_failed bpf_stop
 
 echo "# journal of the units (in the console log):"
 journalctl -b -u "$RECV" -u "$REC" -u fxt-units-test.service -o short-monotonic --no-pager 2>&1 |
