@@ -26,6 +26,8 @@
 #                        Debian root (scripts/check-packages-fresh.sh)
 #   make check-dkms-vm   the module fxtprof-dkms builds, signed, in the
 #                        x86_64 VM under test_device (one VM)
+#   make check-units-vm  the package's systemd units started by Debian 12's
+#                        systemd as PID 1 in the x86_64 VM (one VM)
 #   make install         what the Debian packages install: fxtprof, its man
 #                        pages and bash completion, libfxtprof.a,
 #                        libfxtprof-hooks.so, their headers and pkg-config
@@ -122,7 +124,7 @@ HOST_TESTS :=
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
 	bench-flush bench-archive bench-sched bench-offcpu bench-bpf bench-hooks bench-unwind \
-	bench-memory soak programs install uninstall sign check-packages check-packages-fresh check-dkms-vm clean
+	bench-memory soak programs install uninstall sign check-packages check-packages-fresh check-dkms-vm check-units-vm clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -209,6 +211,9 @@ check-packages-fresh:
 
 check-dkms-vm:
 	scripts/check-dkms-vm.sh
+
+check-units-vm:
+	scripts/check-units-vm.sh
 
 vm-suite: all
 	scripts/vm-suite.sh $(CFG)
