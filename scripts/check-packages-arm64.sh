@@ -59,7 +59,7 @@ root_tar=$cache/arm64-root-$key.tar
 # its files only: no initramfs is made for it (update-initramfs diverted).
 make_root() {
 	[ -f "$root_tar" ] && [ -s "$root_tar" ] && { echo "cached: $root_tar"; return 0; }
-	rm -f "$cache"/arm64-root-*.tar
+	rm -f "$cache"/arm64-root-*.tar "$cache"/arm64-root-*.tar.tmp
 	mkdir -p "$tmp/bd" && cp -r debian "$tmp/bd/" || return 1
 	mmdebstrap --mode=root --variant=apt --format=tar --architectures=amd64,arm64 \
 		--include="$root_pkgs" --aptopt='APT::Install-Recommends "false"' \
