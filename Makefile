@@ -3,7 +3,9 @@
 # fxtprof top-level Makefile.
 #
 #   make                 module (build/CFG/kmod/fxtprof.ko) + user programs
-#   make ARCH=arm64      the same, cross-built for arm64 (static programs)
+#   make ARCH=arm64      the same, cross-built for arm64 (static programs;
+#                        ARM64_LIBS=system: dynamic, against Debian's
+#                        arm64 libraries, as debian/rules builds them)
 #   make CFG=x86_64-6.12 the module for another kernel configuration:
 #                        x86_64, arm64, debug (KASAN/lockdep), x86_64-6.12,
 #                        arm64-6.12 (scripts/env.sh); KDIR=... for any tree
@@ -24,6 +26,10 @@
 #                        them (scripts/check-packages.sh, TAP)
 #   make check-packages-fresh  install, check and purge them in a new
 #                        Debian root (scripts/check-packages-fresh.sh)
+#   make check-packages-arm64  the arm64 packages, cross-built with
+#                        dpkg-buildpackage -aarm64 in a new Debian root,
+#                        linted and run under qemu-user
+#                        (scripts/check-packages-arm64.sh)
 #   make check-dkms-vm   the module fxtprof-dkms builds, signed, in the
 #                        x86_64 VM under test_device (one VM)
 #   make check-units-vm  the package's systemd units started by Debian 12's
@@ -104,12 +110,23 @@ endif
 ifneq ($(origin NM),command line)
 NM := aarch64-linux-gnu-nm
 endif
+# ARM64_LIBS=system (debian/rules, dpkg-buildpackage -aarm64): Debian's
+# arm64 libraries installed multiarch (apt-get build-dep -aarm64), which
+# the cross compiler finds itself, linked dynamically, and every command.
+# Otherwise (staged) the board's static build from the staged libraries.
+ARM64_LIBS ?= staged
+ifneq ($(ARM64_LIBS),system)
 ARM64_ROOT := $(DEPS)/arm64/root
 CPPFLAGS += -isystem $(ARM64_ROOT)/usr/include
 LDFLAGS += -L$(ARM64_ROOT)/usr/lib/aarch64-linux-gnu -static
+endif
 else
 $(error ARCH must be x86_64 or arm64, not '$(ARCH)')
 endif
+# The commands that name frames (report, flamegraph, export...), with the
+# symbolizer on libdwfl, and --push with libcurl: in the builds against a
+# system's libraries, not in the board's small static one.
+SYMBOLS := $(if $(filter x86_64,$(ARCH))$(filter system,$(ARM64_LIBS)),1,)
 
 # Debian's login shells set DEBUGINFOD_URLS (libdebuginfod-common): the
 # symbolizer would then ask those servers for what a test leaves out on
@@ -124,7 +141,8 @@ HOST_TESTS :=
 .PHONY: all module user deps check check-fresh vm-suite demo demo-host \
 	bench-kernel bench-reader bench-socket bench-receive bench-symbolize \
 	bench-flush bench-archive bench-sched bench-offcpu bench-bpf bench-hooks bench-unwind \
-	bench-memory soak programs install uninstall sign check-packages check-packages-fresh check-dkms-vm check-units-vm clean
+	bench-memory soak programs install uninstall sign check-packages check-packages-fresh check-packages-arm64 \
+	check-dkms-vm check-units-vm clean
 all: module user
 
 # Libraries first: tests name them ($(FXT_LIB), $(FXTPROF_LIB), ...) as
@@ -163,7 +181,9 @@ $(SAN_BINS): $(SAN_HDRS)
 $(B)/tests/%.o: CPPFLAGS += -isystem $(KSFT_INC)
 $(KSFT_INC)/kselftest_harness.h:
 	scripts/get-kselftest.sh
-KSFT_USERS := $(VM_TEST_PROGS) $(HOST_TESTS) \
+# A tool or library that the VM also takes (libfxtprof-hooks.so) is
+# not a test: `make programs` (debian/rules) builds it without them.
+KSFT_USERS := $(filter-out $(USER_PROGS),$(VM_TEST_PROGS) $(HOST_TESTS)) \
 	$(patsubst %.c,$(B)/%.o,$(wildcard tests/*/*.c))
 ifneq ($(strip $(KSFT_USERS)),)
 $(KSFT_USERS): | $(KSFT_INC)/kselftest_harness.h
@@ -208,6 +228,9 @@ check-packages:
 
 check-packages-fresh:
 	scripts/check-packages-fresh.sh
+
+check-packages-arm64:
+	scripts/check-packages-arm64.sh
 
 check-dkms-vm:
 	scripts/check-dkms-vm.sh

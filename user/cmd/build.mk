@@ -11,12 +11,11 @@
 #
 # The commands that name frames (report, flamegraph) need libdwfl and the
 # symbolizer, which the board's static arm64 build leaves out to stay
-# small: SYMBOLS is set on x86_64 only, and main.c lists those commands
-# only with FXTPROF_HAVE_SYMBOLS.  Both builds link libdw for record's
+# small: SYMBOLS (the Makefile) is set on x86_64 and in the Debian arm64
+# package's build only, and main.c lists those commands only with
+# FXTPROF_HAVE_SYMBOLS.  Both builds link libdw for record's
 # unwind tables (user/unwind/, `fxtprof unwind`); a static link needs its
 # libraries too.
-
-SYMBOLS := $(if $(filter x86_64,$(ARCH)),1,)
 
 CMD_SRCS := user/cmd/main.c user/cmd/cmd_helpers.c \
 	    user/cmd/record.c user/cmd/record_opts.c \
@@ -35,7 +34,7 @@ CMD_STATIC_LDLIBS := -ldw -lelf -lz -llzma -lbz2
 # The symbolizer's demangler (user/symbolize/demangle.c), static in both.
 CMD_SYMBOLS_LDLIBS := $(if $(SYMBOLS),-liberty)
 CMD_LDLIBS := -luring $(ARCHIVE_LDLIBS) \
-	      $(if $(filter arm64,$(ARCH)),$(CMD_STATIC_LDLIBS),-ldw -lelf -lz) \
+	      $(if $(SYMBOLS),-ldw -lelf -lz,$(CMD_STATIC_LDLIBS)) \
 	      $(CMD_SYMBOLS_LDLIBS)
 ifneq ($(SYMBOLS),)
 CMD_SRCS += user/cmd/report.c user/cmd/diff.c \

@@ -10,9 +10,10 @@
 # (user/cmd).
 #   $(B)/lib/libreport.a   include "report/report.h" with -Iuser; needs
 #                          libsymbolize.a, libprofile.a and libfxt.a
-# x86_64 only, as the symbolizer it names frames with.
+# Where SYMBOLS is set (x86_64, the Debian arm64 package), as the
+# symbolizer it names frames with.
 
-ifeq ($(ARCH),x86_64)
+ifneq ($(SYMBOLS),)
 REPORT_SRCS := user/report/report_tree.c user/report/report_annot.c \
 	       user/report/report_print.c user/report/report_summary.c \
 	       user/report/report_diff.c user/report/report_offcpu.c \

@@ -6,10 +6,11 @@
 #   $(B)/lib/libsymbolize.a       include "symbolize/symbolizer.h" with
 #                                 -Iuser; link $(SYMBOLIZE_LDLIBS) after it
 #   $(B)/asan/lib/libsymbolize.a  the same under ASan+UBSan, for tests
-# x86_64 only: the arm64 board build leaves symbolization out (libdw, lzma
-# and bz2 in a static board binary), so nothing here exists for arm64.
+# Where SYMBOLS is set (the Makefile: x86_64, and arm64 against Debian's
+# libraries for the package): the arm64 board build leaves symbolization
+# out (libdw, lzma and bz2 in a static board binary).
 
-ifeq ($(ARCH),x86_64)
+ifneq ($(SYMBOLS),)
 SYMBOLIZE_SRCS := user/symbolize/elf_image.c user/symbolize/kernel_syms.c \
 	user/symbolize/dwarf_frames.c user/symbolize/sym_cache.c \
 	user/symbolize/own_vdso.c user/symbolize/debuginfod_files.c \
