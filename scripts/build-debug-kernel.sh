@@ -57,7 +57,8 @@ testkey() {
 	openssl req -new -x509 -newkey rsa:2048 -nodes -sha256 -days 36500 \
 		-subj "/CN=$2/" -addext basicConstraints=critical,CA:FALSE \
 		-addext keyUsage=digitalSignature \
-		-keyout "$keydir/$1.key" -out "$keydir/$1.crt" 2>/dev/null
+		-keyout "$keydir/$1.key" -out "$keydir/$1.crt" 2>"$keydir/openssl.log" ||
+		{ cat "$keydir/openssl.log" >&2; echo "debug-kernel: openssl could not make the $1 test key" >&2; exit 1; }
 }
 testkey trusted "fxtprof debug-kernel test key"
 testkey untrusted "fxtprof untrusted test key"
