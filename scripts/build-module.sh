@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # build-module.sh CFG  (a kernel configuration of scripts/env.sh: x86_64,
 # arm64, debug, x86_64-6.12, arm64-6.12)
-# Build fxtprof.ko out of tree into build/CFG/kmod/fxtprof.ko.
+# Build fxtprof.ko out of tree into build/CFG/kmod/fxtprof.ko; for debug,
+# signed with the debug kernel's test key (below).
 #
 # Kbuild on 6.1 writes objects next to the sources of M=, so M= is a
 # symlink farm under build/CFG/kmod: Kbuild and each kmod/ file are
@@ -41,4 +42,18 @@ fi
 jobs=(-j"$(nproc)")
 case " ${MAKEFLAGS:-} " in *jobserver*) jobs=() ;; esac
 make -C "$kdir" M="$out" "${kargs[@]}" "${jobs[@]}" ${V:+V=$V} ${C:+C=$C} modules
+
+# The debug kernel checks module signatures and trusts its machine's test
+# key (scripts/build-debug-kernel.sh): sign the module with it, so that
+# loading it taints nothing, as on a distribution whose modules are all
+# signed.  Kbuild leaves a signed fxtprof.ko alone until a source changes;
+# each freshly linked one is kept unsigned as fxtprof-unsigned.ko, which
+# scripts/vm-sig-enforce.sh shows refused, and then signed.
+if [ "$cfg" = debug ] && [ -z "${KDIR:-}" ] &&
+	! tail -c 28 "$out/fxtprof.ko" | grep -q '~Module signature appended~'; then
+	keys=$("$FXT_ROOT/scripts/build-debug-kernel.sh" --print-key-dir)
+	cp "$out/fxtprof.ko" "$out/fxtprof-unsigned.ko"
+	"$FXT_ROOT/scripts/sign-module.sh" "$keys/trusted.key" "$keys/trusted.crt" \
+		"$out/fxtprof.ko" "$kdir"
+fi
 ls -l "$out"/*.ko

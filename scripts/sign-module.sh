@@ -6,7 +6,8 @@
 # and its X.509 CERT (DER or PEM), as the kernel's `make modules_sign`
 # would.  KDIR: the tree the module was built against (default: that of
 # CFG, scripts/env.sh, x86_64 unless CFG is set).  The key is the user's:
-# one inside this repository is refused, so no key is ever committed.
+# one inside this repository is refused, so no key is ever committed
+# (but for the debug kernel's own test key, below).
 # Documentation/building.md says how to make a key and enrol it (MOK).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
@@ -24,8 +25,13 @@ die() { echo "sign-module.sh: $*" >&2; exit 1; }
 case $key in
 pkcs11:*) ;;
 *)	[ -r "$key" ] || die "cannot read the key $key"
+	# One exception: the debug kernel's test key, which lives in that
+	# kernel's tree, under build/deps when the machine cache is not
+	# writable (scripts/env.sh, scripts/build-debug-kernel.sh).
 	case $(realpath "$key")/ in
-	"$(realpath "$FXT_ROOT")"/*) die "the key $key is inside the repository: keep it elsewhere, never commit it" ;;
+	"$(realpath "$FXT_ROOT")"/*)
+		[ "$(dirname "$(realpath "$key")")" = "$(realpath -m "$("$FXT_ROOT/scripts/build-debug-kernel.sh" --print-key-dir)")" ] ||
+			die "the key $key is inside the repository: keep it elsewhere, never commit it" ;;
 	esac ;;
 esac
 [ -r "$cert" ] || die "cannot read the certificate $cert"

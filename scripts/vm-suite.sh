@@ -10,7 +10,10 @@
 # (tests/symbols/check_symbols.sh) and the module's off-CPU test
 # (tests/offcpu/check_offcpu.sh), read what the VM wrote to its console,
 # into build/results/sym-CFG.tap, against the "sym" plan; SYM_CHECK=0
-# leaves them out.  Exits non-zero on any failure.
+# leaves them out.  For debug, the kernel is then booted once more
+# enforcing module signatures (scripts/vm-sig-enforce.sh, the "sig" plan,
+# build/results/sig-debug.tap); SIG_CHECK=0 leaves that out.
+# Exits non-zero on any failure.
 #
 # A guest that dies while it boots, before /init begins the first test
 # (scripts/vm-boot-died.sh), is booted once more: nothing of ours has run
@@ -60,5 +63,14 @@ if [ "${SYM_CHECK:-1}" != 0 ]; then
 	done > "$sym.log"
 	"$FXT_ROOT/scripts/parse-vm-log.sh" "$sym.log" host "$sym.plan" > "$sym.tap"
 	taps+=("$sym.tap")
+fi
+if [ "$cfg" = debug ] && [ "${SIG_CHECK:-1}" != 0 ]; then
+	sig=$FXT_RESULTS/sig-$cfg
+	rm -f "$sig.tap"
+	"$FXT_ROOT/scripts/vm-sig-enforce.sh" "$cfg" > "$sig.out" 2>&1 || true
+	[ -f "$sig.tap" ] ||
+		printf 'TAP version 13\nnot ok - sig-%s: it did not run (see build/results/sig-%s.out)\n1..1\n' \
+			"$cfg" "$cfg" > "$sig.tap"
+	taps+=("$sig.tap")
 fi
 ! grep -q '^not ok' "${taps[@]}"
