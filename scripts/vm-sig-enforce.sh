@@ -49,6 +49,7 @@ modinfo "$dir/untrusted.ko" > "$dir/untrusted.modinfo"
 
 "$FXT_ROOT/scripts/mkinitramfs.sh" "$cfg" "$initrd" \
 	"$FXT_ROOT/tests/vm/sig_enforce.vm.sh:/cmd/sig_enforce" \
+	"$FXT_ROOT/tests/scripts/tap.sh:/cmd/tap.sh" \
 	"$dir/unsigned.ko:/sig/unsigned.ko" "$dir/untrusted.ko:/sig/untrusted.ko" \
 	"$dir/fxtprof.modinfo:/sig/fxtprof.modinfo" \
 	"$dir/untrusted.modinfo:/sig/untrusted.modinfo"

@@ -12,20 +12,7 @@
 # signature).  Messages: kernel/module/signing.c (module_sig_check).
 # A refusal is a notice, not a warning: the suite's dmesg scan passes.
 
-n=0 failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
-}
-t() {	# t NAME CMD...: a result; CMD's output is its diagnostics if it fails
-	_name=$1; shift
-	if _log=$("$@" 2>&1); then
-		ok 0 "$_name"
-	else
-		ok 1 "$_name"
-		printf '%s\n' "$_log" | sed 's/^/# /'
-	fi
-}
+. /cmd/tap.sh
 
 # EKEYREJECTED on x86_64 (include/uapi/asm-generic/errno.h).  busybox's
 # insmod exits with the errno of init_module/finit_module and prints
