@@ -43,6 +43,17 @@ listening() { ss -Hltn "sport = :$PORT" | grep -q LISTEN; }
 # The newest trace file of the directory (receive names them by peer and time).
 newest() { ls -t "$DIR"/*.fxt 2>/dev/null | head -1; }
 size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+# new_file_grows OLD WHAT: a trace file newer than OLD appears, holds data
+# and then more; "# WHAT: FILE" names it.
+new_file_grows() {
+	local f
+	wait_for 180 sh -c "[ \"\$(ls -t $DIR/*.fxt | head -1)\" != '$1' ]" ||
+		{ ls -l "$DIR"; return 1; }
+	f=$(newest)
+	echo "# $2: $f"
+	grows "$f"
+}
+
 # grows FILE: FILE holds data and then more.
 grows() {
 	local f=$1 s
@@ -129,15 +140,7 @@ restart_receive() {
 	[ "$(mainpid "$RECV")" != "$rpid" ] || { echo "receive's pid is still $rpid"; return 1; }
 }
 t receive_restarts restart_receive
-second_file() {
-	local f
-	wait_for 180 sh -c "[ \"\$(ls -t $DIR/*.fxt | head -1)\" != '$first' ]" ||
-		{ ls -l "$DIR"; return 1; }
-	f=$(newest)
-	echo "# second trace file: $f"
-	grows "$f"
-}
-t record_reconnects_and_a_new_file_grows second_file
+t record_reconnects_and_a_new_file_grows new_file_grows "$first" "second trace file"
 never_left() {
 	local pid inactive
 	pid=$(mainpid "$REC")
@@ -197,18 +200,14 @@ echo "install fxtprof /bin/false" > /etc/modprobe.d/fxtprof-units-vm.conf
 before=$(newest)
 systemctl start --no-block "$REC"
 bpf_fallback() {
-	local inv j f
+	local inv j
 	wait_for 120 systemctl is-active --quiet "$REC" || { systemctl status "$REC"; return 1; }
 	inv=$(systemctl show -P InvocationID "$REC")
 	wait_for 120 sh -c "journalctl -b _SYSTEMD_INVOCATION_ID=$inv | grep -q 'fxtprof: source '" || true
 	j=$(journalctl -b _SYSTEMD_INVOCATION_ID="$inv" --no-pager)
 	grep 'fxtprof: source bpf' <<<"$j" || { tail <<<"$j"; return 1; }
 	[ ! -d /sys/module/fxtprof ] || { echo "the module is loaded"; return 1; }
-	wait_for 180 sh -c "[ \"\$(ls -t $DIR/*.fxt | head -1)\" != '$before' ]" ||
-		{ ls -l "$DIR"; return 1; }
-	f=$(newest)
-	echo "bpf stream: $f"
-	grows "$f"
+	new_file_grows "$before" "bpf stream"
 }
 t record_falls_back_to_bpf_without_the_module bpf_fallback
 bpf_stop() {
